@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// Config is the effective configuration of the service (CONTRACT 0.3): defaults, overridden by
+// CALENDAR_* variables, overridden by flags.
+type Config struct {
+	ListenAddr         string
+	DataDir            string
+	BaseURL            string
+	SiteName           string
+	SiteTimezone       string
+	DefaultLanguage    string
+	CurrencySymbol     string
+	CurrencyPosition   string
+	CurrencyCode       string
+	MaxBodyBytes       int64
+	RateLimitPerMinute int
+	AdminLogin         string
+	AdminEmail         string
+	AdminAppPassword   string
+	Now                string
+
+	siteZone datetime.Zone
+	now      time.Time
+}
+
+// setting ties a Config field to its variable and flag.
+type setting struct {
+	env, flag, def, usage string
+	dst                   *string
+}
+
+func (c *Config) settings() []setting {
+	return []setting{
+		{"CALENDAR_LISTEN_ADDR", "listen-addr", "127.0.0.1:8080", "listen address", &c.ListenAddr},
+		{"CALENDAR_DATA_DIR", "data-dir", "./data", "directory holding all state", &c.DataDir},
+		{"CALENDAR_BASE_URL", "base-url", "", "public origin (scheme://host[:port][/path]); derived per request when empty", &c.BaseURL},
+		{"CALENDAR_SITE_NAME", "site-name", "Calendar Events", "site name shown in the root index", &c.SiteName},
+		{"CALENDAR_SITE_TIMEZONE", "site-timezone", "UTC", "site time zone (IANA name or UTC±H[:MM])", &c.SiteTimezone},
+		{"CALENDAR_DEFAULT_LANGUAGE", "default-language", "en", "default language (nl en fr de it pl es)", &c.DefaultLanguage},
+		{"CALENDAR_CURRENCY_SYMBOL", "currency-symbol", "$", "default currency symbol", &c.CurrencySymbol},
+		{"CALENDAR_CURRENCY_POSITION", "currency-position", "prefix", "prefix or postfix", &c.CurrencyPosition},
+		{"CALENDAR_CURRENCY_CODE", "currency-code", "USD", "ISO 4217 code used in json_ld offers", &c.CurrencyCode},
+		{"CALENDAR_ADMIN_LOGIN", "admin-login", "admin", "login of the first administrator", &c.AdminLogin},
+		{"CALENDAR_ADMIN_EMAIL", "admin-email", "admin@localhost", "e-mail of the first administrator", &c.AdminEmail},
+		{"CALENDAR_ADMIN_APP_PASSWORD", "admin-app-password", "", "application password of the first administrator (generated when empty)", &c.AdminAppPassword},
+		{"CALENDAR_NOW", "now", "", "test hook: RFC 3339 instant that freezes the clock", &c.Now},
+	}
+}
+
+// parseConfig reads flags (args) over variables (getenv) over defaults, then validates.
+func parseConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, s := range c.settings() {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		fs.StringVar(s.dst, s.flag, def, s.usage+" ("+s.env+")")
+	}
+	maxBody := fs.String("max-body-bytes", envOr(getenv, "CALENDAR_MAX_BODY_BYTES", "1048576"), "request body limit (CALENDAR_MAX_BODY_BYTES)")
+	rate := fs.String("rate-limit-per-minute", envOr(getenv, "CALENDAR_RATE_LIMIT_PER_MINUTE", "0"), "requests per minute per client, 0 = off (CALENDAR_RATE_LIMIT_PER_MINUTE)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if c.MaxBodyBytes, err = strconv.ParseInt(*maxBody, 10, 64); err != nil || c.MaxBodyBytes <= 0 {
+		return c, errors.New("max-body-bytes must be a positive integer")
+	}
+	if c.RateLimitPerMinute, err = strconv.Atoi(*rate); err != nil || c.RateLimitPerMinute < 0 {
+		return c, errors.New("rate-limit-per-minute must be a non-negative integer")
+	}
+	return c, c.validate()
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func (c *Config) validate() error {
+	var err error
+	if c.siteZone, err = datetime.ParseZone(c.SiteTimezone); err != nil {
+		return fmt.Errorf("site-timezone: %w", err)
+	}
+	if _, ok := storage.ParseLang(c.DefaultLanguage); !ok {
+		return fmt.Errorf("default-language must be one of nl, en, fr, de, it, pl, es")
+	}
+	if c.CurrencyPosition != "prefix" && c.CurrencyPosition != "postfix" {
+		return errors.New("currency-position must be prefix or postfix")
+	}
+	if c.BaseURL != "" {
+		c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("base-url must be scheme://host[:port][/path]")
+		}
+	}
+	if c.AdminAppPassword != "" && !storage.ValidAppPassword(c.AdminAppPassword) {
+		return errors.New("admin-app-password must be 24 characters from [A-Za-z0-9]")
+	}
+	if c.Now != "" {
+		if c.now, err = time.Parse(time.RFC3339, c.Now); err != nil {
+			return fmt.Errorf("now must be an RFC 3339 instant: %w", err)
+		}
+	}
+	return nil
+}
+
+func (c *Config) clock() func() time.Time {
+	if c.now.IsZero() {
+		return time.Now
+	}
+	frozen := c.now
+	return func() time.Time { return frozen }
+}
+
+func (c *Config) handlerConfig() handlers.Config {
+	return handlers.Config{
+		BaseURL:          c.BaseURL,
+		DefaultLang:      storage.Lang(c.DefaultLanguage),
+		SiteName:         c.SiteName,
+		CurrencySymbol:   c.CurrencySymbol,
+		CurrencyPosition: c.CurrencyPosition,
+		CurrencyCode:     c.CurrencyCode,
+		MaxBodyBytes:     c.MaxBodyBytes,
+	}
+}

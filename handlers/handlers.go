@@ -1,0 +1,229 @@
+// Package handlers is calendard's HTTP layer: the route table, request parsing and validation driven by
+// parameter tables, permissions, response shaping and the one error envelope (CONTRACT 1, 2, 3, 7, 9).
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultHandlerTimeout = 30 * time.Second
+)
+
+// Config holds the site settings the HTTP layer needs (CONTRACT 0.3).
+type Config struct {
+	// BaseURL is the public origin; empty derives it from each request (CONTRACT 1.1).
+	BaseURL          string
+	DefaultLang      storage.Lang
+	SiteName         string
+	CurrencySymbol   string
+	CurrencyPosition string
+	CurrencyCode     string
+	MaxBodyBytes     int64
+	HandlerTimeout   time.Duration
+}
+
+// Handler serves the REST API.
+type Handler struct {
+	cfg    Config
+	db     *storage.DB
+	log    *zap.Logger
+	router *httprouter.Router
+	table  []*route
+}
+
+// New returns the API's http.Handler.
+func New(cfg Config, db *storage.DB, log *zap.Logger) http.Handler {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.HandlerTimeout == 0 {
+		cfg.HandlerTimeout = DefaultHandlerTimeout
+	}
+	if cfg.DefaultLang == "" {
+		cfg.DefaultLang = "en"
+	}
+	h := &Handler{cfg: cfg, db: db, log: log}
+	h.router = h.routes()
+	return h
+}
+
+type ctxKey struct{}
+
+// request is everything a route handler needs about one request, parsed once.
+type request struct {
+	r     *http.Request
+	id    string
+	actor storage.Actor
+	// prefix is the language path prefix ("" without one); lang the selected language (CONTRACT 0.2).
+	prefix storage.Lang
+	lang   storage.Lang
+	origin string
+	method string
+	// slug is the decoded {slug} path segment, id the {id} one: path parameters are not mixed with the
+	// body's (an event's body `slug` renames it, CONTRACT 4.2).
+	slug   string
+	pathID string
+	params map[string]any
+	vals   values
+	fields fields
+	// now is the clock reading of the whole request; site the site zone.
+	now  time.Time
+	site datetime.Zone
+}
+
+// base is {base} of CONTRACT 1.1.
+func (rq *request) base() string {
+	if rq.prefix == "" {
+		return rq.origin
+	}
+	return rq.origin + "/" + string(rq.prefix)
+}
+
+func (rq *request) ns() string { return rq.base() + "/" + namespace }
+
+// ServeHTTP runs the steps of CONTRACT 1.6 that precede routing, then the router.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	rq := &request{r: r, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone()}
+	defer func() {
+		if p := recover(); p != nil {
+			h.log.Error("panic", zap.String("request_id", rq.id), zap.Any("panic", p), zap.Stack("stack"))
+			if sw.status == 0 {
+				h.writeError(sw, rq, errInternal)
+			}
+		}
+		h.log.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			zap.Int("status", sw.status), zap.Int("bytes", sw.bytes), zap.Duration("duration", time.Since(start)),
+			zap.String("request_id", rq.id))
+	}()
+	h.commonHeaders(sw, r)
+	if r.ContentLength > h.cfg.MaxBodyBytes {
+		h.writeError(sw, rq, errTooLarge)
+		return
+	}
+	if err := h.authenticate(rq); err != nil {
+		h.writeError(sw, rq, err)
+		return
+	}
+	if rq.method == http.MethodPost {
+		override := r.Header.Get("X-HTTP-Method-Override")
+		if m := r.URL.Query().Get("_method"); m != "" {
+			override = m
+		}
+		switch m := strings.ToUpper(override); m {
+		case http.MethodPut, http.MethodPatch, http.MethodDelete:
+			rq.method = m
+		}
+	}
+	path, ok := h.normalizePath(rq, r.URL.EscapedPath())
+	if !ok {
+		h.writeError(sw, rq, errNoRoute)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.HandlerTimeout)
+	defer cancel()
+	r2 := r.WithContext(context.WithValue(ctx, ctxKey{}, rq))
+	r2.Method = rq.method
+	if rq.method == http.MethodHead {
+		r2.Method = http.MethodGet
+	}
+	r2.URL = &url.URL{Path: path, RawQuery: r.URL.RawQuery}
+	rq.r = r2
+	h.router.ServeHTTP(sw, r2)
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// origin is {origin} of CONTRACT 1.1.
+func (h *Handler) origin(r *http.Request) string {
+	if h.cfg.BaseURL != "" {
+		return h.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// normalizePath implements CONTRACT 1.1 and 1.3 before the router sees the path: the language prefix
+// is taken off, one trailing slash dropped, and literal segments lower-cased; the {slug} segment keeps
+// its case and stays escaped until the handler decodes it.
+func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
+	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
+	if l, ok := storage.ParseLang(segs[0]); ok {
+		rq.prefix = l
+		segs = segs[1:]
+	}
+	if n := len(segs); n > 1 && segs[n-1] == "" {
+		segs = segs[:n-1]
+	}
+	if len(segs) == 1 && segs[0] == "" {
+		return "/", true // the root index
+	}
+	for i, s := range segs {
+		if i == 5 && strings.EqualFold(segs[4], "by-slug") {
+			continue
+		}
+		if strings.ContainsRune(s, '%') {
+			d, err := url.PathUnescape(s)
+			if err != nil || strings.Contains(d, "/") {
+				return "", false
+			}
+			s = d
+		}
+		segs[i] = strings.ToLower(s)
+	}
+	if !strings.EqualFold(segs[0], "calendar") {
+		return "", false
+	}
+	return "/" + strings.Join(segs, "/"), true
+}
+
+func requestOf(r *http.Request) *request { return r.Context().Value(ctxKey{}).(*request) }
+
+// statusWriter remembers what was written, for the access log and the panic handler.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+var errBodyTooLarge = errors.New("body too large")

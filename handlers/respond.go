@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+
+	"go.uber.org/zap"
+)
+
+const authenticatedCacheControl = "no-cache, must-revalidate, max-age=0, no-store, private"
+
+// commonHeaders sets the headers of CONTRACT 1.7 that every response carries.
+func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	if origin := r.Header.Get("Origin"); origin != "" {
+		hd.Set("Access-Control-Allow-Origin", origin)
+		hd.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
+		hd.Set("Access-Control-Allow-Credentials", "true")
+		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override")
+		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location")
+		hd.Add("Vary", "Origin")
+	}
+}
+
+// writeJSON writes a successful response body.
+func (h *Handler) writeJSON(w http.ResponseWriter, rq *request, status int, v any) {
+	var buf bytes.Buffer
+	if err := encodeValue(&buf, v); err != nil {
+		h.log.Error("encode response", zap.String("request_id", rq.id), zap.Error(err))
+		h.writeError(w, rq, errInternal)
+		return
+	}
+	h.send(w, rq, status, buf.Bytes())
+}
+
+// writeSingle writes a single record or term with its ETag, answering 304 when the client has it
+// (CONTRACT 11).
+func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
+	var buf bytes.Buffer
+	if err := v.pick(rq.fields).encode(&buf); err != nil {
+		h.writeError(w, rq, err)
+		return
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	w.Header().Set("ETag", etag)
+	w.Header().Add("Vary", "Authorization")
+	if matchesETag(rq.r.Header.Get("If-None-Match"), etag) {
+		h.finishHeaders(w, rq)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.send(w, rq, http.StatusOK, buf.Bytes())
+}
+
+func matchesETag(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
+	hd := w.Header()
+	hd.Set("Link", "<"+rq.base()+`/>; rel="https://api.w.org/"`)
+	switch {
+	case !rq.actor.Anonymous():
+		hd.Set("Cache-Control", authenticatedCacheControl)
+	case hd.Get("ETag") != "":
+		hd.Set("Cache-Control", "no-cache")
+	}
+}
+
+func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []byte) {
+	h.finishHeaders(w, rq)
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	if rq.r.Method != http.MethodHead && rq.method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// writeError writes err in the contract's envelope (CONTRACT 2.6, 9).
+func (h *Handler) writeError(w http.ResponseWriter, rq *request, err error) {
+	ae := h.toAPIError(rq, err)
+	data := obj{{"status", ae.status}}
+	data = append(data, ae.data...)
+	body := obj{{"code", ae.code}, {"message", ae.message}, {"data", data}}
+	if ae.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="calendar-events", Bearer realm="calendar-events"`)
+	}
+	w.Header().Del("ETag")
+	var buf bytes.Buffer
+	_ = body.encode(&buf) // only strings and numbers: cannot fail
+	h.send(w, rq, ae.status, buf.Bytes())
+}

@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/calendard/calendard/handlers/input"
+	"github.com/calendard/calendard/storage"
+)
+
+const namespace = "calendar/events/v1"
+
+// handleFunc serves one endpoint after its parameters were validated; a returned error is written as
+// the contract's envelope.
+type handleFunc func(w http.ResponseWriter, rq *request) error
+
+// endpoint is one entry of a route: the methods it answers and its parameter table.
+type endpoint struct {
+	methods []string
+	params  []Param
+	handle  handleFunc
+	// allowed is the route-level permission check (CONTRACT 7.6), also used for the Allow header; nil
+	// means public.
+	allowed func(rq *request) bool
+}
+
+// pathKind says what a route's variable path segment is.
+type pathKind int
+
+const (
+	pathNone pathKind = iota
+	pathID
+	pathSlug
+)
+
+// route is one path pattern of CONTRACT 1.2.
+type route struct {
+	pattern   string // as the namespace index names it
+	kind      pathKind
+	endpoints []*endpoint
+}
+
+// routeTable is the route table of CONTRACT 1.2, in the order of the namespace index (6.1).
+func (h *Handler) routeTable() []*route {
+	ns := "/" + namespace
+	get, del, upd, post := []string{"GET"}, []string{"DELETE"}, []string{"POST", "PUT", "PATCH"}, []string{"POST"}
+	editPosts := need(storage.CapEditPosts)
+	return []*route{
+		{pattern: ns, endpoints: []*endpoint{{methods: get, params: indexParams, handle: h.namespaceIndex}}},
+		{pattern: ns + "/events", endpoints: []*endpoint{
+			{methods: post, params: eventParams, handle: h.createEvent, allowed: editPosts}}},
+		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, endpoints: []*endpoint{
+			{methods: get, params: idParams, handle: h.getEvent},
+			{methods: del, params: idParams, handle: h.deleteEvent, allowed: need(storage.CapDeletePosts)},
+			{methods: upd, params: append(idParams, optional(eventParams)...), handle: h.updateEvent, allowed: editPosts}}},
+		{pattern: ns + `/events/by-slug/(?P<slug>[^/]+)`, kind: pathSlug, endpoints: []*endpoint{
+			{methods: get, params: slugParams, handle: h.getEvent},
+			{methods: del, params: slugParams, handle: h.deleteEvent, allowed: need(storage.CapDeletePosts)},
+			{methods: upd, params: append(slugParams, optional(eventParams)...), handle: h.updateEvent, allowed: editPosts}}},
+		h.placeCollection(venueKind),
+		h.placeSingle(venueKind, pathID),
+		h.placeSingle(venueKind, pathSlug),
+		h.placeCollection(organizerKind),
+		h.placeSingle(organizerKind, pathID),
+		h.placeSingle(organizerKind, pathSlug),
+		h.termCollection(categoryKind),
+		h.termSingle(categoryKind),
+		h.termCollection(tagKind),
+		h.termSingle(tagKind),
+	}
+}
+
+// routes builds the router. httprouter cannot hold /events/:id beside /events/by-slug/:slug (a static
+// segment and a parameter may not share a position), so both register as /events/:ref and
+// /events/:ref/:slug, and dispatch checks :ref.
+func (h *Handler) routes() *httprouter.Router {
+	r := httprouter.New()
+	r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
+	r.HandleMethodNotAllowed, r.HandleOPTIONS = true, false
+	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.writeError(w, requestOf(req), errNoRoute)
+	})
+	r.MethodNotAllowed = r.NotFound
+	table := h.routeTable()
+	for _, rt := range table {
+		path := routerPath(rt)
+		for _, ep := range rt.endpoints {
+			ep.params = append(ep.params, langParam)
+			for _, m := range ep.methods {
+				r.Handle(m, path, h.dispatch(rt, ep))
+			}
+		}
+		r.Handle(http.MethodOptions, path, h.dispatch(rt, nil))
+	}
+	r.GET("/", h.dispatch(&route{endpoints: []*endpoint{{params: []Param{langParam}, handle: h.rootIndex}}}, nil))
+	h.table = table
+	return r
+}
+
+func routerPath(rt *route) string {
+	p := rt.pattern
+	if i := strings.Index(p, "/(?P<id>"); i >= 0 {
+		return p[:i] + "/:ref"
+	}
+	if i := strings.Index(p, "/by-slug/"); i >= 0 {
+		return p[:i] + "/:ref/:slug"
+	}
+	return p
+}
+
+// dispatch runs steps 4 to 9 of CONTRACT 1.6 for one endpoint (ep nil: OPTIONS).
+func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		rq := requestOf(r)
+		if !matchRef(rt, rq, ps) {
+			h.writeError(w, rq, errNoRoute)
+			return
+		}
+		if rt.pattern != "" || ep == nil {
+			w.Header().Set("Allow", h.allow(rt, rq))
+		}
+		if ep == nil {
+			h.writeJSON(w, rq, http.StatusOK, h.describe(rt, rq))
+			return
+		}
+		if err := h.serveEndpoint(w, rq, ep); err != nil {
+			h.writeError(w, rq, err)
+		}
+	}
+}
+
+func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint) error {
+	params, err := h.readParams(rq)
+	if err != nil {
+		return err
+	}
+	rq.params = params
+	if rq.vals, err = validate(rq, ep.params, params); err != nil {
+		return err
+	}
+	rq.lang = h.cfg.DefaultLang
+	if rq.prefix != "" {
+		rq.lang = rq.prefix
+	}
+	if l := rq.vals.str("translation_language"); l != nil {
+		rq.lang = storage.Lang(*l)
+	}
+	if f, ok := params["_fields"]; ok {
+		if list, err := input.List(f); err == nil {
+			var names []string
+			for _, item := range list {
+				if s, err := input.String(item); err == nil {
+					names = append(names, s)
+				}
+			}
+			rq.fields = parseFields(names)
+		}
+	}
+	if ep.allowed != nil && !ep.allowed(rq) {
+		return forbidden(rq)
+	}
+	return ep.handle(w, rq)
+}
+
+// matchRef checks the variable segment the router matched loosely (CONTRACT 1.3).
+func matchRef(rt *route, rq *request, ps httprouter.Params) bool {
+	ref := ps.ByName("ref")
+	switch rt.kind {
+	case pathID:
+		if ref == "" || strings.Trim(ref, "0123456789") != "" {
+			return false
+		}
+		rq.pathID = ref
+	case pathSlug:
+		if ref != "by-slug" {
+			return false
+		}
+		s, err := url.PathUnescape(ps.ByName("slug"))
+		if err != nil || s == "" {
+			return false
+		}
+		rq.slug = s
+	}
+	return true
+}
+
+// allow lists the route's methods that pass the route-level permission check for the caller.
+func (h *Handler) allow(rt *route, rq *request) string {
+	var methods []string
+	for _, ep := range rt.endpoints {
+		if ep.allowed == nil || ep.allowed(rq) {
+			methods = append(methods, ep.methods...)
+		}
+	}
+	return strings.Join(methods, ", ")
+}
+
+// readParams decodes the request's parameter sources and merges them (CONTRACT 2.1, 2.2).
+func (h *Handler) readParams(rq *request) (map[string]any, error) {
+	r := rq.r
+	query := input.Form(r.URL.RawQuery)
+	if rq.method == http.MethodGet || rq.method == http.MethodHead || rq.method == http.MethodOptions || r.Body == nil {
+		return input.Merge(query), nil
+	}
+	ct, ctParams, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	body := http.MaxBytesReader(nil, r.Body, h.cfg.MaxBodyBytes)
+	switch {
+	case ct == "application/json" || strings.HasSuffix(ct, "+json"):
+		data, err := io.ReadAll(body)
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		decoded, err := input.JSON(data)
+		if err != nil {
+			je := err.(*input.JSONError)
+			e := newError(http.StatusBadRequest, "rest_invalid_json", "Invalid JSON body passed.")
+			e.data = obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}
+			return nil, e
+		}
+		return input.Merge(decoded, query), nil
+	case ct == "application/x-www-form-urlencoded":
+		data, err := io.ReadAll(body)
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		return input.Merge(input.Form(string(data)), query), nil
+	case ct == "multipart/form-data":
+		form, err := input.Multipart(body, ctParams["boundary"], h.cfg.MaxBodyBytes)
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		return input.Merge(form, query), nil
+	}
+	return input.Merge(query), nil
+}
+
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errTooLarge
+	}
+	return newError(http.StatusBadRequest, "rest_invalid_json", "The request body could not be read.")
+}

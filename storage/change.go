@@ -1,0 +1,82 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// DocKind is the kind of a document named by a change-log entry.
+type DocKind uint8
+
+// Document kinds. Stored in the change log: never renumber.
+const (
+	DocEvent DocKind = iota + 1
+	DocVenue
+	DocOrganizer
+	DocCategory
+	DocTag
+)
+
+// Change is one change-log entry: document (Kind, ID) may have changed in the commit that wrote it.
+// Consumers re-read the current record, so replaying an entry is harmless.
+type Change struct {
+	Seq  uint64
+	Kind DocKind
+	ID   uint64
+}
+
+func docKind(t PostType) DocKind {
+	switch t {
+	case TypeVenue:
+		return DocVenue
+	case TypeOrganizer:
+		return DocOrganizer
+	}
+	return DocEvent
+}
+
+func termDocKind(tax Taxonomy) DocKind {
+	if tax == TaxCategory {
+		return DocCategory
+	}
+	return DocTag
+}
+
+// logChange appends one entry to the change log inside the writing transaction.
+func logChange(tx *bolt.Tx, kind DocKind, id uint64) error {
+	b := tx.Bucket(bOutbox)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	return b.Put(u64(seq), binary.BigEndian.AppendUint64([]byte{byte(kind)}, id))
+}
+
+// Changes returns up to limit change-log entries with a sequence number above after, oldest first.
+func (db *DB) Changes(ctx context.Context, after uint64, limit int) ([]Change, error) {
+	var out []Change
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bOutbox).Cursor()
+		for k, v := c.Seek(u64(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			if len(v) != 9 {
+				return fmt.Errorf("storage: corrupt change-log entry %x", k)
+			}
+			out = append(out, Change{Seq: binary.BigEndian.Uint64(k), Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:])})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ChangeHead returns the sequence number of the newest change-log entry ever written (0 if none).
+func (db *DB) ChangeHead(ctx context.Context) (uint64, error) {
+	var seq uint64
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		seq = tx.Bucket(bOutbox).Sequence()
+		return nil
+	})
+	return seq, err
+}

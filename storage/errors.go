@@ -1,0 +1,77 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Lookup errors.
+var (
+	// ErrNotFound is returned when no record, term or user has the requested ID, slug or name.
+	ErrNotFound = errors.New("storage: not found")
+
+	// ErrWrongType is returned when an ID exists but designates another kind of record, e.g. a venue ID
+	// given to an event operation.
+	ErrWrongType = errors.New("storage: wrong record type")
+)
+
+// Write errors.
+var (
+	// ErrInvalid is the kind of every *FieldError: a supplied value breaks a rule of the store.
+	ErrInvalid = errors.New("storage: invalid value")
+
+	// ErrLinkedPost is the kind of a *FieldError naming a venue or organizer that exists but may not be
+	// linked: trashed, of another language, or unreadable by the caller.
+	ErrLinkedPost = errors.New("storage: linked record not linkable")
+
+	// ErrTrashed is returned when trashing a record that is already in the trash.
+	ErrTrashed = errors.New("storage: already trashed")
+
+	// ErrConflict is returned when a translation group already holds a record in the new record's
+	// language.
+	ErrConflict = errors.New("storage: translation already exists")
+
+	// ErrDuplicateSlug is returned when an explicit term slug on update belongs to another term.
+	ErrDuplicateSlug = errors.New("storage: slug taken by another term")
+
+	// ErrForbidden is returned when the caller may not perform a change that only the store can judge,
+	// such as attributing a record to another user without edit_others_posts.
+	ErrForbidden = errors.New("storage: not allowed")
+)
+
+// FieldError reports an invalid value of one request field. Its Kind is ErrInvalid unless stated
+// otherwise (ErrLinkedPost).
+type FieldError struct {
+	Field  string
+	Reason string
+	Kind   error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }
+
+// Unwrap lets errors.Is match the error's kind.
+func (e *FieldError) Unwrap() error {
+	if e.Kind == nil {
+		return ErrInvalid
+	}
+	return e.Kind
+}
+
+func invalid(field, format string, args ...any) error {
+	return &FieldError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// TermExistsError is returned when creating a term whose name is already used in its taxonomy (for
+// categories: under the same parent).
+type TermExistsError struct{ ID uint64 }
+
+func (e *TermExistsError) Error() string {
+	return fmt.Sprintf("storage: a term with this name already exists (id %d)", e.ID)
+}
+
+// Permission errors the store itself detects (the route-level checks are the handlers' job).
+var (
+	// ErrCannotEditOthers is returned when `author` names another user and the caller lacks
+	// edit_others_posts.
+	ErrCannotEditOthers = errors.New("storage: cannot attribute records to other users")
+)

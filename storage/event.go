@@ -1,0 +1,389 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/slug"
+)
+
+// EventInput is a validated event create or update request; nil means "not sent" (CONTRACT 4.7).
+type EventInput struct {
+	PostInput
+	Excerpt *string
+	Slug    *string
+	// Timezone is a zone name already checked with datetime.ParseZone; "" means the site zone.
+	Timezone   *string
+	AllDay     *bool
+	Start, End *datetime.Expr
+	// Cost holds sanitised, non-empty items; an empty slice clears the cost.
+	Cost             *[]string
+	Website          *string
+	ShowMap          *bool
+	ShowMapLink      *bool
+	HideFromListings *bool
+	Sticky           *bool
+	Featured         *bool
+	// Categories and Tags hold items as sent: all digits is a term ID, anything else a slug or name.
+	Categories *[]string
+	Tags       *[]string
+	// Venue nil: unchanged; a VenueRef with ID 0 and no New: no venue.
+	Venue      *VenueRef
+	Organizers *[]OrganizerRef
+}
+
+// VenueRef links an existing venue (ID) or creates one (New).
+type VenueRef struct {
+	ID  uint64
+	New *VenueInput
+}
+
+// OrganizerRef links an existing organizer (ID) or creates one (New).
+type OrganizerRef struct {
+	ID  uint64
+	New *OrganizerInput
+}
+
+// CreateEvent creates an event in language lang on behalf of a. Returns a *FieldError (kind
+// ErrInvalid or ErrLinkedPost) for a value the store rejects, ErrConflict when translation_of's group
+// already has this language, ErrCannotEditOthers for an author the caller may not choose.
+func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInput) (*Event, error) {
+	var e *Event
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
+		p, err := w.newPost(TypeEvent, lang)
+		if err != nil {
+			return err
+		}
+		e = &Event{Post: p, Timezone: db.siteZone.Name}
+		if err := w.applyEvent(e, in, true); err != nil {
+			return err
+		}
+		base := ""
+		if in.Slug != nil {
+			base = slug.Normalize(*in.Slug)
+		} else {
+			base = slug.Normalize(e.Title)
+		}
+		if err := w.finishCreate(&e.Post, base, in.TranslationOf); err != nil {
+			return err
+		}
+		if err := w.linkEvent(nil, e); err != nil {
+			return err
+		}
+		if _, err := w.save(e, nil); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: create event: %w", err)
+	}
+	return e, nil
+}
+
+// UpdateEvent applies a partial update to event id. Returns ErrNotFound, ErrWrongType (the ID is
+// another record type), ErrForbidden (a cannot edit it, or trash it through status), and the errors of
+// CreateEvent.
+func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInput) (*Event, error) {
+	var e *Event
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
+		var err error
+		if e, err = loadPost[Event](tx, TypeEvent, id, w.now); err != nil {
+			return err
+		}
+		if !a.CanEdit(&e.Post) {
+			return ErrForbidden
+		}
+		old := *e
+		stored := snapshot(e)
+		if err := w.applyEvent(e, in, false); err != nil {
+			return err
+		}
+		if in.Slug != nil && e.Status != StatusTrash {
+			if err := w.claimSlug(&e.Post, slug.Normalize(*in.Slug)); err != nil {
+				return err
+			} else if e.Slug == "" {
+				return invalid("slug", "must not be empty")
+			}
+		}
+		if err := w.linkEvent(&old, e); err != nil {
+			return err
+		}
+		if _, err := w.save(e, stored); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: update event %d: %w", id, err)
+	}
+	return e, nil
+}
+
+// TrashEvent moves event id to the trash. Returns ErrNotFound, ErrWrongType, ErrForbidden (a may not
+// delete it) or ErrTrashed.
+func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error) {
+	var e *Event
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
+		var err error
+		if e, err = loadPost[Event](tx, TypeEvent, id, w.now); err != nil {
+			return err
+		}
+		if !a.CanDelete(&e.Post) {
+			return ErrForbidden
+		}
+		old := *e
+		if err := w.trash(&e.Post); err != nil {
+			return err
+		}
+		if err := w.linkEvent(&old, e); err != nil {
+			return err
+		}
+		if _, err := w.save(e, nil); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: trash event %d: %w", id, err)
+	}
+	return e, nil
+}
+
+// applyEvent applies in to e: business rules of CONTRACT 3.10.1, 4.6 and 8.
+func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
+	if err := w.applyPost(&e.Post, &in.PostInput, create); err != nil {
+		return err
+	}
+	setIf(&e.Excerpt, in.Excerpt)
+	setIf(&e.AllDay, in.AllDay)
+	setIf(&e.ShowMap, in.ShowMap)
+	setIf(&e.ShowMapLink, in.ShowMapLink)
+	setIf(&e.HideFromListings, in.HideFromListings)
+	setIf(&e.Sticky, in.Sticky)
+	setIf(&e.Featured, in.Featured)
+	if in.Website != nil {
+		e.Website = in.Website
+		if create && *in.Website == "" {
+			e.Website = nil // on create "" means none yet, so the page URL is shown (CONTRACT 3.2)
+		}
+	}
+	if in.Cost != nil {
+		e.Cost = slices.Clone(*in.Cost)
+		if len(e.Cost) == 0 {
+			e.Cost = nil
+		}
+	}
+	if err := w.applyDates(e, in); err != nil {
+		return err
+	}
+	var err error
+	if in.Categories != nil {
+		if e.Categories, err = w.resolveTerms(TaxCategory, *in.Categories); err != nil {
+			return err
+		}
+	}
+	if in.Tags != nil {
+		if e.Tags, err = w.resolveTerms(TaxTag, *in.Tags); err != nil {
+			return err
+		}
+	}
+	if in.Venue != nil {
+		if e.VenueID, err = w.resolveVenue(e.Lang, *in.Venue); err != nil {
+			return err
+		}
+	}
+	if in.Organizers != nil {
+		e.OrganizerIDs = nil
+		for _, ref := range *in.Organizers {
+			id, err := w.resolveOrganizer(e.Lang, ref)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(e.OrganizerIDs, id) {
+				e.OrganizerIDs = append(e.OrganizerIDs, id)
+			}
+		}
+	}
+	return nil
+}
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// applyDates implements CONTRACT 3.10.1: wall clocks are kept in the event's zone and the UTC instants
+// derived from them.
+func (w *writer) applyDates(e *Event, in *EventInput) error {
+	if in.Timezone != nil {
+		e.Timezone = *in.Timezone
+		if e.Timezone == "" {
+			e.Timezone = w.db.siteZone.Name
+		}
+	}
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		return fmt.Errorf("stored zone %q: %w", e.Timezone, err)
+	}
+	for _, d := range []struct {
+		field string
+		expr  *datetime.Expr
+		dst   *string
+	}{{"start_date", in.Start, &e.Start}, {"end_date", in.End, &e.End}} {
+		if d.expr == nil {
+			continue
+		}
+		t, err := d.expr.Eval(zone.Loc, w.now)
+		if err != nil {
+			return invalid(d.field, "%v", err)
+		}
+		*d.dst = datetime.WallOf(t).String()
+	}
+	start, err := datetime.ParseWall(e.Start)
+	if err != nil {
+		return fmt.Errorf("stored start %q: %w", e.Start, err)
+	}
+	end, err := datetime.ParseWall(e.End)
+	if err != nil {
+		return fmt.Errorf("stored end %q: %w", e.End, err)
+	}
+	if e.AllDay {
+		start.Hour, start.Min, start.Sec = 0, 0, 0
+		end.Hour, end.Min, end.Sec = 23, 59, 59
+	}
+	e.StartUTC, e.EndUTC = start.In(zone.Loc).UTC(), end.In(zone.Loc).UTC()
+	if e.EndUTC.Before(e.StartUTC) {
+		end, e.EndUTC = start, e.StartUTC
+	}
+	// Store the wall clocks as resolved, so a time skipped by a DST gap reads as the moved one.
+	e.Start, e.End = datetime.WallOf(e.StartUTC.In(zone.Loc)).String(), datetime.WallOf(e.EndUTC.In(zone.Loc)).String()
+	return nil
+}
+
+// linkEvent keeps reverse links and term counts in step with an event's new state (old is nil on
+// create) and logs the documents whose derived state depends on the event.
+func (w *writer) linkEvent(old, e *Event) error {
+	var oldE Event
+	if old != nil {
+		oldE = *old
+	}
+	if err := w.relink(bLinkVenue, e.ID, nonZero(oldE.VenueID), nonZero(e.VenueID)); err != nil {
+		return err
+	}
+	if err := w.relink(bLinkOrg, e.ID, oldE.OrganizerIDs, e.OrganizerIDs); err != nil {
+		return err
+	}
+	oldTerms := append(slices.Clone(oldE.Categories), oldE.Tags...)
+	newTerms := append(slices.Clone(e.Categories), e.Tags...)
+	if err := w.relink(bLinkTerm, e.ID, oldTerms, newTerms); err != nil {
+		return err
+	}
+	wasPublished := old != nil && old.Status == StatusPublish
+	isPublished := e.Status == StatusPublish
+	for _, id := range oldTerms {
+		if wasPublished && !(isPublished && slices.Contains(newTerms, id)) {
+			if err := w.addCount(id, -1); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range newTerms {
+		if isPublished && !(wasPublished && slices.Contains(oldTerms, id)) {
+			if err := w.addCount(id, +1); err != nil {
+				return err
+			}
+		}
+	}
+	// Venues and organizers carry flags derived from their events (has_events, upcoming).
+	for _, id := range append(nonZero(oldE.VenueID), nonZero(e.VenueID)...) {
+		w.touch(DocVenue, id)
+	}
+	for _, id := range append(slices.Clone(oldE.OrganizerIDs), e.OrganizerIDs...) {
+		w.touch(DocOrganizer, id)
+	}
+	return nil
+}
+
+func nonZero(id uint64) []uint64 {
+	if id == 0 {
+		return nil
+	}
+	return []uint64{id}
+}
+
+// relink replaces the reverse links from the ids in old to event by those in now.
+func (w *writer) relink(bucket []byte, event uint64, old, now []uint64) error {
+	b := w.tx.Bucket(bucket)
+	for _, id := range old {
+		if !slices.Contains(now, id) {
+			if err := b.Delete(pair(id, event)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range now {
+		if err := b.Put(pair(id, event), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) addCount(termID uint64, delta int) error {
+	for _, tax := range []Taxonomy{TaxCategory, TaxTag} {
+		t, err := get[Term](w.tx, termBucket(tax), termID)
+		if err == ErrNotFound {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		t.Count = max(0, t.Count+delta)
+		w.touch(termDocKind(tax), termID)
+		return put(w.tx, termBucket(tax), termID, t)
+	}
+	return nil
+}
+
+// Event returns event id with everything its response embeds. Returns ErrNotFound or ErrWrongType.
+func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
+	var e *Event
+	var rel *Related
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if e, err = loadPost[Event](tx, TypeEvent, id, db.now()); err != nil {
+			return err
+		}
+		rel = newRelated()
+		return rel.addEvent(tx, e, db.now())
+	})
+	return e, rel, err
+}
+
+// EventBySlug finds the event of language lang with slug s, preferring a non-trashed one and otherwise
+// the most recently trashed (CONTRACT 8.5). Returns ErrNotFound.
+func (db *DB) EventBySlug(ctx context.Context, lang Lang, s string) (*Event, *Related, error) {
+	var e *Event
+	var rel *Related
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		id, err := idBySlug(tx, TypeEvent, lang, s)
+		if err != nil {
+			return err
+		}
+		if e, err = loadPost[Event](tx, TypeEvent, id, db.now()); err != nil {
+			return err
+		}
+		rel = newRelated()
+		return rel.addEvent(tx, e, db.now())
+	})
+	return e, rel, err
+}

@@ -1,0 +1,17 @@
+package storage
+
+// Lang is one of the seven language codes the service is served in.
+type Lang string
+
+// Langs lists every supported language in the order the contract names them.
+var Langs = []Lang{"nl", "en", "fr", "de", "it", "pl", "es"}
+
+// ParseLang reports whether s is a supported language code.
+func ParseLang(s string) (Lang, bool) {
+	for _, l := range Langs {
+		if string(l) == s {
+			return l, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,118 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Venues and organizers share their update, trash and read paths; place is either type.
+type place[T any] interface {
+	*T
+	rec
+}
+
+// notFound folds ErrWrongType into ErrNotFound: venue and organizer routes do not tell the two apart
+// (CONTRACT 4.3).
+func notFound(err error) error {
+	if err == ErrWrongType {
+		return ErrNotFound
+	}
+	return err
+}
+
+func linkBucket(t PostType) []byte {
+	if t == TypeVenue {
+		return bLinkVenue
+	}
+	return bLinkOrg
+}
+
+func updatePlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64, apply func(*writer, P) error) (P, error) {
+	var r P
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
+		loaded, err := loadPost[T](tx, t, id, w.now)
+		if err != nil {
+			return notFound(err)
+		}
+		r = P(loaded)
+		p := r.post()
+		if !a.CanEdit(p) {
+			return ErrForbidden
+		}
+		stored, oldName, wasTrashed := snapshot(r), p.Title, p.Status == StatusTrash
+		if err := apply(w, r); err != nil {
+			return err
+		}
+		if p.Title != oldName {
+			if err := w.indexName(p, oldName); err != nil {
+				return err
+			}
+		}
+		if !wasTrashed && p.Status == StatusTrash {
+			if err := w.unlinkEvents(linkBucket(t), id); err != nil {
+				return err
+			}
+		}
+		if _, err := w.save(r, stored); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: update %s %d: %w", t, id, err)
+	}
+	return r, nil
+}
+
+func trashPlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64) (P, error) {
+	var r P
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
+		loaded, err := loadPost[T](tx, t, id, w.now)
+		if err != nil {
+			return notFound(err)
+		}
+		r = P(loaded)
+		if !a.CanDelete(r.post()) {
+			return ErrForbidden
+		}
+		if err := w.trash(r.post()); err != nil {
+			return err
+		}
+		if err := w.unlinkEvents(linkBucket(t), id); err != nil {
+			return err
+		}
+		if _, err := w.save(r, nil); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: trash %s %d: %w", t, id, err)
+	}
+	return r, nil
+}
+
+// readPlace loads a venue or organizer by ID, or by slug within lang when slugs are given.
+func readPlace[T any, P place[T]](ctx context.Context, db *DB, t PostType, id uint64, lang Lang, slugs ...string) (P, *Related, error) {
+	var r P
+	rel := newRelated()
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if len(slugs) > 0 {
+			if id, err = idBySlug(tx, t, lang, slugs[0]); err != nil {
+				return err
+			}
+		}
+		loaded, err := loadPost[T](tx, t, id, db.now())
+		if err != nil {
+			return notFound(err)
+		}
+		r = P(loaded)
+		return rel.addPost(tx, r.post(), db.now())
+	})
+	return r, rel, err
+}

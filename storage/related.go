@@ -1,0 +1,151 @@
+package storage
+
+import (
+	"bytes"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/calendard/calendard/storage/slug"
+)
+
+// Related holds the records a response embeds or refers to, loaded in the same read transaction as the
+// records themselves, so that a response is one consistent view.
+type Related struct {
+	Venues     map[uint64]*Venue
+	Organizers map[uint64]*Organizer
+	// Terms holds the terms of the loaded events and every ancestor of their categories (for URLs).
+	Terms  map[uint64]*Term
+	Images map[uint64]*Image
+	// Groups maps a translation group to its non-trashed members.
+	Groups map[uint64][]Post
+}
+
+func newRelated() *Related {
+	return &Related{
+		Venues:     map[uint64]*Venue{},
+		Organizers: map[uint64]*Organizer{},
+		Terms:      map[uint64]*Term{},
+		Images:     map[uint64]*Image{},
+		Groups:     map[uint64][]Post{},
+	}
+}
+
+func (r *Related) addEvent(tx *bolt.Tx, e *Event, now time.Time) error {
+	if err := r.addPost(tx, &e.Post, now); err != nil {
+		return err
+	}
+	if e.VenueID != 0 {
+		if _, ok := r.Venues[e.VenueID]; !ok {
+			v, err := loadPost[Venue](tx, TypeVenue, e.VenueID, now)
+			if err != nil {
+				return err
+			}
+			r.Venues[v.ID] = v
+			if err := r.addPost(tx, &v.Post, now); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range e.OrganizerIDs {
+		if _, ok := r.Organizers[id]; ok {
+			continue
+		}
+		o, err := loadPost[Organizer](tx, TypeOrganizer, id, now)
+		if err != nil {
+			return err
+		}
+		r.Organizers[id] = o
+		if err := r.addPost(tx, &o.Post, now); err != nil {
+			return err
+		}
+	}
+	for _, id := range e.Categories {
+		if err := r.addTerm(tx, TaxCategory, id); err != nil {
+			return err
+		}
+	}
+	for _, id := range e.Tags {
+		if err := r.addTerm(tx, TaxTag, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addPost loads what every record's response refers to: its image and its translation group.
+func (r *Related) addPost(tx *bolt.Tx, p *Post, now time.Time) error {
+	if p.ImageID != 0 {
+		if _, ok := r.Images[p.ImageID]; !ok {
+			img, err := get[Image](tx, bImages, p.ImageID)
+			if err != nil && err != ErrNotFound {
+				return err
+			}
+			r.Images[p.ImageID] = img
+		}
+	}
+	if p.Group == 0 {
+		return nil
+	}
+	if _, ok := r.Groups[p.Group]; ok {
+		return nil
+	}
+	var members []Post
+	for _, id := range groupMembers(tx, p.Group) {
+		t, err := postTypeOf(tx, id)
+		if err != nil {
+			continue
+		}
+		m, err := get[Post](tx, postBucket(t), id)
+		if err != nil {
+			return err
+		}
+		m.promote(now)
+		members = append(members, *m)
+	}
+	r.Groups[p.Group] = members
+	return nil
+}
+
+// addTerm loads a term and, for categories, its ancestors.
+func (r *Related) addTerm(tx *bolt.Tx, tax Taxonomy, id uint64) error {
+	for id != 0 {
+		if _, ok := r.Terms[id]; ok {
+			return nil
+		}
+		t, err := get[Term](tx, termBucket(tax), id)
+		if err == ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		r.Terms[id] = t
+		id = t.Parent
+	}
+	return nil
+}
+
+// idBySlug implements the by-slug lookup of CONTRACT 8.5: a non-trashed record first, else the most
+// recently trashed one with that slug.
+func idBySlug(tx *bolt.Tx, t PostType, lang Lang, s string) (uint64, error) {
+	s = slug.Normalize(s)
+	if s == "" {
+		return 0, ErrNotFound
+	}
+	if v := tx.Bucket(slugBucket(t, lang)).Get([]byte(s)); v != nil {
+		return beUint(v), nil
+	}
+	var best, bestAt uint64
+	prefix := trashSlugKey(s)
+	c := tx.Bucket(trashSlugBucket(t, lang)).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
+		if at := beUint(v); best == 0 || at >= bestAt {
+			best, bestAt = beUint(k[len(prefix):]), at
+		}
+	}
+	if best == 0 {
+		return 0, ErrNotFound
+	}
+	return best, nil
+}

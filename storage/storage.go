@@ -1,0 +1,175 @@
+// Package storage keeps every record of calendard in one bbolt file and enforces every rule that spans
+// records inside one bbolt transaction.
+//
+// # Basics
+//
+// The store is the source of truth; the search indexes are derived from it through the change log.
+// Each exported method of DB runs exactly one transaction, so each write is atomic and durable when it
+// returns: an acknowledged write is never lost, and a failed one leaves nothing behind.
+//
+// # On-disk format
+//
+// Keys holding IDs are 8-byte big-endian integers, so cursor order is ID order. Values are JSON.
+//
+//	meta                      "schema" → version; "hashkey" → 32 random bytes keying password hashes
+//	sequences/posts           NextSequence: IDs of events, venues, organizers and images (one sequence)
+//	sequences/terms           NextSequence: IDs of categories and tags
+//	sequences/groups          NextSequence: translation group IDs
+//	events venues organizers  id → record
+//	images                    id → Image;   image_urls: URL → id
+//	categories tags           id → Term
+//	slugs/<type>/<lang>       slug → id of the non-trashed record holding it
+//	trashslugs/<type>/<lang>  slug 0x00 id → trash time (Unix ns), for by-slug lookups of trashed records
+//	names/<type>/<lang>       lower-cased trimmed name 0x00 id → empty: duplicate avoidance (venues,
+//	                          organizers) without a scan
+//	termslugs/<taxonomy>      slug → term id
+//	links/venue, links/organizer, links/term
+//	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
+//	                          term to the events that use it
+//	groups                    group id ‖ lang → id of the group's non-trashed record in that language
+//	outbox                    seq → Change: the change log that feeds the search indexes
+//	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
+//	app_passwords             keyed SHA-256 of the password → AppPassword
+//
+// # Caveats
+//
+// Records are decoded inside the transaction because bbolt's byte slices are invalid once it ends. No
+// method calls the index or the network inside a transaction. A future record whose date has passed is
+// reported as published by every read (Post.promote) even before a job rewrites it.
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+const schemaVersion = 1
+
+// Options configure a DB. The zero value of every field but SiteZone has a usable default.
+type Options struct {
+	// Now is the clock; tests freeze it. Defaults to time.Now.
+	Now func() time.Time
+	// Logger receives the store's few log lines. Defaults to a no-op logger.
+	Logger *zap.Logger
+	// SiteZone is the zone of `date`/`modified` and the default event zone.
+	SiteZone datetime.Zone
+	// LockTimeout bounds the wait for another process's file lock. Defaults to one second: with bbolt's
+	// zero a second process would wait forever.
+	LockTimeout time.Duration
+}
+
+// DB is the record store.
+type DB struct {
+	bolt     *bolt.DB
+	now      func() time.Time
+	log      *zap.Logger
+	siteZone datetime.Zone
+	hashKey  []byte
+	notify   chan struct{}
+}
+
+// ErrLocked is returned by Open when another process holds the data file.
+var ErrLocked = errors.New("storage: the data file is locked by another process")
+
+// Open opens (creating if needed) the store at path.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = time.Second
+	}
+	if opts.SiteZone.Loc == nil {
+		opts.SiteZone = datetime.Zone{Name: "UTC", Loc: time.UTC}
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, notify: make(chan struct{}, 1)}
+	if err := db.init(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) init() error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range topBuckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("storage: create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(bMeta)
+		if v := meta.Get(kSchema); v != nil && binary.BigEndian.Uint64(v) > schemaVersion {
+			return fmt.Errorf("storage: data written by a newer calendard (schema %d)", binary.BigEndian.Uint64(v))
+		}
+		if err := meta.Put(kSchema, u64(schemaVersion)); err != nil {
+			return err
+		}
+		key := meta.Get(kHashKey)
+		if key == nil {
+			key = make([]byte, 32)
+			if _, err := rand.Read(key); err != nil {
+				return err
+			}
+			if err := meta.Put(kHashKey, key); err != nil {
+				return err
+			}
+		}
+		db.hashKey = append([]byte(nil), key...)
+		return nil
+	})
+}
+
+// Close closes the store.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// Now is the store's clock.
+func (db *DB) Now() time.Time { return db.now() }
+
+// SiteZone is the zone of publication dates and the default event zone.
+func (db *DB) SiteZone() datetime.Zone { return db.siteZone }
+
+// Notify is signalled (without blocking, coalesced) after every commit that appended to the change log.
+func (db *DB) Notify() <-chan struct{} { return db.notify }
+
+func (db *DB) view(ctx context.Context, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.View(fn)
+}
+
+func (db *DB) update(ctx context.Context, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		tx.OnCommit(db.poke)
+		return fn(tx)
+	})
+}
+
+func (db *DB) poke() {
+	select {
+	case db.notify <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,319 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/calendard/calendard/storage/slug"
+)
+
+func (t Taxonomy) String() string {
+	if t == TaxCategory {
+		return "category"
+	}
+	return "tag"
+}
+
+// TermInput is a validated term create or update request; nil means "not sent".
+type TermInput struct {
+	Name, Description, Slug *string
+	// Parent is for categories only; 0 is the top level.
+	Parent *uint64
+}
+
+// CreateTerm creates a category or tag. Returns *TermExistsError when the name is taken (CONTRACT 4.5),
+// a *FieldError for an unknown parent.
+func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Term, error) {
+	var t *Term
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, Actor{})
+		parent := uint64(0)
+		if in.Parent != nil {
+			parent = *in.Parent
+			if err := checkParent(tx, 0, parent); err != nil {
+				return err
+			}
+		}
+		terms, err := allTerms(tx, tax)
+		if err != nil {
+			return err
+		}
+		for _, other := range terms {
+			if strings.EqualFold(other.Name, *in.Name) && (tax == TaxTag || other.Parent == parent) {
+				return &TermExistsError{ID: other.ID}
+			}
+		}
+		base := ""
+		if in.Slug != nil {
+			base = slug.Normalize(*in.Slug)
+		}
+		if t, err = w.newTerm(tax, *in.Name, base); err != nil {
+			return err
+		}
+		t.Parent = parent
+		setIf(&t.Description, in.Description)
+		if err := put(tx, termBucket(tax), t.ID, t); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: create %s: %w", tax, err)
+	}
+	return t, nil
+}
+
+// newTerm creates and stores a term with a unique slug derived from base (or the name).
+func (w *writer) newTerm(tax Taxonomy, name, base string) (*Term, error) {
+	id, err := w.tx.Bucket(bSeqTerms).NextSequence()
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = slug.Normalize(name)
+	}
+	if base == "" {
+		base = strconv.FormatUint(id, 10)
+	}
+	slugs := w.tx.Bucket(termSlugBucket(tax))
+	candidate := base
+	for n := 2; slugs.Get([]byte(candidate)) != nil; n++ {
+		candidate = slug.WithSuffix(base, n)
+	}
+	t := &Term{ID: id, Taxonomy: tax, Name: name, Slug: candidate}
+	w.touch(termDocKind(tax), id)
+	if err := slugs.Put([]byte(candidate), u64(id)); err != nil {
+		return nil, err
+	}
+	return t, put(w.tx, termBucket(tax), id, t)
+}
+
+// checkParent verifies that parent may become the parent of category id (0: a new category).
+func checkParent(tx *bolt.Tx, id, parent uint64) error {
+	for p := parent; p != 0; {
+		if p == id {
+			return invalid("parent", "a category cannot be its own ancestor")
+		}
+		t, err := get[Term](tx, bCategories, p)
+		if err == ErrNotFound {
+			return invalid("parent", "%d is not the ID of a category", parent)
+		}
+		if err != nil {
+			return err
+		}
+		p = t.Parent
+	}
+	return nil
+}
+
+// UpdateTerm applies a partial update. Returns ErrNotFound, ErrDuplicateSlug or a *FieldError.
+func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermInput) (*Term, error) {
+	var t *Term
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, Actor{})
+		var err error
+		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
+			return err
+		}
+		before := *t
+		setIf(&t.Name, in.Name)
+		setIf(&t.Description, in.Description)
+		if in.Parent != nil && tax == TaxCategory {
+			if err := checkParent(tx, id, *in.Parent); err != nil {
+				return err
+			}
+			t.Parent = *in.Parent
+		}
+		if in.Slug != nil {
+			s := slug.Normalize(*in.Slug)
+			if s == "" {
+				s = strconv.FormatUint(id, 10)
+			}
+			slugs := tx.Bucket(termSlugBucket(tax))
+			if owner := slugs.Get([]byte(s)); owner != nil && beUint(owner) != id {
+				return ErrDuplicateSlug
+			}
+			if err := slugs.Delete([]byte(t.Slug)); err != nil {
+				return err
+			}
+			t.Slug = s
+			if err := slugs.Put([]byte(s), u64(id)); err != nil {
+				return err
+			}
+		}
+		if *t == before {
+			return nil
+		}
+		if err := put(tx, termBucket(tax), id, t); err != nil {
+			return err
+		}
+		w.touchTermEvents(tax, id)
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: update %s %d: %w", tax, id, err)
+	}
+	return t, nil
+}
+
+// touchTermEvents logs a term and every event that embeds it or, for categories, one of its
+// descendants (their URLs and the category filter depend on the tree).
+func (w *writer) touchTermEvents(tax Taxonomy, id uint64) {
+	w.touch(termDocKind(tax), id)
+	for _, eid := range linkedIDs(w.tx, bLinkTerm, id) {
+		w.touch(DocEvent, eid)
+	}
+	if tax != TaxCategory {
+		return
+	}
+	terms, _ := allTerms(w.tx, tax)
+	for _, child := range terms {
+		if child.Parent == id {
+			w.touchTermEvents(tax, child.ID)
+		}
+	}
+}
+
+// DeleteTerm deletes a term for good: it is removed from every event and its children move up to its
+// parent. It returns the term as it was. Returns ErrNotFound.
+func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, error) {
+	var t *Term
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, Actor{})
+		var err error
+		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
+			return err
+		}
+		w.touchTermEvents(tax, id)
+		for _, eid := range linkedIDs(tx, bLinkTerm, id) {
+			e, err := loadPost[Event](tx, TypeEvent, eid, w.now)
+			if err != nil {
+				return err
+			}
+			old, stored := *e, snapshot(e)
+			e.Categories, e.Tags = removeID(e.Categories, id), removeID(e.Tags, id)
+			if err := w.linkEvent(&old, e); err != nil {
+				return err
+			}
+			if _, err := w.save(e, stored); err != nil {
+				return err
+			}
+		}
+		terms, err := allTerms(tx, tax)
+		if err != nil {
+			return err
+		}
+		for _, child := range terms {
+			if child.Parent == id {
+				child.Parent = t.Parent
+				if err := put(tx, termBucket(tax), child.ID, child); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.Bucket(termSlugBucket(tax)).Delete([]byte(t.Slug)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(termBucket(tax)).Delete(u64(id)); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: delete %s %d: %w", tax, id, err)
+	}
+	return t, nil
+}
+
+// Term returns a term with its ancestors (for its URL). Returns ErrNotFound when the taxonomy has no
+// term with that ID.
+func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Related, error) {
+	var t *Term
+	rel := newRelated()
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
+			return err
+		}
+		return rel.addTerm(tx, tax, id)
+	})
+	return t, rel, err
+}
+
+// Terms returns every term of a taxonomy by ID.
+func (db *DB) Terms(ctx context.Context, tax Taxonomy) ([]*Term, error) {
+	var out []*Term
+	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
+		out, err = allTerms(tx, tax)
+		return err
+	})
+	return out, err
+}
+
+func allTerms(tx *bolt.Tx, tax Taxonomy) ([]*Term, error) {
+	var out []*Term
+	err := tx.Bucket(termBucket(tax)).ForEach(func(_, v []byte) error {
+		var t Term
+		if err := json.Unmarshal(v, &t); err != nil {
+			return err
+		}
+		out = append(out, &t)
+		return nil
+	})
+	return out, err
+}
+
+// resolveTerms turns an event's category or tag items into term IDs (CONTRACT 4.6): digits name an ID
+// (skipped when no such term exists), anything else an existing slug or name, or a new term.
+func (w *writer) resolveTerms(tax Taxonomy, items []string) ([]uint64, error) {
+	var ids []uint64
+	var terms []*Term
+	for _, item := range items {
+		id, err := w.resolveTerm(tax, item, &terms)
+		if err != nil {
+			return nil, err
+		}
+		if id != 0 && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64, error) {
+	if n, err := strconv.ParseUint(item, 10, 64); err == nil {
+		if w.tx.Bucket(termBucket(tax)).Get(u64(n)) == nil {
+			return 0, nil
+		}
+		return n, nil
+	}
+	if s := slug.Normalize(item); s != "" {
+		if id := w.tx.Bucket(termSlugBucket(tax)).Get([]byte(s)); id != nil {
+			return beUint(id), nil
+		}
+	}
+	if *terms == nil {
+		all, err := allTerms(w.tx, tax)
+		if err != nil {
+			return 0, err
+		}
+		*terms = all
+	}
+	for _, t := range *terms { // ordered by ID, so the lowest wins
+		if strings.EqualFold(t.Name, item) {
+			return t.ID, nil
+		}
+	}
+	t, err := w.newTerm(tax, item, "")
+	if err != nil {
+		return 0, err
+	}
+	*terms = append(*terms, t)
+	return t.ID, nil
+}

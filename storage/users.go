@@ -1,0 +1,296 @@
+package storage
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// AppPasswordLen is the length of an application password (CONTRACT 7.2).
+const AppPasswordLen = 24
+
+const appPasswordAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// AppPassword is the stored, secret-free description of an application password.
+type AppPassword struct {
+	UserID  uint64    `json:"user"`
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+}
+
+// NewAppPassword generates a fresh application password.
+func NewAppPassword() string {
+	var b [AppPasswordLen]byte
+	// rand.Text-style rejection sampling keeps the alphabet uniform.
+	for i := 0; i < len(b); {
+		var r [1]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		if int(r[0]) < 256/len(appPasswordAlphabet)*len(appPasswordAlphabet) {
+			b[i] = appPasswordAlphabet[int(r[0])%len(appPasswordAlphabet)]
+			i++
+		}
+	}
+	return string(b[:])
+}
+
+// CleanAppPassword drops every character outside [A-Za-z0-9], so that the grouped form
+// "abcd efgh …" verifies (CONTRACT 7.2).
+func CleanAppPassword(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && strings.ContainsRune(appPasswordAlphabet, r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// ValidAppPassword reports whether s (after CleanAppPassword) has the form of an application password.
+func ValidAppPassword(s string) bool { return len(s) == AppPasswordLen && CleanAppPassword(s) == s }
+
+// passwordKey is a keyed SHA-256 of the password. Application passwords carry ≈143 bits of entropy,
+// so a fast keyed hash is as safe as a slow one and keeps authentication off the request's critical
+// path (DESIGN 5); the key lives in the store, so a leaked hash alone is not enough to test guesses.
+func (db *DB) passwordKey(password string) []byte {
+	m := hmac.New(sha256.New, db.hashKey)
+	m.Write([]byte(password))
+	return m.Sum(nil)
+}
+
+// CreateUser adds a user. Returns a *FieldError when the login or e-mail is empty or taken, or the role
+// is unknown.
+func (db *DB) CreateUser(ctx context.Context, u User) (*User, error) {
+	u.Login = strings.TrimSpace(u.Login)
+	u.Email = strings.TrimSpace(u.Email)
+	switch {
+	case u.Login == "":
+		return nil, invalid("login", "must not be empty")
+	case u.Email == "":
+		return nil, invalid("email", "must not be empty")
+	case !ValidRole(u.Role):
+		return nil, invalid("role", "must be one of administrator, editor, author, contributor, subscriber")
+	}
+	if u.DisplayName == "" {
+		u.DisplayName = u.Login
+	}
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		logins, emails := tx.Bucket(bUserLogins), tx.Bucket(bUserEmails)
+		if logins.Get([]byte(strings.ToLower(u.Login))) != nil {
+			return invalid("login", "is taken")
+		}
+		if emails.Get([]byte(strings.ToLower(u.Email))) != nil {
+			return invalid("email", "is taken")
+		}
+		users := tx.Bucket(bUsers)
+		id, err := users.NextSequence()
+		if err != nil {
+			return err
+		}
+		u.ID = id
+		if err := put(tx, bUsers, id, u); err != nil {
+			return err
+		}
+		if err := logins.Put([]byte(strings.ToLower(u.Login)), u64(id)); err != nil {
+			return err
+		}
+		return emails.Put([]byte(strings.ToLower(u.Email)), u64(id))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: create user: %w", err)
+	}
+	return &u, nil
+}
+
+// Users lists every user by ID.
+func (db *DB) Users(ctx context.Context) ([]User, error) {
+	var out []User
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
+			var u User
+			if err := json.Unmarshal(v, &u); err != nil {
+				return err
+			}
+			out = append(out, u)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// User returns the user with the given ID, or ErrNotFound.
+func (db *DB) User(ctx context.Context, id uint64) (*User, error) {
+	var u *User
+	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
+		u, err = get[User](tx, bUsers, id)
+		return err
+	})
+	return u, err
+}
+
+// userByName finds a user by login, or by e-mail when byEmail is set.
+func userByName(tx *bolt.Tx, name string, byEmail bool) (*User, error) {
+	idx := bUserLogins
+	if byEmail {
+		idx = bUserEmails
+	}
+	v := tx.Bucket(idx).Get([]byte(strings.ToLower(name)))
+	if v == nil {
+		return nil, ErrNotFound
+	}
+	return get[User](tx, bUsers, beUint(v))
+}
+
+// CreateAppPassword generates an application password for the user with the given login and returns it;
+// only its keyed hash is stored. Returns ErrNotFound for an unknown login, a *FieldError for a name the
+// user already uses.
+func (db *DB) CreateAppPassword(ctx context.Context, login, name string) (string, error) {
+	return db.addAppPassword(ctx, login, name, NewAppPassword())
+}
+
+// AddAppPassword stores a given application password (the first administrator's, from configuration).
+func (db *DB) AddAppPassword(ctx context.Context, login, name, password string) error {
+	if !ValidAppPassword(password) {
+		return invalid("password", "must be 24 characters from [A-Za-z0-9]")
+	}
+	_, err := db.addAppPassword(ctx, login, name, password)
+	return err
+}
+
+func (db *DB) addAppPassword(ctx context.Context, login, name, password string) (string, error) {
+	err := db.update(ctx, func(tx *bolt.Tx) error {
+		u, err := userByName(tx, login, false)
+		if err != nil {
+			return err
+		}
+		b := tx.Bucket(bAppPasswords)
+		taken := false
+		b.ForEach(func(_, v []byte) error {
+			var ap AppPassword
+			if json.Unmarshal(v, &ap) == nil && ap.UserID == u.ID && ap.Name == name {
+				taken = true
+			}
+			return nil
+		})
+		if taken {
+			return invalid("name", "is already used by an application password of this user")
+		}
+		v, err := json.Marshal(AppPassword{UserID: u.ID, Name: name, Created: db.now().UTC()})
+		if err != nil {
+			return err
+		}
+		return b.Put(db.passwordKey(password), v)
+	})
+	if err != nil {
+		return "", fmt.Errorf("storage: create application password: %w", err)
+	}
+	return password, nil
+}
+
+// RevokeAppPassword deletes the named application password of a user. Returns ErrNotFound if the user
+// or the password does not exist.
+func (db *DB) RevokeAppPassword(ctx context.Context, login, name string) error {
+	return db.update(ctx, func(tx *bolt.Tx) error {
+		u, err := userByName(tx, login, false)
+		if err != nil {
+			return err
+		}
+		c := tx.Bucket(bAppPasswords).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var ap AppPassword
+			if err := json.Unmarshal(v, &ap); err != nil {
+				return err
+			}
+			if ap.UserID == u.ID && ap.Name == name {
+				return c.Delete()
+			}
+		}
+		return ErrNotFound
+	})
+}
+
+// AuthError says why credentials were rejected (CONTRACT 7.3).
+type AuthError struct{ Code string }
+
+func (e *AuthError) Error() string { return "storage: authentication failed: " + e.Code }
+
+// Authentication failure codes.
+const (
+	AuthInvalidUsername   = "invalid_username"
+	AuthInvalidEmail      = "invalid_email"
+	AuthIncorrectPassword = "incorrect_password"
+	AuthInvalidToken      = "invalid_token"
+)
+
+// AuthenticateBasic checks a login (or e-mail) and application password. Returns an *AuthError when
+// they do not match.
+func (db *DB) AuthenticateBasic(ctx context.Context, name, password string) (*User, error) {
+	var user *User
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		byEmail := strings.Contains(name, "@")
+		u, err := userByName(tx, name, byEmail)
+		if byEmail && err == ErrNotFound {
+			// A login may contain '@' too: only when neither matches is it an unknown e-mail.
+			if u, err = userByName(tx, name, false); err == ErrNotFound {
+				return &AuthError{AuthInvalidEmail}
+			}
+		}
+		if err == ErrNotFound {
+			return &AuthError{AuthInvalidUsername}
+		}
+		if err != nil {
+			return err
+		}
+		ap, err := db.appPassword(tx, password)
+		if err == ErrNotFound || err == nil && ap.UserID != u.ID {
+			return &AuthError{AuthIncorrectPassword}
+		}
+		if err != nil {
+			return err
+		}
+		user = u
+		return nil
+	})
+	return user, err
+}
+
+// AuthenticateBearer finds the user owning an application password. Returns an *AuthError when none
+// does.
+func (db *DB) AuthenticateBearer(ctx context.Context, password string) (*User, error) {
+	var user *User
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		ap, err := db.appPassword(tx, password)
+		if err == ErrNotFound {
+			return &AuthError{AuthInvalidToken}
+		}
+		if err != nil {
+			return err
+		}
+		user, err = get[User](tx, bUsers, ap.UserID)
+		return err
+	})
+	return user, err
+}
+
+func (db *DB) appPassword(tx *bolt.Tx, password string) (*AppPassword, error) {
+	password = CleanAppPassword(password)
+	if len(password) != AppPasswordLen {
+		return nil, ErrNotFound
+	}
+	v := tx.Bucket(bAppPasswords).Get(db.passwordKey(password))
+	if v == nil {
+		return nil, ErrNotFound
+	}
+	var ap AppPassword
+	if err := json.Unmarshal(v, &ap); err != nil {
+		return nil, err
+	}
+	return &ap, nil
+}

@@ -1,0 +1,422 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/calendard/calendard/storage/slug"
+)
+
+// PostInput holds the fields every record type accepts. A nil pointer means "not sent" (CONTRACT 4.7).
+type PostInput struct {
+	Title       *string
+	Description *string
+	Author      *uint64
+	// Date is the publication instant (the handler resolves `date` and `date_utc` into it).
+	Date   *time.Time
+	Status *Status
+	Image  *ImageRef
+	// TranslationOf joins the new record to another record's translation group (create only).
+	TranslationOf *uint64
+}
+
+// ImageRef designates an image by attachment ID or URL; the zero value clears the image.
+type ImageRef struct {
+	ID  uint64
+	URL string
+}
+
+// rec is implemented by the three record types.
+type rec interface{ post() *Post }
+
+func (e *Event) post() *Post     { return &e.Post }
+func (v *Venue) post() *Post     { return &v.Post }
+func (o *Organizer) post() *Post { return &o.Post }
+
+// writer carries one write transaction and the context every rule needs.
+type writer struct {
+	db  *DB
+	tx  *bolt.Tx
+	a   Actor
+	now time.Time
+	// changed collects change-log entries, deduplicated, written once at the end.
+	changed map[[2]uint64]bool
+	order   [][2]uint64
+}
+
+func (db *DB) newWriter(tx *bolt.Tx, a Actor) *writer {
+	return &writer{db: db, tx: tx, a: a, now: db.now().UTC().Truncate(time.Second), changed: map[[2]uint64]bool{}}
+}
+
+func (w *writer) touch(kind DocKind, id uint64) {
+	k := [2]uint64{uint64(kind), id}
+	if !w.changed[k] {
+		w.changed[k] = true
+		w.order = append(w.order, k)
+	}
+}
+
+func (w *writer) flush() error {
+	for _, k := range w.order {
+		if err := logChange(w.tx, DocKind(k[0]), k[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) nextPostID() (uint64, error) { return w.tx.Bucket(bSeqPosts).NextSequence() }
+
+// loadPost loads record id of type t, reporting ErrNotFound or ErrWrongType.
+func loadPost[T any](tx *bolt.Tx, t PostType, id uint64, now time.Time) (*T, error) {
+	r, err := get[T](tx, postBucket(t), id)
+	if err == ErrNotFound {
+		if _, terr := postTypeOf(tx, id); terr == nil {
+			return nil, ErrWrongType
+		}
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	any(r).(rec).post().promote(now)
+	return r, nil
+}
+
+// applyPost applies the common fields to p. old is nil on create.
+func (w *writer) applyPost(p *Post, in *PostInput, create bool) error {
+	if in.Title != nil {
+		p.Title = *in.Title
+	}
+	if in.Description != nil {
+		p.Description = *in.Description
+	}
+	if in.Author != nil && *in.Author != p.Author {
+		if *in.Author != w.a.UserID && !w.a.Can(CapEditOthersPosts) {
+			return ErrCannotEditOthers
+		}
+		if _, err := get[User](w.tx, bUsers, *in.Author); err == ErrNotFound {
+			return invalid("author", "no user has ID %d", *in.Author)
+		} else if err != nil {
+			return err
+		}
+		p.Author = *in.Author
+	}
+	if in.Image != nil {
+		id, err := w.resolveImage(*in.Image)
+		if err != nil {
+			return err
+		}
+		p.ImageID = id
+	}
+	if in.Date != nil {
+		p.Date = in.Date.UTC().Truncate(time.Second)
+		p.DateSet = true
+	}
+	return w.applyStatus(p, in, create)
+}
+
+// applyStatus implements CONTRACT 8.2, 8.3 and the scale-back of 7.6.
+func (w *writer) applyStatus(p *Post, in *PostInput, create bool) error {
+	requested := p.Status
+	switch {
+	case in.Status != nil:
+		requested = *in.Status
+	case create && w.a.Can(CapPublishPosts):
+		requested = StatusPublish
+	case create:
+		requested = StatusDraft
+	}
+	if requested == StatusTrash {
+		if create {
+			return invalid("status", "a record cannot be created in the trash")
+		}
+		if p.Status != StatusTrash {
+			if !w.a.CanDelete(p) {
+				return ErrForbidden
+			}
+			return w.trash(p)
+		}
+		return nil
+	}
+	if !w.a.Can(CapPublishPosts) && (requested == StatusPublish || requested == StatusFuture || requested == StatusPrivate) &&
+		(in.Status != nil || create) {
+		requested = StatusPending
+	}
+	if in.Status == nil && in.Date == nil && !create {
+		return nil // nothing that the rules depend on changed
+	}
+	if (requested == StatusPublish || requested == StatusFuture) && !p.DateSet {
+		p.Date = w.now // first publication without a chosen date: published now (CONTRACT 8.3)
+	}
+	switch {
+	case requested == StatusPublish && p.Date.After(w.now):
+		requested = StatusFuture
+	case requested == StatusFuture && !p.Date.After(w.now):
+		requested = StatusPublish
+	}
+	if requested == StatusPublish || requested == StatusFuture {
+		p.DateSet = true
+	}
+	if p.Status == StatusTrash {
+		return w.restore(p, requested)
+	}
+	p.Status = requested
+	return nil
+}
+
+// trash moves p to the trash (CONTRACT 8.5): its slug stops blocking others and it leaves its group.
+func (w *writer) trash(p *Post) error {
+	if p.Status == StatusTrash {
+		return ErrTrashed
+	}
+	p.TrashedFrom, p.Status, p.TrashedAt = p.Status, StatusTrash, w.now
+	if err := w.releaseSlug(p); err != nil {
+		return err
+	}
+	key := append(trashSlugKey(p.Slug), u64(p.ID)...)
+	if err := w.tx.Bucket(trashSlugBucket(p.Type, p.Lang)).Put(key, u64(uint64(w.now.UnixNano()))); err != nil {
+		return err
+	}
+	if p.Group != 0 {
+		w.touchGroup(p.Group)
+		if err := w.tx.Bucket(bGroups).Delete(groupKey(p.Group, p.Lang)); err != nil {
+			return err
+		}
+		p.Group = 0
+	}
+	return nil
+}
+
+// restore takes p out of the trash with the given status; it gets a group of its own and a slug made
+// unique again.
+func (w *writer) restore(p *Post, status Status) error {
+	if err := w.tx.Bucket(trashSlugBucket(p.Type, p.Lang)).Delete(append(trashSlugKey(p.Slug), u64(p.ID)...)); err != nil {
+		return err
+	}
+	p.Status, p.TrashedFrom, p.TrashedAt = status, "", time.Time{}
+	if err := w.joinGroup(p, 0); err != nil {
+		return err
+	}
+	return w.claimSlug(p, p.Slug)
+}
+
+func trashSlugKey(s string) []byte { return append([]byte(s), 0) }
+
+func groupKey(group uint64, l Lang) []byte { return append(u64(group), l...) }
+
+// joinGroup puts p into the translation group of record `of` (0: a new group of its own).
+func (w *writer) joinGroup(p *Post, group uint64) error {
+	b := w.tx.Bucket(bGroups)
+	if group == 0 {
+		id, err := w.tx.Bucket(bSeqGroups).NextSequence()
+		if err != nil {
+			return err
+		}
+		group = id
+	} else if b.Get(groupKey(group, p.Lang)) != nil {
+		return ErrConflict
+	}
+	p.Group = group
+	w.touchGroup(group)
+	return b.Put(groupKey(group, p.Lang), u64(p.ID))
+}
+
+// touchGroup logs a change for every member of a group, whose `translations` just changed.
+func (w *writer) touchGroup(group uint64) {
+	c := w.tx.Bucket(bGroups).Cursor()
+	prefix := u64(group)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		id := beUint(v)
+		if t, err := postTypeOf(w.tx, id); err == nil {
+			w.touch(docKind(t), id)
+		}
+	}
+}
+
+// groupMembers lists the non-trashed records of a group.
+func groupMembers(tx *bolt.Tx, group uint64) []uint64 {
+	var ids []uint64
+	c := tx.Bucket(bGroups).Cursor()
+	prefix := u64(group)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		ids = append(ids, beUint(v))
+	}
+	return ids
+}
+
+// translationGroup checks CONTRACT 3.8's rules for translation_of and returns the group to join.
+func (w *writer) translationGroup(t PostType, of uint64) (uint64, error) {
+	r, err := w.anyPost(t, of)
+	if err != nil {
+		return 0, invalid("translation_of", "no %s has ID %d", t, of)
+	}
+	p := r.post()
+	switch {
+	case p.Status == StatusTrash:
+		return 0, invalid("translation_of", "%s %d is in the trash", t, of)
+	case !w.a.CanRead(p):
+		return 0, invalid("translation_of", "%s %d is not readable", t, of)
+	}
+	return p.Group, nil
+}
+
+func (w *writer) anyPost(t PostType, id uint64) (rec, error) {
+	switch t {
+	case TypeEvent:
+		return loadPost[Event](w.tx, t, id, w.now)
+	case TypeVenue:
+		return loadPost[Venue](w.tx, t, id, w.now)
+	default:
+		return loadPost[Organizer](w.tx, t, id, w.now)
+	}
+}
+
+// claimSlug gives p the first free slug derived from base among its type and language (CONTRACT
+// 3.10.2); an empty base falls back to the record ID.
+func (w *writer) claimSlug(p *Post, base string) error {
+	if base == "" {
+		base = fmt.Sprint(p.ID)
+	}
+	b := w.tx.Bucket(slugBucket(p.Type, p.Lang))
+	candidate := base
+	for n := 2; ; n++ {
+		owner := b.Get([]byte(candidate))
+		if owner == nil || beUint(owner) == p.ID {
+			break
+		}
+		candidate = slug.WithSuffix(base, n)
+	}
+	if p.Slug != "" && p.Slug != candidate && p.Status != StatusTrash {
+		if err := w.releaseSlug(p); err != nil {
+			return err
+		}
+	}
+	p.Slug = candidate
+	return b.Put([]byte(candidate), u64(p.ID))
+}
+
+func (w *writer) releaseSlug(p *Post) error {
+	b := w.tx.Bucket(slugBucket(p.Type, p.Lang))
+	if owner := b.Get([]byte(p.Slug)); owner != nil && beUint(owner) == p.ID {
+		return b.Delete([]byte(p.Slug))
+	}
+	return nil
+}
+
+func nameKey(name string) []byte { return append([]byte(strings.ToLower(strings.TrimSpace(name))), 0) }
+
+func (w *writer) indexName(p *Post, old string) error {
+	b := w.tx.Bucket(nameBucket(p.Type, p.Lang))
+	if old != "" {
+		if err := b.Delete(append(nameKey(old), u64(p.ID)...)); err != nil {
+			return err
+		}
+	}
+	return b.Put(append(nameKey(p.Title), u64(p.ID)...), nil)
+}
+
+// sameName finds ids of type t and language l whose name equals name (trimmed, case-insensitive),
+// lowest first.
+func sameName(tx *bolt.Tx, t PostType, l Lang, name string) []uint64 {
+	var ids []uint64
+	prefix := nameKey(name)
+	c := tx.Bucket(nameBucket(t, l)).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		ids = append(ids, binary.BigEndian.Uint64(k[len(prefix):]))
+	}
+	return ids
+}
+
+// resolveImage implements CONTRACT 3.10.5 for a validated reference.
+func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
+	switch {
+	case ref.ID != 0:
+		if w.tx.Bucket(bImages).Get(u64(ref.ID)) == nil {
+			return 0, invalid("image", "%d is not the ID of an image", ref.ID)
+		}
+		return ref.ID, nil
+	case ref.URL == "":
+		return 0, nil
+	case !w.a.Can(CapUploadFiles):
+		return 0, invalid("image", "attaching an image by URL needs the upload_files capability")
+	}
+	urls := w.tx.Bucket(bImageURLs)
+	if id := urls.Get([]byte(ref.URL)); id != nil {
+		return beUint(id), nil
+	}
+	id, err := w.nextPostID()
+	if err != nil {
+		return 0, err
+	}
+	if err := put(w.tx, bImages, id, Image{ID: id, URL: ref.URL}); err != nil {
+		return 0, err
+	}
+	return id, urls.Put([]byte(ref.URL), u64(id))
+}
+
+// save writes r if it differs from its stored form, stamping Modified; it reports whether it wrote.
+func (w *writer) save(r rec, stored []byte) (bool, error) {
+	p := r.post()
+	modified := p.Modified
+	p.Modified = time.Time{}
+	v, err := json.Marshal(r)
+	if err != nil {
+		return false, err
+	}
+	if stored != nil && bytes.Equal(v, stored) {
+		p.Modified = modified
+		return false, nil
+	}
+	p.Modified = w.now
+	v, err = json.Marshal(r)
+	if err != nil {
+		return false, err
+	}
+	w.touch(docKind(p.Type), p.ID)
+	return true, w.tx.Bucket(postBucket(p.Type)).Put(u64(p.ID), v)
+}
+
+// snapshot is the stored form of r without its Modified stamp, for save's change detection.
+func snapshot(r rec) []byte {
+	p := r.post()
+	modified := p.Modified
+	p.Modified = time.Time{}
+	v, _ := json.Marshal(r)
+	p.Modified = modified
+	return v
+}
+
+// newPost fills the fields every created record starts with.
+func (w *writer) newPost(t PostType, lang Lang) (Post, error) {
+	id, err := w.nextPostID()
+	if err != nil {
+		return Post{}, err
+	}
+	return Post{ID: id, Type: t, Lang: lang, Author: w.a.UserID, Date: w.now}, nil
+}
+
+// finishCreate gives a new record its slug, group and name index entry.
+func (w *writer) finishCreate(p *Post, slugBase string, translationOf *uint64) error {
+	group := uint64(0)
+	if translationOf != nil {
+		g, err := w.translationGroup(p.Type, *translationOf)
+		if err != nil {
+			return err
+		}
+		group = g
+	}
+	if err := w.joinGroup(p, group); err != nil {
+		return err
+	}
+	if err := w.claimSlug(p, slugBase); err != nil {
+		return err
+	}
+	return w.indexName(p, "")
+}
