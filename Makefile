@@ -1,0 +1,37 @@
+# Every target is phony: none of them names a file.
+.PHONY: build test lint run bench fuzz golden tidy
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+DATA_DIR ?= ./data
+FUZZTIME ?= 30s
+
+build:
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/calendard ./cmd/calendard
+
+test:
+	go test -race -count=1 ./...
+
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	go vet ./...
+	go tool staticcheck ./...
+
+run:
+	go run ./cmd/calendard serve --data-dir $(DATA_DIR)
+
+bench:
+	go test -run='^$$' -bench=. -benchmem ./...
+
+# Runs every fuzz target for FUZZTIME; new failing inputs land in testdata/fuzz as regression cases.
+fuzz:
+	@for pkg in $$(go list ./...); do \
+		for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+golden:
+	go test ./handlers/... ./cmd/calendard -update
+
+tidy:
+	go mod tidy

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/storage"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+const (
+	testOrigin   = "http://cal.test"
+	testNow      = "2026-11-22T10:15:30Z"
+	adminPass    = "AdminPassword0123456789a"
+	adminAuth    = "admin:" + adminPass
+	defaultFlags = ""
+)
+
+// server is a running calendard for one test: the real app on a temp data dir, behind httptest.
+type server struct {
+	t   testing.TB
+	app *app
+	ts  *httptest.Server
+	dir string
+}
+
+// startServer runs the app with a frozen clock and a fixed origin, so bodies are byte-stable.
+func startServer(t testing.TB, env ...string) *server {
+	t.Helper()
+	return startServerIn(t, t.TempDir(), env...)
+}
+
+func startServerIn(t testing.TB, dir string, env ...string) *server {
+	t.Helper()
+	vars := map[string]string{
+		"CALENDAR_DATA_DIR":           dir,
+		"CALENDAR_NOW":                testNow,
+		"CALENDAR_BASE_URL":           testOrigin,
+		"CALENDAR_ADMIN_APP_PASSWORD": adminPass,
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := open(context.Background(), cfg, zaptest.NewLogger(t), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{t: t, app: a, ts: httptest.NewServer(a.handler), dir: dir}
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) stop() {
+	if s.ts == nil {
+		return
+	}
+	s.ts.Close()
+	s.ts = nil
+	if err := s.app.close(); err != nil {
+		s.t.Error(err)
+	}
+}
+
+// restart closes the server and opens a new one on the same data directory.
+func (s *server) restart(env ...string) *server {
+	s.stop()
+	return startServerIn(s.t, s.dir, env...)
+}
+
+// user creates a user with the given role and returns its Basic credentials "login:password".
+func (s *server) user(login string, role storage.Role) string {
+	s.t.Helper()
+	ctx := context.Background()
+	if _, err := s.app.db.CreateUser(ctx, storage.User{Login: login, Email: login + "@example.org", Role: role}); err != nil {
+		s.t.Fatal(err)
+	}
+	pw, err := s.app.db.CreateAppPassword(ctx, login, "test")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return login + ":" + pw
+}
+
+// response is what a test looks at.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v\n%s", err, r.body)
+	}
+	return m
+}
+
+// req describes one request. body is sent as JSON unless contentType says otherwise.
+type req struct {
+	method, path string
+	auth         string // "login:password" for Basic, "Bearer x" as is, "" anonymous
+	body         any
+	contentType  string
+	header       map[string]string
+}
+
+func (s *server) do(r req) *response {
+	s.t.Helper()
+	var body io.Reader
+	ct := r.contentType
+	switch b := r.body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		body = bytes.NewReader(data)
+		if ct == "" {
+			ct = "application/json"
+		}
+	}
+	hr, err := http.NewRequest(r.method, s.ts.URL+r.path, body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if ct != "" {
+		hr.Header.Set("Content-Type", ct)
+	}
+	switch {
+	case strings.HasPrefix(r.auth, "Bearer ") || strings.HasPrefix(r.auth, "Basic "):
+		hr.Header.Set("Authorization", r.auth)
+	case r.auth != "":
+		hr.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(r.auth)))
+	}
+	for k, v := range r.header {
+		hr.Header.Set(k, v)
+	}
+	res, err := s.ts.Client().Do(hr)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return &response{status: res.StatusCode, header: res.Header, body: data}
+}
+
+// create posts body to path as the administrator and returns the new ID.
+func (s *server) create(path string, body any) uint64 {
+	s.t.Helper()
+	res := s.do(req{method: "POST", path: path, auth: adminAuth, body: body})
+	if res.status != http.StatusCreated {
+		s.t.Fatalf("POST %s: status %d\n%s", path, res.status, res.body)
+	}
+	return uint64(res.json(s.t)["id"].(float64))
+}
+
+// golden compares a body with testdata/<name>.golden.json (indented for review), or rewrites it.
+func golden(t testing.TB, name string, body []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "", "  "); err != nil {
+		t.Fatalf("%s: body is not JSON: %v\n%s", name, err, body)
+	}
+	buf.WriteByte('\n')
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run make golden to create it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("%s: body differs from %s (make golden rewrites it)\ngot:\n%s", name, path, buf.Bytes())
+	}
+}
+
+func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func toJSON(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
