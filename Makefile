@@ -26,7 +26,7 @@ bench:
 fuzz:
 	@for pkg in $$(go list ./...); do \
 		for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+			echo "fuzz $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=3s $$pkg || exit 1; \
 		done; \
 	done
 

@@ -115,6 +115,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	h.commonHeaders(sw, r)
 	if r.ContentLength > h.cfg.MaxBodyBytes {
+		// The body stays unread: close the connection rather than let the server drain it.
+		sw.Header().Set("Connection", "close")
 		h.writeError(sw, rq, errTooLarge)
 		return
 	}

@@ -25,8 +25,9 @@ type endpoint struct {
 	methods []string
 	params  []Param
 	handle  handleFunc
-	// allowed is the route-level permission check (CONTRACT 7.6), also used for the Allow header; nil
-	// means public.
+	// allowed is the route-level permission check (CONTRACT 7.6) as the Allow header reports it; nil
+	// means public. Handlers apply it themselves, at the point of CONTRACT 1.6 their route requires
+	// (venue and term routes validate the ID first).
 	allowed func(rq *request) bool
 }
 
@@ -82,21 +83,27 @@ func (h *Handler) routeTable() []*route {
 func (h *Handler) routes() *httprouter.Router {
 	r := httprouter.New()
 	r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
-	r.HandleMethodNotAllowed, r.HandleOPTIONS = true, false
+	r.HandleMethodNotAllowed, r.HandleOPTIONS = false, false
 	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		h.writeError(w, requestOf(req), errNoRoute)
 	})
-	r.MethodNotAllowed = r.NotFound
 	table := h.routeTable()
 	for _, rt := range table {
 		path := routerPath(rt)
+		served := map[string]bool{http.MethodOptions: true}
 		for _, ep := range rt.endpoints {
 			ep.params = append(ep.params, langParam)
 			for _, m := range ep.methods {
 				r.Handle(m, path, h.dispatch(rt, ep))
+				served[m] = true
 			}
 		}
 		r.Handle(http.MethodOptions, path, h.dispatch(rt, nil))
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if !served[m] {
+				r.Handle(m, path, h.wrongMethod(rt))
+			}
+		}
 	}
 	r.GET("/", h.dispatch(&route{endpoints: []*endpoint{{params: []Param{langParam}, handle: h.rootIndex}}}, nil))
 	h.table = table
@@ -112,6 +119,22 @@ func routerPath(rt *route) string {
 		return p[:i] + "/:ref/:slug"
 	}
 	return p
+}
+
+// wrongMethod answers a method the route does not have: 404 rest_no_route, as WordPress does, with
+// the route's methods in Allow (CONTRACT 1.4).
+func (h *Handler) wrongMethod(rt *route) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		rq := requestOf(r)
+		if matchRef(rt, rq, ps) {
+			var methods []string
+			for _, ep := range rt.endpoints {
+				methods = append(methods, ep.methods...)
+			}
+			w.Header().Set("Allow", strings.Join(methods, ", "))
+		}
+		h.writeError(w, rq, errNoRoute)
+	}
 }
 
 // dispatch runs steps 4 to 9 of CONTRACT 1.6 for one endpoint (ep nil: OPTIONS).
@@ -161,9 +184,6 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint
 			}
 			rq.fields = parseFields(names)
 		}
-	}
-	if ep.allowed != nil && !ep.allowed(rq) {
-		return forbidden(rq)
 	}
 	return ep.handle(w, rq)
 }

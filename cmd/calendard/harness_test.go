@@ -64,7 +64,11 @@ func startServerIn(t testing.TB, dir string, env ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{t: t, app: a, ts: httptest.NewServer(a.handler), dir: dir}
+	// Serve through the app's own http.Server, so its limits (headers, timeouts) apply.
+	ts := httptest.NewUnstartedServer(a.handler)
+	ts.Config = a.server
+	ts.Start()
+	s := &server{t: t, app: a, ts: ts, dir: dir}
 	t.Cleanup(s.stop)
 	return s
 }

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestRouting(t *testing.T) {
+	s := startServer(t)
+	id := s.create("/calendar/events/v1/events", concert())
+	_ = id
+	tests := []struct {
+		name       string
+		r          req
+		wantStatus int
+		wantAllow  string
+	}{
+		{"plain", req{method: "GET", path: "/calendar/events/v1/events/1"}, 200, "GET"},
+		{"trailing slash", req{method: "GET", path: "/calendar/events/v1/events/1/"}, 200, "GET"},
+		{"case-insensitive literals", req{method: "GET", path: "/Calendar/EVENTS/v1/Events/1"}, 200, "GET"},
+		{"leading zeros", req{method: "GET", path: "/calendar/events/v1/events/001"}, 200, "GET"},
+		{"language prefix", req{method: "GET", path: "/fr/calendar/events/v1/events/1"}, 200, "GET"},
+		{"admin sees every method", req{method: "GET", path: "/calendar/events/v1/events/1", auth: adminAuth}, 200, "GET, DELETE, POST, PUT, PATCH"},
+		{"slug keeps case then normalises", req{method: "GET", path: "/calendar/events/v1/events/by-slug/Jazz%20Night"}, 200, "GET"},
+		{"unknown prefix", req{method: "GET", path: "/xx/calendar/events/v1/events/1"}, 404, ""},
+		{"signed id", req{method: "GET", path: "/calendar/events/v1/events/+1"}, 404, ""},
+		{"negative id", req{method: "GET", path: "/calendar/events/v1/events/-1"}, 404, ""},
+		{"letters", req{method: "GET", path: "/calendar/events/v1/events/abc"}, 404, ""},
+		{"empty slug", req{method: "GET", path: "/calendar/events/v1/events/by-slug/"}, 404, ""},
+		{"unknown route", req{method: "GET", path: "/calendar/events/v1/nothing"}, 404, ""},
+		{"wrong method is 404 with Allow", req{method: "PUT", path: "/calendar/events/v1/events"}, 404, "POST"},
+		{"categories have no slug route", req{method: "GET", path: "/calendar/events/v1/categories/by-slug/x"}, 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := s.do(tc.r)
+			if res.status != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", res.status, tc.wantStatus, res.body)
+			}
+			if tc.wantStatus == 404 && res.json(t)["code"] != "rest_no_route" {
+				t.Errorf("code = %v", res.json(t)["code"])
+			}
+			if got := res.header.Get("Allow"); got != tc.wantAllow {
+				t.Errorf("Allow = %q, want %q", got, tc.wantAllow)
+			}
+			if ct := res.header.Get("Content-Type"); ct != "application/json; charset=UTF-8" {
+				t.Errorf("Content-Type = %q", ct)
+			}
+			if !strings.HasSuffix(res.header.Get("Link"), `/>; rel="https://api.w.org/"`) {
+				t.Errorf("Link = %q", res.header.Get("Link"))
+			}
+		})
+	}
+}
+
+func TestLinksFollowTheLanguagePrefix(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	res := s.do(req{method: "GET", path: "/de/calendar/events/v1/events/1"})
+	if got := res.header.Get("Link"); got != "<"+testOrigin+`/de/>; rel="https://api.w.org/"` {
+		t.Errorf("Link = %q", got)
+	}
+	// Term URLs keep the request's prefix; record URLs use the record's language (CONTRACT 1.8).
+	body := res.json(t)
+	if got := body["rest_url"]; got != testOrigin+"/calendar/events/v1/events/1" {
+		t.Errorf("rest_url = %v", got)
+	}
+	cat := body["categories"].([]any)[0].(map[string]any)
+	if got := cat["urls"].(map[string]any)["self"].(string); !strings.HasPrefix(got, testOrigin+"/de/calendar/events/v1/categories/") {
+		t.Errorf("term self = %v", got)
+	}
+}
+
+func TestOptionsDescribesTheRoute(t *testing.T) {
+	s := startServer(t)
+	res := s.do(req{method: "OPTIONS", path: "/calendar/events/v1/events"})
+	if res.status != 200 || res.header.Get("Allow") != "" {
+		t.Fatalf("OPTIONS: %d Allow %q", res.status, res.header.Get("Allow"))
+	}
+	golden(t, "options_events", res.body)
+}
+
+func TestMethodOverride(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	res := s.do(req{method: "POST", path: "/calendar/events/v1/events/1?_method=DELETE", auth: adminAuth})
+	if res.status != 200 || res.json(t)["status"] != "trash" {
+		t.Fatalf("_method=DELETE: %d %s", res.status, res.body)
+	}
+	res = s.do(req{method: "POST", path: "/calendar/events/v1/events/1", auth: adminAuth, body: map[string]any{"status": "draft"},
+		header: map[string]string{"X-HTTP-Method-Override": "PATCH"}})
+	if res.status != 200 || res.json(t)["status"] != "draft" {
+		t.Fatalf("override PATCH: %d %s", res.status, res.body)
+	}
+}
+
+func TestCORS(t *testing.T) {
+	s := startServer(t)
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events/1", header: map[string]string{"Origin": "https://app.example"}})
+	want := map[string]string{
+		"Access-Control-Allow-Origin":      "https://app.example",
+		"Access-Control-Allow-Credentials": "true",
+		"Access-Control-Allow-Methods":     "OPTIONS, GET, POST, PUT, PATCH, DELETE",
+		"Access-Control-Expose-Headers":    "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location",
+		"Vary":                             "Origin",
+	}
+	for k, v := range want {
+		if got := res.header.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	s := startServer(t, "CALENDAR_MAX_BODY_BYTES=200")
+	big := `{"title":"` + strings.Repeat("x", 300) + `"}`
+	res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: big, contentType: "application/json"})
+	if res.status != http.StatusRequestEntityTooLarge || res.json(t)["code"] != "rest_request_too_large" {
+		t.Fatalf("big body: %d %s", res.status, res.body)
+	}
+	res = s.do(req{method: "GET", path: "/calendar/events/v1/events/1", header: map[string]string{"X-Big": strings.Repeat("h", 70<<10)}})
+	if res.status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("big header: %d", res.status)
+	}
+	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
+	res = s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: `{"a":` + deep + `}`, contentType: "application/json"})
+	if res.status != 400 || res.json(t)["code"] != "rest_invalid_json" {
+		t.Fatalf("deep json: %d %s", res.status, res.body)
+	}
+}
+
+func TestFormBodies(t *testing.T) {
+	s := startServer(t)
+	form := "title=Form+Event&start_date=2030-02-01+10:00&end_date=2030-02-01+12:00&tags[]=a&tags[]=b&venue[venue]=Hall&organizer=&featured=yes"
+	res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: form, contentType: "application/x-www-form-urlencoded"})
+	if res.status != 201 {
+		t.Fatalf("form create: %d %s", res.status, res.body)
+	}
+	body := res.json(t)
+	if body["title"] != "Form Event" || len(body["tags"].([]any)) != 2 || body["featured"] != true {
+		t.Errorf("form fields: %v %v %v", body["title"], body["tags"], body["featured"])
+	}
+	if v, ok := body["venue"].(map[string]any); !ok || v["venue"] != "Hall" {
+		t.Errorf("inline venue from brackets: %v", body["venue"])
+	}
+	// Query parameters are a source too, below the body.
+	res = s.do(req{method: "POST", path: "/calendar/events/v1/events?title=FromQuery&start_date=2030-01-01&end_date=2030-01-01", auth: adminAuth,
+		body: map[string]any{"title": "FromBody"}})
+	if res.status != 201 || res.json(t)["title"] != "FromBody" {
+		t.Fatalf("precedence: %d %s", res.status, res.body)
+	}
+}
+
+func TestFieldsFilter(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events/1?_fields=id,title,venue.city,nope"})
+	if res.status != 200 {
+		t.Fatalf("%d %s", res.status, res.body)
+	}
+	if got, want := string(res.body), `{"id":1,"title":"Jazz Night","venue":{"city":"Paris"}}`; got != want {
+		t.Errorf("body = %s, want %s", got, want)
+	}
+}
