@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -124,3 +125,5 @@ func linkedIDs(tx *bolt.Tx, bucket []byte, id uint64) []uint64 {
 	}
 	return ids
 }
+
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }

@@ -115,8 +115,8 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 		if err := w.linkEvent(&old, e); err != nil {
 			return err
 		}
-		if _, err := w.save(e, stored); err != nil {
-			return err
+		if changed, err := w.save(e, stored); err != nil || !changed {
+			return err // an update that changes nothing writes nothing, change log included
 		}
 		return w.flush()
 	})

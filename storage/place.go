@@ -56,7 +56,7 @@ func updatePlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t Post
 				return err
 			}
 		}
-		if _, err := w.save(r, stored); err != nil {
+		if changed, err := w.save(r, stored); err != nil || !changed {
 			return err
 		}
 		return w.flush()

@@ -79,7 +79,7 @@ func (w *writer) newTerm(tax Taxonomy, name, base string) (*Term, error) {
 		base = slug.Normalize(name)
 	}
 	if base == "" {
-		base = strconv.FormatUint(id, 10)
+		base = utoa(id)
 	}
 	slugs := w.tx.Bucket(termSlugBucket(tax))
 	candidate := base
@@ -133,7 +133,7 @@ func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermI
 		if in.Slug != nil {
 			s := slug.Normalize(*in.Slug)
 			if s == "" {
-				s = strconv.FormatUint(id, 10)
+				s = utoa(id)
 			}
 			slugs := tx.Bucket(termSlugBucket(tax))
 			if owner := slugs.Get([]byte(s)); owner != nil && beUint(owner) != id {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -282,7 +281,7 @@ func (w *writer) anyPost(t PostType, id uint64) (rec, error) {
 // 3.10.2); an empty base falls back to the record ID.
 func (w *writer) claimSlug(p *Post, base string) error {
 	if base == "" {
-		base = fmt.Sprint(p.ID)
+		base = utoa(p.ID)
 	}
 	b := w.tx.Bucket(slugBucket(p.Type, p.Lang))
 	candidate := base
