@@ -3,6 +3,9 @@
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DATA_DIR ?= ./data
+# make run's administrator password: a fixed value so the README's curl examples work on a fresh
+# clone. It only applies to a data directory with no users yet, and the service listens on loopback.
+DEV_APP_PASSWORD ?= DevPassword0000000000000
 FUZZTIME ?= 30s
 
 build:
@@ -17,7 +20,8 @@ lint:
 	go tool staticcheck ./...
 
 run:
-	go run ./cmd/calendard serve --data-dir $(DATA_DIR)
+	CALENDAR_ADMIN_APP_PASSWORD=$${CALENDAR_ADMIN_APP_PASSWORD:-$(DEV_APP_PASSWORD)} \
+		go run ./cmd/calendard serve --data-dir $(DATA_DIR)
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
