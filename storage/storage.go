@@ -47,6 +47,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage/datetime"
@@ -95,7 +96,7 @@ func Open(path string, opts Options) (*DB, error) {
 		opts.SiteZone = datetime.Zone{Name: "UTC", Loc: time.UTC}
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	if err != nil {

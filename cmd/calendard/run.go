@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,7 +36,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args, getenv, stderr)
 	case "user", "app-password":
 		if len(args) == 0 {
-			return errors.New(usage)
+			return fmt.Errorf("%s needs a subcommand; run calendard help", cmd)
 		}
 		return admin(ctx, cmd+" "+args[0], args[1:], getenv, stdout, stderr)
 	case "version":
@@ -47,7 +46,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	return fmt.Errorf("unknown command %q; run calendard help", cmd)
 }
 
 func newLogger() (*zap.Logger, error) {
@@ -129,7 +128,7 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 	case "app-password revoke":
 		return db.RevokeAppPassword(ctx, *user, *name)
 	default:
-		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+		return fmt.Errorf("unknown command %q; run calendard help", cmd)
 	}
 	return nil
 }
