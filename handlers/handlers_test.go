@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/storage"
+)
+
+const adminPassword = "AdminPassword0123456789a"
+
+// newTestHandler serves a fresh store with one administrator.
+func newTestHandler(t testing.TB, cfg Config) (http.Handler, *storage.DB) {
+	t.Helper()
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if _, err := db.CreateUser(ctx, storage.User{Login: "admin", Email: "admin@example.org", Role: storage.RoleAdministrator}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddAppPassword(ctx, "admin", "test", adminPassword); err != nil {
+		t.Fatal(err)
+	}
+	log := zap.NewNop()
+	if tt, ok := t.(*testing.T); ok {
+		log = zaptest.NewLogger(tt)
+	}
+	return New(cfg, db, log), db
+}
+
+func serve(h http.Handler, method, target, contentType, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r.SetBasicAuth("admin", adminPassword)
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// checkEnvelope fails unless the response is JSON and, for errors, the contract's envelope.
+func checkEnvelope(t testing.TB, w *httptest.ResponseRecorder) {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		t.Fatalf("status %d: body is not a JSON object: %v\n%s", w.Code, err, w.Body)
+	}
+	if w.Code >= 400 {
+		data, _ := body["data"].(map[string]any)
+		if _, ok := body["code"].(string); !ok || data["status"] != float64(w.Code) {
+			t.Fatalf("status %d: not an error envelope: %s", w.Code, w.Body)
+		}
+	}
+}
+
+func TestInternalErrorsAreHidden(t *testing.T) {
+	h, db := newTestHandler(t, Config{})
+	db.Close() // every store call now fails with an error the contract has no code for
+	r := httptest.NewRequest("GET", "/calendar/events/v1/events/1", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	checkEnvelope(t, w)
+	if w.Code != 500 || !strings.Contains(w.Body.String(), `"rest_internal_error"`) || strings.Contains(w.Body.String(), "database") {
+		t.Errorf("got %d %s", w.Code, w.Body)
+	}
+}
+
+func TestHandlerDeadline(t *testing.T) {
+	h, _ := newTestHandler(t, Config{HandlerTimeout: time.Nanosecond})
+	w := serve(h, "GET", "/calendar/events/v1/events/1", "", "")
+	checkEnvelope(t, w)
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), `"rest_timeout"`) {
+		t.Errorf("got %d %s", w.Code, w.Body)
+	}
+}
+
+// FuzzEventBody sends arbitrary bodies to the event create and update routes: whatever arrives, the
+// answer is the contract's envelope and never a 500.
+func FuzzEventBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"title":"Concert","start_date":"2030-05-01 20:00","end_date":"2030-05-01 22:00"}`,
+		`{"title":"x","start_date":"tomorrow 9am","end_date":"+2 hours","timezone":"UTC+5.5","all_day":"yes"}`,
+		`{"title":"x","start_date":1514764800,"end_date":"2030-01-01","venue":{"venue":"Hall","geo_lat":"1e1","geo_lng":-4}}`,
+		`{"title":"x","start_date":"2030-01-01","end_date":"2030-01-01","organizer":[1,{"organizer":"O"},"2,3"],"categories":"a,b,1","tags":[1.0,"t"]}`,
+		`{"title":"x","start_date":"2030-01-01","end_date":"2030-01-01","cost":["0$",12.5,"€ 10 - 20"],"image":"https://x.org/a.png","website":"https://x.org"}`,
+		`{"title":null,"status":"trash","date":"next monday","date_utc":"2017-12-21T10:00:00Z"}`,
+		`title=x&start_date=2030-01-01&end_date=2030-01-01&venue[]=1&organizer[0][organizer]=O`,
+		`[1,2]`, `{"a":`, ``,
+	} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	h, _ := newTestHandler(f, Config{})
+	f.Fuzz(func(t *testing.T, body string, asJSON bool) {
+		ct := "application/x-www-form-urlencoded"
+		if asJSON {
+			ct = "application/json"
+		}
+		w := serve(h, "POST", "/calendar/events/v1/events", ct, body)
+		checkEnvelope(t, w)
+		if w.Code >= 500 {
+			t.Fatalf("create: %d %s", w.Code, w.Body)
+		}
+		if w.Code == http.StatusCreated {
+			var created struct{ ID int64 }
+			json.Unmarshal(w.Body.Bytes(), &created)
+			w = serve(h, "PATCH", "/calendar/events/v1/events/"+itoa(created.ID), ct, body)
+			checkEnvelope(t, w)
+			if w.Code >= 500 {
+				t.Fatalf("update: %d %s", w.Code, w.Body)
+			}
+		}
+	})
+}
