@@ -21,9 +21,11 @@ func (e *TypeError) Error() string { return "must be of type " + e.Want }
 const blanks = " \t\n\v\f\r"
 
 // Int coerces v to a 64-bit integer. It accepts a JSON integer, a JSON number
-// whose value is a whole number (1.0, 1e2, 250e-1 is not), and a string
-// matching ^\s*[+-]?[0-9]+\s*$ (leading zeros allowed). The value must fit in
-// an int64.
+// whose exact value is a whole number (1.0, 1e2, 250e-1; not 1.5 or 1e-2),
+// and a string matching ^\s*[+-]?[0-9]+\s*$ (leading zeros allowed, so "007"
+// is 7). The value must fit in an int64. The check is done on the decimal
+// text, not through a float64, so 9007199254740993.0 is exact and
+// 1.0000000000000000001 is rejected.
 func Int(v any) (int64, error) {
 	fail := &TypeError{Want: "integer"}
 	switch v := v.(type) {

@@ -45,11 +45,15 @@
 //     ("a[b][c=1" sets a[b]);
 //   - anything after a "]" that does not open a new bracket is ignored
 //     ("a[b]c=1" sets a[b]);
+//   - one blank right after "[" is skipped when "]" follows it, so "a[ ]"
+//     appends like "a[]";
 //   - a name with more than [MaxDepth] bracket pairs is dropped together with
 //     every value already stored under its top-level name, as PHP does when
 //     max_input_nesting_level is exceeded;
 //   - an empty top-level name ("=1", "[a]=1") is dropped.
 //
 // Form values are byte strings exactly as sent: no UTF-8 validation and no
-// charset conversion happen here.
+// charset conversion happen here. PHP's max_input_vars (1000 by default, past
+// which PHP silently ignores variables) is not applied: the body size limit
+// (CONTRACT 10.1) bounds the work instead, and no parameter is lost silently.
 package input

@@ -155,7 +155,10 @@ func partName(disposition string) (string, bool) {
 			hasFile = true
 		}
 	}
-	return name, hasName && !hasFile
+	if !hasName || hasFile {
+		return "", false
+	}
+	return name, true
 }
 
 // phpSpace is C's isspace set.
@@ -256,8 +259,9 @@ type form struct {
 	top map[string]any // string or *phpArray
 }
 
-// phpArray is an ordered PHP array: integer keys are kept in their decimal
-// form, and nextIndex is where "[]" appends.
+// phpArray is an ordered PHP array. Integer keys are kept in their decimal
+// form, which PHP's canonical-integer rule makes unique; next is where "[]"
+// appends.
 type phpArray struct {
 	keys    []string
 	intKeys int // how many keys are integers >= 0
