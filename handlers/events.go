@@ -83,6 +83,7 @@ func (h *Handler) createEvent(w http.ResponseWriter, rq *request) error {
 
 // respondEvent answers a write with the event as it is now (no json_ld, CONTRACT 3.7).
 func (h *Handler) respondEvent(w http.ResponseWriter, rq *request, id uint64, status int) error {
+	h.settle(rq)
 	e, rel, err := h.db.Event(rq.r.Context(), id)
 	if err != nil {
 		return err

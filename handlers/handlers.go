@@ -14,6 +14,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 )
@@ -22,6 +23,9 @@ import (
 const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultHandlerTimeout = 30 * time.Second
+	// DefaultIndexWait bounds how long a write waits for the index before answering (DESIGN 3): the
+	// write is durable either way, and the index catches up by itself.
+	DefaultIndexWait = 2 * time.Second
 )
 
 // Config holds the site settings the HTTP layer needs (CONTRACT 0.3).
@@ -35,29 +39,34 @@ type Config struct {
 	CurrencyCode     string
 	MaxBodyBytes     int64
 	HandlerTimeout   time.Duration
+	IndexWait        time.Duration
 }
 
 // Handler serves the REST API.
 type Handler struct {
 	cfg    Config
 	db     *storage.DB
+	index  *index.Index
 	log    *zap.Logger
 	router *httprouter.Router
 	table  []*route
 }
 
 // New returns the API's http.Handler.
-func New(cfg Config, db *storage.DB, log *zap.Logger) http.Handler {
+func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Handler {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if cfg.HandlerTimeout == 0 {
 		cfg.HandlerTimeout = DefaultHandlerTimeout
 	}
+	if cfg.IndexWait == 0 {
+		cfg.IndexWait = DefaultIndexWait
+	}
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, log: log}
+	h := &Handler{cfg: cfg, db: db, index: ix, log: log}
 	h.router = h.routes()
 	return h
 }
@@ -66,7 +75,9 @@ type ctxKey struct{}
 
 // request is everything a route handler needs about one request, parsed once.
 type request struct {
-	r     *http.Request
+	r *http.Request
+	// db is the store, for parameter parsers that check existence (CONTRACT 1.6 step 7).
+	db    *storage.DB
 	id    string
 	actor storage.Actor
 	// prefix is the language path prefix ("" without one); lang the selected language (CONTRACT 0.2).
@@ -100,7 +111,7 @@ func (rq *request) ns() string { return rq.base() + "/" + namespace }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	rq := &request{r: r, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone()}
+	rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone()}
 	defer func() {
 		if p := recover(); p != nil {
 			h.log.Error("panic", zap.String("request_id", rq.id), zap.Any("panic", p), zap.Stack("stack"))
@@ -225,4 +236,18 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n
 	return n, err
+}
+
+// settle waits until the index has applied every write acknowledged so far (read-your-writes): the
+// next list request of the client sees its write.
+func (h *Handler) settle(rq *request) {
+	head, err := h.db.ChangeHead(rq.r.Context())
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(rq.r.Context(), h.cfg.IndexWait)
+	defer cancel()
+	if err := h.index.WaitApplied(ctx, head); err != nil {
+		h.log.Warn("index behind the store after a write", zap.String("request_id", rq.id), zap.Uint64("seq", head))
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -38,7 +39,14 @@ func newTestHandler(t testing.TB, cfg Config) (http.Handler, *storage.DB) {
 	if tt, ok := t.(*testing.T); ok {
 		log = zaptest.NewLogger(tt)
 	}
-	return New(cfg, db, log), db
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"), db, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	// No syncer runs: a write waits only this long for the index, which these tests never list.
+	cfg.IndexWait = time.Millisecond
+	return New(cfg, db, ix, log), db
 }
 
 func serve(h http.Handler, method, target, contentType, body string) *httptest.ResponseRecorder {

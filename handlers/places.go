@@ -115,9 +115,10 @@ func organizerInput(rq *request, vals values) *storage.OrganizerInput {
 // placeKind is what differs between the venue and organizer routes, which otherwise behave alike
 // (CONTRACT 4.3, 4.4).
 type placeKind struct {
-	route  string // venues, organizers
-	res    *resource
-	params []Param
+	postType storage.PostType
+	route    string // venues, organizers
+	res      *resource
+	params   []Param
 	// load finds the record by ID (slug == "") or by slug in lang.
 	load   func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error)
 	create func(ctx context.Context, db *storage.DB, rq *request) (place, error)
@@ -140,7 +141,7 @@ func organizerPlace(o *storage.Organizer, rel *storage.Related) place {
 }
 
 var venueKind = &placeKind{
-	route: "venues", res: venueRes, params: venueParams,
+	postType: storage.TypeVenue, route: "venues", res: venueRes, params: venueParams,
 	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
 		var v *storage.Venue
 		var rel *storage.Related
@@ -173,7 +174,7 @@ var venueKind = &placeKind{
 }
 
 var organizerKind = &placeKind{
-	route: "organizers", res: organizerRes, params: organizerParams,
+	postType: storage.TypeOrganizer, route: "organizers", res: organizerRes, params: organizerParams,
 	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
 		var o *storage.Organizer
 		var rel *storage.Related
@@ -205,8 +206,25 @@ var organizerKind = &placeKind{
 	},
 }
 
+// loadMany loads records of the kind in the given order, ready to render.
+func (k *placeKind) loadMany(rq *request, db *storage.DB, ids []uint64) ([]place, error) {
+	recs, rel, err := db.Load(rq.r.Context(), k.postType, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []place
+	for _, v := range recs.Venues {
+		out = append(out, venuePlace(v, rel))
+	}
+	for _, o := range recs.Organizers {
+		out = append(out, organizerPlace(o, rel))
+	}
+	return out, nil
+}
+
 func (h *Handler) placeCollection(k *placeKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
+		{methods: []string{"GET"}, params: placeListParams, handle: h.listPlaces(k)},
 		{methods: []string{"POST"}, params: k.params, handle: h.createPlace(k), allowed: need(storage.CapEditPosts)},
 	}}
 }
@@ -262,6 +280,7 @@ func (h *Handler) createPlace(k *placeKind) handleFunc {
 
 // respondPlace answers a write with the record as it is now (no json_ld).
 func (h *Handler) respondPlace(w http.ResponseWriter, rq *request, k *placeKind, id uint64, status int) error {
+	h.settle(rq)
 	p, err := k.load(rq.r.Context(), h.db, id, "", "")
 	if err != nil {
 		return err

@@ -45,6 +45,7 @@ func termInput(rq *request) *storage.TermInput {
 
 func (h *Handler) termCollection(k *termKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
+		{methods: []string{"GET"}, params: termListParams(k), handle: h.listTerms(k)},
 		{methods: []string{"POST"}, params: termParams(k), handle: h.createTerm(k), allowed: need(storage.CapEditPosts, k.manage)},
 	}}
 }
@@ -76,6 +77,7 @@ func (h *Handler) findTerm(rq *request, k *termKind) (*storage.Term, *storage.Re
 }
 
 func (h *Handler) respondTerm(w http.ResponseWriter, rq *request, k *termKind, id uint64, status int) error {
+	h.settle(rq)
 	t, rel, err := h.db.Term(rq.r.Context(), k.tax, id)
 	if err != nil {
 		return err
@@ -140,6 +142,7 @@ func (h *Handler) deleteTerm(k *termKind) handleFunc {
 		if _, err := h.db.DeleteTerm(rq.r.Context(), k.tax, t.ID); err != nil {
 			return err
 		}
+		h.settle(rq)
 		h.writeJSON(w, rq, http.StatusOK, body.pick(rq.fields))
 		return nil
 	}

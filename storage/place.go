@@ -7,7 +7,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Venues and organizers share their update, trash and read paths; place is either type.
+// place is a pointer to one of the record types; venues and organizers share their update, trash and
+// read paths through it.
 type place[T any] interface {
 	*T
 	rec

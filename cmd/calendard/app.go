@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -32,6 +33,7 @@ type app struct {
 	cfg     Config
 	log     *zap.Logger
 	db      *storage.DB
+	index   *index.Index
 	handler http.Handler
 	server  *http.Server
 	// ln is the bound listener; tests read its address.
@@ -58,7 +60,11 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	a.handler = handlers.New(cfg.handlerConfig(), db, log.Named("http"))
+	if a.index, err = index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, log.Named("index")); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.handler = handlers.New(cfg.handlerConfig(), db, a.index, log.Named("http"))
 	a.server = &http.Server{
 		Handler:           a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -98,8 +104,10 @@ func (a *app) listen() error {
 	return nil
 }
 
-// serve answers requests until ctx is done, then shuts down gracefully: in-flight requests finish.
+// serve answers requests until ctx is done, then shuts down gracefully: in-flight requests finish,
+// then the index syncer stops.
 func (a *app) serve(ctx context.Context) error {
+	defer a.startSync()()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
 	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))
@@ -119,8 +127,21 @@ func (a *app) serve(ctx context.Context) error {
 	return nil
 }
 
+// startSync runs the index syncer until the returned stop function is called; stop waits for it.
+func (a *app) startSync() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := a.index.Run(ctx, a.db.Notify()); err != nil {
+			a.log.Error("index syncer stopped", zap.Error(err))
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
 func (a *app) close() error {
-	err := a.db.Close()
+	err := errors.Join(a.index.Close(), a.db.Close())
 	_ = a.log.Sync()
 	return err
 }

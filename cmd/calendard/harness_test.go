@@ -32,10 +32,11 @@ const (
 
 // server is a running calendard for one test: the real app on a temp data dir, behind httptest.
 type server struct {
-	t   testing.TB
-	app *app
-	ts  *httptest.Server
-	dir string
+	t        testing.TB
+	app      *app
+	ts       *httptest.Server
+	dir      string
+	stopSync func()
 }
 
 // startServer runs the app with a frozen clock and a fixed origin, so bodies are byte-stable.
@@ -68,7 +69,7 @@ func startServerIn(t testing.TB, dir string, env ...string) *server {
 	ts := httptest.NewUnstartedServer(a.handler)
 	ts.Config = a.server
 	ts.Start()
-	s := &server{t: t, app: a, ts: ts, dir: dir}
+	s := &server{t: t, app: a, ts: ts, dir: dir, stopSync: a.startSync()}
 	t.Cleanup(s.stop)
 	return s
 }
@@ -79,6 +80,7 @@ func (s *server) stop() {
 	}
 	s.ts.Close()
 	s.ts = nil
+	s.stopSync()
 	if err := s.app.close(); err != nil {
 		s.t.Error(err)
 	}

@@ -1,0 +1,580 @@
+package handlers
+
+import (
+	"cmp"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/handlers/input"
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/slug"
+)
+
+// List limits (CONTRACT 5.1, 10.1).
+const (
+	DefaultPerPage = 100
+	MaxPerPage     = 100
+	maxPage        = 2147483647
+)
+
+var pageParams = []Param{
+	{Name: "page", Type: tInt, Default: 1, parse: parseBounded(1, maxPage), Desc: "Page of the list to return."},
+	{Name: "per_page", Type: tInt, Default: DefaultPerPage, parse: parsePerPage, Desc: "Items per page (at most 100)."},
+}
+
+func parseBounded(lo, hi int64) func(*request, any) (any, *problem) {
+	return func(_ *request, v any) (any, *problem) {
+		n, err := input.Int(v)
+		if err != nil {
+			return nil, typeProblem(err)
+		}
+		if n < lo || n > hi {
+			return nil, bad("must be between " + itoa(lo) + " and " + itoa(hi))
+		}
+		return n, nil
+	}
+}
+
+func parsePerPage(rq *request, v any) (any, *problem) {
+	n, prob := parseBounded(1, 1<<62)(rq, v)
+	if prob != nil {
+		return nil, prob
+	}
+	return min(n.(int64), MaxPerPage), nil
+}
+
+// eventListParams is the events list table (CONTRACT 5.2), in the order rest_url echoes them.
+var eventListParams = append(slices.Clone(pageParams),
+	Param{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date."},
+	Param{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date."},
+	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description."},
+	Param{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs."},
+	Param{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs."},
+	Param{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs."},
+	Param{Name: "organizer", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeOrganizer), Desc: "Organizer IDs."},
+	Param{Name: "featured", Type: tBool, Desc: "Only featured (true) or only non-featured (false) events."},
+	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
+	Param{Name: "geoloc", Type: tBool, Desc: "Only events whose venue has coordinates."},
+	Param{Name: "geoloc_lat", Type: tNumber, parse: parseRange(-90, 90, false), Desc: "Latitude of the centre."},
+	Param{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre."},
+	Param{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
+	Param{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
+	Param{Name: "post_parent", Type: tInt, parse: parsePostParent, Desc: "Parent event ID."},
+)
+
+// placeListParams is the venues and organizers list table (CONTRACT 5.3).
+var placeListParams = append(slices.Clone(pageParams),
+	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields."},
+	Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Only records linked to this event."},
+	Param{Name: "has_events", Type: tTruthy, Desc: "Only records with (true) or without (false) events."},
+	Param{Name: "only_with_upcoming", Type: tTruthy, Default: false, Desc: "Only records with upcoming events."},
+	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
+)
+
+// dayBound is a parsed start_date/end_date: the instant of the whole-day bound in the site zone.
+type dayBound struct{ t time.Time }
+
+// parseDayBound reads a date-time in the site zone and widens it to the start (or end) of its day
+// there (CONTRACT 5.2).
+func parseDayBound(end bool) func(*request, any) (any, *problem) {
+	return func(rq *request, v any) (any, *problem) {
+		e, err := parseDateTime(v)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		t, err := e.Eval(rq.site.Loc, rq.now)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		return dayBound{dayEdge(t, rq.site.Loc, end)}, nil
+	}
+}
+
+// dayEdge is 00:00:00 (or 23:59:59 when end) of t's calendar day in loc.
+func dayEdge(t time.Time, loc *time.Location, end bool) time.Time {
+	w := datetime.WallOf(t.In(loc))
+	w.Hour, w.Min, w.Sec = 0, 0, 0
+	if end {
+		w.Hour, w.Min, w.Sec = 23, 59, 59
+	}
+	return w.In(loc)
+}
+
+func parseRange(lo, hi float64, openLow bool) func(*request, any) (any, *problem) {
+	return func(_ *request, v any) (any, *problem) {
+		f, err := input.Number(v)
+		if err != nil {
+			return nil, typeProblem(err)
+		}
+		if f < lo || f > hi || (openLow && f == lo) {
+			return nil, bad("must be between " + strconv.FormatFloat(lo, 'f', -1, 64) + " and " + strconv.FormatFloat(hi, 'f', -1, 64))
+		}
+		return f, nil
+	}
+}
+
+// listItems reads a list parameter of 1 to 100 non-empty scalar items.
+func listItems(v any) ([]string, *problem) {
+	list, err := input.List(v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	if len(list) > maxItems {
+		return nil, tooLong(maxItems, "items")
+	}
+	var out []string
+	for _, item := range list {
+		s, ok := scalarText(item)
+		if !ok {
+			return nil, &problem{code: "rest_invalid_type", message: "must be a list of IDs or slugs"}
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, bad("must not be empty")
+	}
+	return out, nil
+}
+
+// termFilter is a parsed categories/tags filter: the items as sent (for rest_url) and their IDs.
+type termFilter struct {
+	items []string
+	ids   []uint64
+}
+
+func parseTermFilter(tax storage.Taxonomy) func(*request, any) (any, *problem) {
+	return func(rq *request, v any) (any, *problem) {
+		items, prob := listItems(v)
+		if prob != nil {
+			return nil, prob
+		}
+		terms, err := rq.db.Terms(rq.r.Context(), tax)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		f := termFilter{items: items}
+		for _, item := range items {
+			t := findTerm(terms, item)
+			if t == nil {
+				return nil, bad("no " + tax.String() + " has the ID or slug " + item)
+			}
+			f.ids = append(f.ids, t.ID)
+		}
+		return f, nil
+	}
+}
+
+func findTerm(terms []*storage.Term, item string) *storage.Term {
+	id, err := strconv.ParseUint(item, 10, 64)
+	s := slug.Normalize(item)
+	for _, t := range terms {
+		if (err == nil && t.ID == id) || (err != nil && t.Slug == s) {
+			return t
+		}
+	}
+	return nil
+}
+
+// idList is a parsed list of record IDs.
+type idList []uint64
+
+func parseIDs(v any) (idList, *problem) {
+	items, prob := listItems(v)
+	if prob != nil {
+		return nil, prob
+	}
+	var ids idList
+	for _, item := range items {
+		n, err := strconv.ParseUint(item, 10, 64)
+		if err != nil || n == 0 {
+			return nil, &problem{code: "rest_invalid_type", message: "must be a list of positive integers"}
+		}
+		ids = append(ids, n)
+	}
+	return ids, nil
+}
+
+func parseLinkedFilter(t storage.PostType) func(*request, any) (any, *problem) {
+	return func(rq *request, v any) (any, *problem) {
+		ids, prob := parseIDs(v)
+		if prob != nil {
+			return nil, prob
+		}
+		recs, _, err := rq.db.Load(rq.r.Context(), t, ids)
+		if err != nil {
+			return nil, bad(err.Error())
+		}
+		if n := len(recs.Venues) + len(recs.Organizers); n != len(uniqueIDs(ids)) {
+			return nil, bad("every ID must be the ID of a " + t.String())
+		}
+		return ids, nil
+	}
+}
+
+func uniqueIDs(ids []uint64) []uint64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func parseInclude(_ *request, v any) (any, *problem) {
+	return parseIDs(v)
+}
+
+func parsePostParent(rq *request, v any) (any, *problem) {
+	id, prob := parseEventRef(rq, v)
+	if prob != nil {
+		return nil, prob
+	}
+	return id, nil
+}
+
+// parseEventRef reads an existing event ID (any status or language).
+func parseEventRef(rq *request, v any) (any, *problem) {
+	n, err := input.Int(v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	if n > 0 {
+		if _, _, err := rq.db.Event(rq.r.Context(), uint64(n)); err == nil {
+			return n, nil
+		}
+	}
+	return nil, bad("must be the ID of an event")
+}
+
+// parseStatusFilter implements the `status` filter of CONTRACT 5.5.
+func parseStatusFilter(rq *request, v any) (any, *problem) {
+	items, prob := listItems(v)
+	if prob != nil {
+		return nil, prob
+	}
+	var out []storage.Status
+	for _, item := range items {
+		if !slices.Contains(statusEnum, item) {
+			return nil, &problem{code: "rest_not_in_enum", message: "must be one of " + strings.Join(statusEnum, ", ")}
+		}
+		out = append(out, storage.Status(item))
+	}
+	if !rq.actor.Can(storage.CapEditPosts) && (len(out) != 1 || out[0] != storage.StatusPublish) {
+		return nil, bad("only publish may be requested without the edit_posts capability")
+	}
+	return out, nil
+}
+
+// listing is the envelope of one list response.
+type listing struct {
+	key      string // events, venues, organizers, categories, tags
+	items    []obj
+	total    int
+	page     int
+	perPage  int
+	notFound string
+	params   []Param
+}
+
+// writeList writes a list page (CONTRACT 5.1), or 404 for a page past the end.
+func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error {
+	if len(l.items) == 0 && l.page > 1 {
+		return newError(http.StatusNotFound, l.notFound, "The requested page does not exist.")
+	}
+	pages := (l.total + l.perPage - 1) / l.perPage
+	self := h.listURL(rq, l.key, l.params)
+	var prev, next string
+	base := strings.TrimSuffix(strings.TrimSuffix(self, "&page="+strconv.Itoa(l.page)), "?page="+strconv.Itoa(l.page))
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	if l.page < pages {
+		next = base + sep + "page=" + strconv.Itoa(l.page+1)
+	}
+	if l.page > 1 {
+		prev = base
+		if l.page-1 > 1 {
+			prev = base + sep + "page=" + strconv.Itoa(l.page-1)
+		}
+	}
+	items := make([]obj, len(l.items))
+	for i, it := range l.items {
+		items[i] = it.pick(rq.fields)
+	}
+	var body obj
+	if l.key == "categories" || l.key == "tags" {
+		body = obj{{"rest_url", self}, {"total", l.total}, {"total_pages", pages}, {l.key, items}}
+		body = appendLinks(body, next, prev)
+	} else {
+		body = obj{{l.key, items}, {"rest_url", self}}
+		body = appendLinks(body, next, prev)
+		body = append(body, member{"total", l.total}, member{"total_pages", pages})
+	}
+	// Set as the reference spells them; Header.Set would canonicalise to X-Tec-Total.
+	w.Header()["X-TEC-Total"] = []string{strconv.Itoa(l.total)}
+	w.Header()["X-TEC-TotalPages"] = []string{strconv.Itoa(pages)}
+	h.writeJSON(w, rq, http.StatusOK, body)
+	return nil
+}
+
+func appendLinks(body obj, next, prev string) obj {
+	if next != "" {
+		body = append(body, member{"next_rest_url", next})
+	}
+	if prev != "" {
+		body = append(body, member{"previous_rest_url", prev})
+	}
+	return body
+}
+
+// listURL is rest_url of CONTRACT 5.1: the supplied parameters, in table order, with their effective
+// values; translation_language after them when sent, and page last.
+func (h *Handler) listURL(rq *request, key string, params []Param) string {
+	var parts []string
+	add := func(name, value string) {
+		parts = append(parts, url.QueryEscape(name)+"="+url.QueryEscape(value))
+	}
+	for _, p := range params {
+		v, ok := rq.vals[p.Name]
+		if !ok || p.Name == "page" || p.Name == "translation_language" {
+			continue
+		}
+		add(p.Name, effectiveValue(rq, v))
+	}
+	if l := rq.vals.str("translation_language"); l != nil {
+		add("translation_language", *l)
+	}
+	if p, ok := rq.vals["page"]; ok {
+		add("page", effectiveValue(rq, p))
+	}
+	u := rq.ns() + "/" + key + "/"
+	if len(parts) > 0 {
+		u += "?" + strings.Join(parts, "&")
+	}
+	return u
+}
+
+func effectiveValue(rq *request, v any) string {
+	switch v := v.(type) {
+	case int64:
+		return itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		if v {
+			return "1"
+		}
+		return "0"
+	case string:
+		return v
+	case dayBound:
+		return v.t.In(rq.site.Loc).Format(datetime.DB)
+	case termFilter:
+		return strings.Join(v.items, ",")
+	case idList:
+		parts := make([]string, len(v))
+		for i, id := range v {
+			parts[i] = utoa(id)
+		}
+		return strings.Join(parts, ",")
+	case []storage.Status:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = string(s)
+		}
+		return strings.Join(parts, ",")
+	case []string:
+		return strings.Join(v, ",")
+	}
+	return ""
+}
+
+// pageOf reads page and per_page.
+func pageOf(rq *request) (page, perPage int) {
+	page, perPage = 1, DefaultPerPage
+	if n, ok := rq.vals["page"].(int64); ok {
+		page = int(n)
+	}
+	if n, ok := rq.vals["per_page"].(int64); ok {
+		perPage = int(n)
+	}
+	return page, perPage
+}
+
+func visibility(rq *request) index.Visibility {
+	v := index.Visibility{Actor: rq.actor}
+	if s, ok := rq.vals["status"].([]storage.Status); ok {
+		v.Statuses = s
+	}
+	return v
+}
+
+func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
+	page, perPage := pageOf(rq)
+	f := &index.EventFilter{Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,
+		Offset: (page - 1) * perPage, Limit: perPage, Featured: rq.vals.boolean("featured")}
+	today := dayEdge(rq.now, rq.site.Loc, false)
+	f.Start = today
+	f.End = dayEdge(datetime.WallOf(today.In(rq.site.Loc)).In(rq.site.Loc).AddDate(0, 24, 0), rq.site.Loc, true)
+	if b, ok := rq.vals["start_date"].(dayBound); ok {
+		f.Start = b.t
+	}
+	if b, ok := rq.vals["end_date"].(dayBound); ok {
+		f.End = b.t
+	}
+	if s := rq.vals.str("search"); s != nil {
+		f.Search = *s
+	}
+	if c, ok := rq.vals["categories"].(termFilter); ok {
+		terms, err := h.db.Terms(rq.r.Context(), storage.TaxCategory)
+		if err != nil {
+			return err
+		}
+		f.Categories = withDescendants(terms, c.ids)
+	}
+	if t, ok := rq.vals["tags"].(termFilter); ok {
+		f.Tags = t.ids
+	}
+	if v, ok := rq.vals["venue"].(idList); ok {
+		f.Venues = v
+	}
+	if o, ok := rq.vals["organizer"].(idList); ok {
+		f.Orgs = o
+	}
+	if inc, ok := rq.vals["include"].(idList); ok {
+		f.Include = inc
+	}
+	_, f.Empty = rq.vals["post_parent"]
+	if geo := rq.vals.boolean("geoloc"); geo != nil && *geo {
+		lat, hasLat := rq.vals["geoloc_lat"].(float64)
+		lng, hasLng := rq.vals["geoloc_lng"].(float64)
+		switch {
+		case hasLat && !hasLng:
+			return invalidParam("geoloc_lng", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
+		case hasLng && !hasLat:
+			return invalidParam("geoloc_lat", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
+		}
+		radius := 25.0
+		if r, ok := rq.vals["geoloc_radius"].(float64); ok {
+			radius = r
+		}
+		f.Geo = &index.Geo{Point: hasLat, Lat: lat, Lng: lng, RadiusKm: radius}
+	}
+	res, err := h.index.Events(rq.r.Context(), f)
+	if err != nil {
+		return err
+	}
+	recs, rel, err := h.db.Load(rq.r.Context(), storage.TypeEvent, res.IDs)
+	if err != nil {
+		return err
+	}
+	items := make([]obj, len(recs.Events))
+	for i, e := range recs.Events {
+		items[i] = h.renderEvent(rq, e, rel, false)
+	}
+	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
+		notFound: "event-archive-page-not-found", params: eventListParams})
+}
+
+// withDescendants adds every descendant category of ids (CONTRACT 5.2: a category filter matches its
+// subtree).
+func withDescendants(terms []*storage.Term, ids []uint64) []uint64 {
+	out := slices.Clone(ids)
+	for grew := true; grew; {
+		grew = false
+		for _, t := range terms {
+			if slices.Contains(out, t.Parent) && !slices.Contains(out, t.ID) {
+				out = append(out, t.ID)
+				grew = true
+			}
+		}
+	}
+	return out
+}
+
+func (h *Handler) listPlaces(k *placeKind) handleFunc {
+	return func(w http.ResponseWriter, rq *request) error {
+		page, perPage := pageOf(rq)
+		f := &index.PlaceFilter{Type: k.postType, Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,
+			Offset: (page - 1) * perPage, Limit: perPage, HasEvents: rq.vals.boolean("has_events")}
+		if s := rq.vals.str("search"); s != nil {
+			f.Search = *s
+		}
+		if up := rq.vals.boolean("only_with_upcoming"); up != nil {
+			f.Upcoming = *up
+		}
+		if id, ok := rq.vals["event"].(int64); ok {
+			e, _, err := h.db.Event(rq.r.Context(), uint64(id))
+			if err != nil {
+				return err
+			}
+			f.Linked = []uint64{}
+			if k.postType == storage.TypeVenue && e.VenueID != 0 {
+				f.Linked = []uint64{e.VenueID}
+			} else if k.postType == storage.TypeOrganizer {
+				f.Linked = append(f.Linked, e.OrganizerIDs...)
+			}
+		}
+		res, err := h.index.Places(rq.r.Context(), f)
+		if err != nil {
+			return err
+		}
+		loaded, err := k.loadMany(rq, h.db, res.IDs)
+		if err != nil {
+			return err
+		}
+		items := make([]obj, len(loaded))
+		for i, p := range loaded {
+			items[i] = p.render(h, rq, false)
+		}
+		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
+			notFound: k.res.name + "-archive-page-not-found", params: placeListParams})
+	}
+}
+
+// sortTerms orders terms for the term lists (CONTRACT 5.4).
+func sortTerms(terms []*storage.Term, orderby string, desc bool, include []uint64, slugs []string) {
+	position := func(t *storage.Term) int {
+		switch {
+		case orderby == "include" && include != nil:
+			return slices.Index(include, t.ID)
+		case orderby == "include_slugs" && slugs != nil:
+			return slices.Index(slugs, t.Slug)
+		}
+		return 0
+	}
+	slices.SortStableFunc(terms, func(a, b *storage.Term) int {
+		var c int
+		switch orderby {
+		case "name":
+			c = cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		case "slug":
+			c = cmp.Compare(strings.ToLower(a.Slug), strings.ToLower(b.Slug))
+		case "description":
+			c = cmp.Compare(a.Description, b.Description)
+		case "count":
+			c = cmp.Compare(a.Count, b.Count)
+		case "id", "term_group":
+			c = cmp.Compare(a.ID, b.ID)
+			if orderby == "term_group" {
+				c = 0
+			}
+		case "include", "include_slugs":
+			if (orderby == "include" && include == nil) || (orderby == "include_slugs" && slugs == nil) {
+				c = cmp.Compare(a.ID, b.ID)
+			} else {
+				c = cmp.Compare(position(a), position(b))
+			}
+		}
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+	})
+}

@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/slug"
+)
+
+var termOrderby = []string{"id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"}
+
+// termListParams is the categories and tags list table (CONTRACT 5.4).
+func termListParams(k *termKind) []Param {
+	params := append(slices.Clone(pageParams),
+		Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Text contained in the name or slug."},
+		Param{Name: "exclude", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Term IDs to leave out."},
+		Param{Name: "include", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Only these term IDs."},
+		Param{Name: "order", Type: tString, Default: "asc", parse: parseLowerEnum("asc", "desc"), Desc: "Sort direction."},
+		Param{Name: "orderby", Type: tString, Default: "name", Enum: termOrderby, Desc: "Term attribute to sort by."},
+		Param{Name: "hide_empty", Type: tBool, Default: true, Desc: "Hide terms assigned to no published event."},
+	)
+	if k.tax == storage.TaxCategory {
+		params = append(params, Param{Name: "parent", Type: tInt, parse: parseParentFilter, Desc: "Only children of this category (0: top level)."})
+	}
+	return append(params,
+		Param{Name: "post", Type: tInt, parse: parseEventRef, Desc: "Only terms of this event."},
+		Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Alias of post."},
+		Param{Name: "slug", Type: tList, Items: tString, parse: parseSlugs, Desc: "Only terms with these slugs."},
+	)
+}
+
+func parseLowerEnum(values ...string) func(*request, any) (any, *problem) {
+	return func(_ *request, v any) (any, *problem) {
+		s, err := coerceType(tString, v)
+		if err != nil {
+			return nil, typeProblem(err)
+		}
+		low := strings.ToLower(s.(string))
+		if !slices.Contains(values, low) {
+			return nil, &problem{code: "rest_not_in_enum", message: "must be one of " + strings.Join(values, ", ")}
+		}
+		return low, nil
+	}
+}
+
+func parseTermIDs(tax storage.Taxonomy) func(*request, any) (any, *problem) {
+	return func(rq *request, v any) (any, *problem) {
+		ids, prob := parseIDs(v)
+		if prob != nil {
+			return nil, prob
+		}
+		for _, id := range ids {
+			if _, _, err := rq.db.Term(rq.r.Context(), tax, id); err != nil {
+				return nil, bad("every ID must be the ID of a " + tax.String())
+			}
+		}
+		return ids, nil
+	}
+}
+
+func parseParentFilter(rq *request, v any) (any, *problem) {
+	n, err := coerceType(tInt, v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	id := n.(int64)
+	if id < 0 {
+		return nil, bad("must be a category ID or 0")
+	}
+	if id > 0 {
+		if _, _, err := rq.db.Term(rq.r.Context(), storage.TaxCategory, uint64(id)); err != nil {
+			return nil, bad("must be a category ID or 0")
+		}
+	}
+	return id, nil
+}
+
+func parseSlugs(_ *request, v any) (any, *problem) {
+	items, prob := listItems(v)
+	if prob != nil {
+		return nil, prob
+	}
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = slug.Normalize(s)
+	}
+	return out, nil
+}
+
+func (h *Handler) listTerms(k *termKind) handleFunc {
+	return func(w http.ResponseWriter, rq *request) error {
+		page, perPage := pageOf(rq)
+		all, err := h.db.Terms(rq.r.Context(), k.tax)
+		if err != nil {
+			return err
+		}
+		terms := h.filterTerms(rq, all)
+		orderby, order := "name", "asc"
+		if s := rq.vals.str("orderby"); s != nil {
+			orderby = *s
+		}
+		if s := rq.vals.str("order"); s != nil {
+			order = *s
+		}
+		include, _ := rq.vals["include"].(idList)
+		slugs, _ := rq.vals["slug"].([]string)
+		sortTerms(terms, orderby, order == "desc", include, slugs)
+		total := len(terms)
+		terms = terms[min((page-1)*perPage, total):min(page*perPage, total)]
+		rel := &storage.Related{Terms: map[uint64]*storage.Term{}}
+		for _, t := range all {
+			rel.Terms[t.ID] = t
+		}
+		items := make([]obj, len(terms))
+		for i, t := range terms {
+			items[i] = h.renderTerm(rq, t, rel)
+		}
+		return h.writeList(w, rq, listing{key: k.route, items: items, total: total, page: page, perPage: perPage,
+			notFound: k.pageNotFnd, params: termListParams(k)})
+	}
+}
+
+// filterTerms applies every term-list filter of CONTRACT 5.4.
+func (h *Handler) filterTerms(rq *request, all []*storage.Term) []*storage.Term {
+	var assigned []uint64
+	postID, hasPost := rq.vals["post"].(int64)
+	if id, ok := rq.vals["event"].(int64); ok {
+		postID, hasPost = id, true // event wins over post
+	}
+	if hasPost {
+		if e, _, err := h.db.Event(rq.r.Context(), uint64(postID)); err == nil {
+			assigned = append(slices.Clone(e.Categories), e.Tags...)
+		}
+	}
+	search := rq.vals.str("search")
+	include, hasInclude := rq.vals["include"].(idList)
+	exclude, _ := rq.vals["exclude"].(idList)
+	slugs, hasSlugs := rq.vals["slug"].([]string)
+	parent, hasParent := rq.vals["parent"].(int64)
+	hideEmpty := true
+	if b := rq.vals.boolean("hide_empty"); b != nil {
+		hideEmpty = *b
+	}
+	var out []*storage.Term
+	for _, t := range all {
+		switch {
+		case hasInclude && !slices.Contains(include, t.ID),
+			slices.Contains(exclude, t.ID),
+			hasSlugs && !slices.Contains(slugs, t.Slug),
+			hasParent && t.Parent != uint64(parent),
+			hasPost && !slices.Contains(assigned, t.ID),
+			search != nil && !containsFold(t.Name, *search) && !containsFold(t.Slug, *search),
+			hideEmpty && t.Count == 0 && !hasCountedDescendant(all, t.ID):
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// hasCountedDescendant reports whether a category below id has published events: such an empty parent
+// is still listed with hide_empty (WordPress hierarchical behaviour).
+func hasCountedDescendant(all []*storage.Term, id uint64) bool {
+	for _, t := range all {
+		if t.Parent == id && t.ID != id && (t.Count > 0 || hasCountedDescendant(all, t.ID)) {
+			return true
+		}
+	}
+	return false
+}

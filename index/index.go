@@ -1,0 +1,307 @@
+// Package index answers calendard's list routes. It is derived data: everything in it is rebuilt from
+// the store, and kept current by applying the store's change log.
+//
+// # Basics
+//
+// Each language has two structures, always updated together by the syncer:
+//
+//   - a Bleve index under <dir>/<lang>.bleve with one document per event, venue and organizer: the
+//     searched text, analysed with the language's stemmer, stop words and accent folding. It answers
+//     the `search` parameter.
+//   - an in-memory projection of the structured fields (start instant, status, flags, links, terms,
+//     position), ordered by local start. It answers ordering, date bounds, filters, visibility and
+//     counts, which an inverted index answers slowly (a sort through doc values costs about 0.7 µs
+//     per matching document).
+//
+// # On-disk format
+//
+// Each Bleve index keeps two internal keys: "mapping" (mappingVersion) and "checkpoint" (the last
+// change-log sequence number applied, 8 bytes big-endian), written in the same batch as the documents
+// they describe, so content and checkpoint never disagree.
+//
+// # Caveats
+//
+// Bleve runs with unsafe_batch: a batch is visible at once and persisted in the background. A crash can
+// lose the last batches, but with them their checkpoint, so the next start replays those entries.
+// Deleting the index directory is always safe: it is rebuilt at the next start.
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
+)
+
+var (
+	keyMapping    = []byte("mapping")
+	keyCheckpoint = []byte("checkpoint")
+)
+
+// Store is what the index reads from the record store.
+type Store interface {
+	Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error)
+	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
+	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
+	ChangeHead(ctx context.Context) (uint64, error)
+}
+
+// lang is one language's index and projection.
+type lang struct {
+	code    storage.Lang
+	bleve   bleve.Index
+	mapping *mapping.IndexMappingImpl
+	// checkpoint is the last change applied to the Bleve index.
+	checkpoint uint64
+
+	mu   sync.RWMutex
+	proj *projection
+}
+
+// Index holds every language's index and projection.
+type Index struct {
+	store Store
+	log   *zap.Logger
+	langs map[storage.Lang]*lang
+
+	// applied is the change-log position every structure has caught up with; advanced closes and
+	// replaces waitCh so WaitApplied callers wake.
+	mu      sync.Mutex
+	applied uint64
+	waitCh  chan struct{}
+}
+
+const scanPage = 1000
+
+// runtimeConfig is a new map for every call: Bleve writes into the map it is given.
+func runtimeConfig() map[string]any { return map[string]any{"unsafe_batch": true} }
+
+// Open opens the indexes under dir, rebuilding any that is missing, unreadable, of another mapping
+// version, or ahead of the store (a restored backup), and builds the projections. It returns once the
+// index reflects the store, so the server can answer lists right away.
+func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	head, err := store.ChangeHead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{store: store, log: log, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{})}
+	var rebuild []*lang
+	for _, code := range storage.Langs {
+		l, fresh, err := openLang(filepath.Join(dir, string(code)+".bleve"), code, head, log)
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		ix.langs[code] = l
+		if fresh {
+			rebuild = append(rebuild, l)
+		}
+	}
+	start := time.Now()
+	if err := ix.load(ctx, rebuild); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	log.Info("index loaded", zap.Int("rebuilt_languages", len(rebuild)), zap.Duration("duration", time.Since(start)))
+	return ix, nil
+}
+
+// openLang opens one language's Bleve index, or creates an empty one (fresh) when the existing one
+// cannot be used.
+func openLang(path string, code storage.Lang, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
+	m, err := newMapping(code)
+	if err != nil {
+		return nil, false, err
+	}
+	l = &lang{code: code, mapping: m, proj: newProjection()}
+	if idx, err := bleve.OpenUsing(path, runtimeConfig()); err == nil {
+		version, _ := idx.GetInternal(keyMapping)
+		cp, _ := idx.GetInternal(keyCheckpoint)
+		switch {
+		case string(version) != mappingVersion:
+			log.Info("index mapping changed: rebuilding", zap.String("lang", string(code)))
+		case len(cp) != 8:
+			log.Info("index has no checkpoint: rebuilding", zap.String("lang", string(code)))
+		case binary.BigEndian.Uint64(cp) > head:
+			log.Info("index is ahead of the store: rebuilding", zap.String("lang", string(code)))
+		default:
+			l.bleve, l.checkpoint = idx, binary.BigEndian.Uint64(cp)
+			return l, false, nil
+		}
+		idx.Close()
+	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		log.Warn("index unreadable: rebuilding", zap.String("lang", string(code)), zap.Error(err))
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return nil, false, fmt.Errorf("index: remove %s: %w", path, err)
+	}
+	idx, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, runtimeConfig())
+	if err != nil {
+		return nil, false, fmt.Errorf("index: create %s: %w", path, err)
+	}
+	if err := idx.SetInternal(keyMapping, []byte(mappingVersion)); err != nil {
+		idx.Close()
+		return nil, false, err
+	}
+	l.bleve = idx
+	return l, true, nil
+}
+
+// load builds every projection from a full scan of the store and indexes the scanned records into
+// the fresh Bleve indexes, then replays the change log from the oldest checkpoint.
+func (ix *Index) load(ctx context.Context, fresh []*lang) error {
+	// The head read before the scan is safe for the fresh indexes: entries after it are replayed, and
+	// replaying is harmless because every entry re-reads the current record.
+	head, err := ix.store.ChangeHead(ctx)
+	if err != nil {
+		return err
+	}
+	batches := map[storage.Lang]*bleve.Batch{}
+	for _, l := range fresh {
+		batches[l.code] = l.bleve.NewBatch()
+	}
+	flush := func(force bool) error {
+		for code, b := range batches {
+			if b.Size() >= scanPage || (force && b.Size() > 0) {
+				if err := ix.langs[code].bleve.Batch(b); err != nil {
+					return fmt.Errorf("index: rebuild %s: %w", code, err)
+				}
+				b.Reset()
+			}
+		}
+		return nil
+	}
+	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
+		for after := uint64(0); ; {
+			page, err := ix.store.Scan(ctx, t, after, scanPage)
+			if err != nil {
+				return err
+			}
+			venues := map[uint64]*storage.Venue{}
+			if t == storage.TypeEvent {
+				venues, err = ix.venuesOf(ctx, page.Events)
+				if err != nil {
+					return err
+				}
+			}
+			n := 0
+			for _, d := range documents(page, venues) {
+				n++
+				after = max(after, d.id)
+				ix.langs[d.lang].apply(d)
+				if b := batches[d.lang]; b != nil {
+					if err := d.index(b); err != nil {
+						return err
+					}
+				}
+			}
+			if err := flush(false); err != nil {
+				return err
+			}
+			if n < scanPage {
+				break
+			}
+		}
+	}
+	if err := flush(true); err != nil {
+		return err
+	}
+	from := head
+	for _, l := range ix.langs {
+		if batches[l.code] != nil {
+			if err := l.bleve.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, head)); err != nil {
+				return err
+			}
+			l.checkpoint = head
+		}
+		from = min(from, l.checkpoint)
+	}
+	ix.applied = from
+	_, err = ix.SyncOnce(ctx)
+	for err == nil && ix.Applied() < head {
+		_, err = ix.SyncOnce(ctx)
+	}
+	return err
+}
+
+// venuesOf loads the venues of a page of events, for their positions.
+func (ix *Index) venuesOf(ctx context.Context, events []*storage.Event) (map[uint64]*storage.Venue, error) {
+	var ids []uint64
+	for _, e := range events {
+		if e.VenueID != 0 {
+			ids = append(ids, e.VenueID)
+		}
+	}
+	out := map[uint64]*storage.Venue{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, _, err := ix.store.Load(ctx, storage.TypeVenue, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range recs.Venues {
+		out[v.ID] = v
+	}
+	return out, nil
+}
+
+// Close closes every Bleve index.
+func (ix *Index) Close() error {
+	var errs []error
+	for _, l := range ix.langs {
+		if l.bleve != nil {
+			errs = append(errs, l.bleve.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Applied is the change-log position the index has caught up with.
+func (ix *Index) Applied() uint64 {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.applied
+}
+
+func (ix *Index) advance(seq uint64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if seq > ix.applied {
+		ix.applied = seq
+		close(ix.waitCh)
+		ix.waitCh = make(chan struct{})
+	}
+}
+
+// WaitApplied blocks until the index has applied change-log entry seq, or ctx is done. A write calls
+// it before answering, so the writer's next list request sees the write (read-your-writes).
+func (ix *Index) WaitApplied(ctx context.Context, seq uint64) error {
+	for {
+		ix.mu.Lock()
+		applied, ch := ix.applied, ix.waitCh
+		ix.mu.Unlock()
+		if applied >= seq {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

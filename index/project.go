@@ -1,0 +1,173 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// eventRow is the projection of one event: every structured field a list filters, orders or counts
+// by. Rows live in a slice ordered by (local start, ID), so a date window is a contiguous run.
+type eventRow struct {
+	id         uint64
+	author     uint64
+	status     storage.Status
+	trashed    storage.Status // status before trashing, for the permission rules
+	date       int64          // publication instant, Unix seconds
+	startUTC   int64
+	startLocal int64 // the wall clock in the event's zone, read as if it were UTC: the sort key
+	hidden     bool
+	featured   bool
+	venue      uint64
+	hasGeo     bool
+	lat, lng   float64
+	orgs       []uint64
+	terms      []uint64 // categories and tags (they share one ID space)
+}
+
+// placeRow is the projection of a venue or organizer.
+type placeRow struct {
+	id      uint64
+	author  uint64
+	status  storage.Status
+	trashed storage.Status
+	date    int64
+}
+
+// post rebuilds the fields the permission rules read.
+func post(author uint64, status, trashed storage.Status, date int64) *storage.Post {
+	return &storage.Post{Author: author, Status: status, TrashedFrom: trashed, Date: time.Unix(date, 0)}
+}
+
+// effective reports a due scheduled record as published, as every read of the store does.
+func effective(status storage.Status, date int64, now time.Time) storage.Status {
+	if status == storage.StatusFuture && date <= now.Unix() {
+		return storage.StatusPublish
+	}
+	return status
+}
+
+// projection is one language's in-memory view of its records.
+type projection struct {
+	events  []eventRow // ordered by (startLocal, id)
+	eventAt map[uint64]int64
+	venues  map[uint64]*placeRow
+	orgs    map[uint64]*placeRow
+	// links from venues and organizers to their events, for has_events and only_with_upcoming.
+	venueEvents map[uint64]map[uint64]struct{}
+	orgEvents   map[uint64]map[uint64]struct{}
+}
+
+func newProjection() *projection {
+	return &projection{
+		eventAt:     map[uint64]int64{},
+		venues:      map[uint64]*placeRow{},
+		orgs:        map[uint64]*placeRow{},
+		venueEvents: map[uint64]map[uint64]struct{}{},
+		orgEvents:   map[uint64]map[uint64]struct{}{},
+	}
+}
+
+func eventRowOf(e *storage.Event, venue *storage.Venue) eventRow {
+	local := e.StartUTC
+	if w, err := time.Parse("2006-01-02 15:04:05", e.Start); err == nil {
+		local = w
+	}
+	r := eventRow{
+		id: e.ID, author: e.Author, status: e.Status, trashed: e.TrashedFrom, date: e.Date.Unix(),
+		startUTC: e.StartUTC.Unix(), startLocal: local.Unix(), hidden: e.HideFromListings, featured: e.Featured,
+		venue: e.VenueID, orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...),
+	}
+	if venue != nil && venue.Geo != nil {
+		r.hasGeo, r.lat, r.lng = true, venue.Geo.Lat, venue.Geo.Lng
+	}
+	return r
+}
+
+func placeRowOf(p *storage.Post) *placeRow {
+	return &placeRow{id: p.ID, author: p.Author, status: p.Status, trashed: p.TrashedFrom, date: p.Date.Unix()}
+}
+
+func compareRows(a, b *eventRow) int {
+	return cmp.Or(cmp.Compare(a.startLocal, b.startLocal), cmp.Compare(a.id, b.id))
+}
+
+// find returns the position of the row for id, or -1.
+func (p *projection) find(id uint64) int {
+	start, ok := p.eventAt[id]
+	if !ok {
+		return -1
+	}
+	key := eventRow{id: id, startLocal: start}
+	i, found := slices.BinarySearchFunc(p.events, &key, func(r eventRow, k *eventRow) int { return compareRows(&r, k) })
+	if !found {
+		return -1
+	}
+	return i
+}
+
+// putEvent inserts or replaces an event's row, keeping the order and the reverse links.
+func (p *projection) putEvent(r eventRow) {
+	p.removeEvent(r.id)
+	i, _ := slices.BinarySearchFunc(p.events, &r, func(x eventRow, k *eventRow) int { return compareRows(&x, k) })
+	p.events = slices.Insert(p.events, i, r)
+	p.eventAt[r.id] = r.startLocal
+	if r.venue != 0 {
+		link(p.venueEvents, r.venue, r.id)
+	}
+	for _, o := range r.orgs {
+		link(p.orgEvents, o, r.id)
+	}
+}
+
+func (p *projection) removeEvent(id uint64) {
+	i := p.find(id)
+	if i < 0 {
+		return
+	}
+	old := p.events[i]
+	p.events = slices.Delete(p.events, i, i+1)
+	delete(p.eventAt, id)
+	if old.venue != 0 {
+		unlink(p.venueEvents, old.venue, id)
+	}
+	for _, o := range old.orgs {
+		unlink(p.orgEvents, o, id)
+	}
+}
+
+func (p *projection) event(id uint64) *eventRow {
+	if i := p.find(id); i >= 0 {
+		return &p.events[i]
+	}
+	return nil
+}
+
+func link(m map[uint64]map[uint64]struct{}, from, to uint64) {
+	set := m[from]
+	if set == nil {
+		set = map[uint64]struct{}{}
+		m[from] = set
+	}
+	set[to] = struct{}{}
+}
+
+func unlink(m map[uint64]map[uint64]struct{}, from, to uint64) {
+	if set := m[from]; set != nil {
+		delete(set, to)
+		if len(set) == 0 {
+			delete(m, from)
+		}
+	}
+}
+
+// window returns the rows whose local start can fall within [lo, hi] UTC seconds: a zone moves a wall
+// clock at most 15 hours from UTC, so the run is widened by that and the caller checks startUTC.
+func (p *projection) window(lo, hi int64) []eventRow {
+	const slack = 15 * 3600
+	from, _ := slices.BinarySearchFunc(p.events, lo-slack, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	to, _ := slices.BinarySearchFunc(p.events, hi+slack+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	return p.events[from:to]
+}

@@ -1,0 +1,98 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// searchTerm is one term of a search string (CONTRACT 5.2): a word or a quoted phrase, maybe negated.
+type searchTerm struct {
+	text    string
+	phrase  bool
+	negated bool
+}
+
+// parseSearch splits a search string on whitespace, ',' and '+'; a double-quoted part is one phrase
+// term and a leading '-' negates a term. An unterminated quote runs to the end of the string.
+func parseSearch(s string) []searchTerm {
+	var terms []searchTerm
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ',' || c == '+' {
+			i++
+			continue
+		}
+		t := searchTerm{}
+		if c == '-' && i+1 < len(s) && !isSeparator(s[i+1]) {
+			t.negated = true
+			i++
+		}
+		if s[i] == '"' {
+			end := strings.IndexByte(s[i+1:], '"')
+			if end < 0 {
+				end = len(s) - i - 1
+			}
+			t.text, t.phrase = s[i+1:i+1+end], true
+			i += end + 2
+		} else {
+			end := i
+			for end < len(s) && !isSeparator(s[end]) {
+				end++
+			}
+			t.text = s[i:end]
+			i = end
+		}
+		if strings.TrimSpace(t.text) != "" {
+			terms = append(terms, t)
+		}
+	}
+	return terms
+}
+
+func isSeparator(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ',' || c == '+'
+}
+
+// textQuery builds the Bleve query for a search string, or nil when the string has no term that
+// survives analysis (only stop words: everything matches).
+func textQuery(m *mapping.IndexMappingImpl, search string) (must []query.Query, mustNot []query.Query) {
+	for _, t := range parseSearch(search) {
+		q := termQuery(m, t)
+		if q == nil {
+			continue // a stop word, or nothing searchable: ignored
+		}
+		if t.negated {
+			mustNot = append(mustNot, q)
+		} else {
+			must = append(must, q)
+		}
+	}
+	return must, mustNot
+}
+
+// termQuery matches one term: the analysed words in order (a phrase when there are several), or, for
+// a single word of at least two characters, any word that begins with it.
+func termQuery(m *mapping.IndexMappingImpl, t searchTerm) query.Query {
+	words := analyze(m, analyzerText, t.text)
+	if len(words) == 0 {
+		return nil
+	}
+	if len(words) > 1 || t.phrase {
+		q := bleve.NewMatchPhraseQuery(t.text)
+		q.SetField(fieldText)
+		q.Analyzer = analyzerText
+		return q
+	}
+	match := bleve.NewTermQuery(words[0])
+	match.SetField(fieldText)
+	prefixes := analyze(m, analyzerPrefix, t.text)
+	if len(prefixes) != 1 || len([]rune(prefixes[0])) < 2 {
+		return match
+	}
+	prefix := bleve.NewPrefixQuery(prefixes[0])
+	prefix.SetField(fieldPrefix)
+	return bleve.NewDisjunctionQuery(match, prefix)
+}

@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Records is one page of a scan: records of every type by ID, and the change-log head at the time of
+// the read, so a consumer that rebuilds from a full scan knows where to continue in the change log.
+type Records struct {
+	Events     []*Event
+	Venues     []*Venue
+	Organizers []*Organizer
+	Head       uint64
+}
+
+// Scan reads up to limit records of type t with an ID above after, in ID order. Scanning in pages keeps
+// each read transaction short (a long one blocks bbolt's page reuse).
+func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*Records, error) {
+	out := &Records{}
+	now := db.now()
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		out.Head = tx.Bucket(bOutbox).Sequence()
+		c := tx.Bucket(postBucket(t)).Cursor()
+		n := 0
+		for k, v := c.Seek(u64(after + 1)); k != nil && n < limit; k, v = c.Next() {
+			n++
+			var err error
+			switch t {
+			case TypeEvent:
+				err = decodeInto(v, now, &out.Events)
+			case TypeVenue:
+				err = decodeInto(v, now, &out.Venues)
+			case TypeOrganizer:
+				err = decodeInto(v, now, &out.Organizers)
+			}
+			if err != nil {
+				return fmt.Errorf("storage: decode %s %x: %w", t, k, err)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func decodeInto[T any, P place[T]](v []byte, now time.Time, out *[]P) error {
+	r := P(new(T))
+	if err := json.Unmarshal(v, r); err != nil {
+		return err
+	}
+	r.post().promote(now)
+	*out = append(*out, r)
+	return nil
+}
+
+// Load reads the given records of type t with everything their responses embed, in one transaction.
+// IDs that no longer designate a record of that type are skipped.
+func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Related, error) {
+	out := &Records{}
+	rel := newRelated()
+	now := db.now()
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var err error
+			switch t {
+			case TypeEvent:
+				var e *Event
+				if e, err = loadPost[Event](tx, t, id, now); err == nil {
+					out.Events = append(out.Events, e)
+					err = rel.addEvent(tx, e, now)
+				}
+			case TypeVenue:
+				var v *Venue
+				if v, err = loadPost[Venue](tx, t, id, now); err == nil {
+					out.Venues = append(out.Venues, v)
+					err = rel.addPost(tx, &v.Post, now)
+				}
+			case TypeOrganizer:
+				var o *Organizer
+				if o, err = loadPost[Organizer](tx, t, id, now); err == nil {
+					out.Organizers = append(out.Organizers, o)
+					err = rel.addPost(tx, &o.Post, now)
+				}
+			}
+			if err != nil && err != ErrNotFound && err != ErrWrongType {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, rel, err
+}
