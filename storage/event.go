@@ -55,27 +55,8 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 	var e *Event
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
-		p, err := w.newPost(TypeEvent, lang)
-		if err != nil {
-			return err
-		}
-		e = &Event{Post: p, Timezone: db.siteZone.Name}
-		if err := w.applyEvent(e, in, true); err != nil {
-			return err
-		}
-		base := ""
-		if in.Slug != nil {
-			base = slug.Normalize(*in.Slug)
-		} else {
-			base = slug.Normalize(e.Title)
-		}
-		if err := w.finishCreate(&e.Post, base, in.TranslationOf); err != nil {
-			return err
-		}
-		if err := w.linkEvent(nil, e); err != nil {
-			return err
-		}
-		if _, err := w.save(e, nil); err != nil {
+		var err error
+		if e, err = w.createEvent(lang, in); err != nil {
 			return err
 		}
 		return w.flush()
@@ -84,6 +65,29 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 		return nil, fmt.Errorf("storage: create event: %w", err)
 	}
 	return e, nil
+}
+
+func (w *writer) createEvent(lang Lang, in *EventInput) (*Event, error) {
+	p, err := w.newPost(TypeEvent, lang)
+	if err != nil {
+		return nil, err
+	}
+	e := &Event{Post: p, Timezone: w.db.siteZone.Name}
+	if err := w.applyEvent(e, in, true); err != nil {
+		return nil, err
+	}
+	base := slug.Normalize(e.Title)
+	if in.Slug != nil {
+		base = slug.Normalize(*in.Slug)
+	}
+	if err := w.finishCreate(&e.Post, base, in.TranslationOf); err != nil {
+		return nil, err
+	}
+	if err := w.linkEvent(nil, e); err != nil {
+		return nil, err
+	}
+	_, err = w.save(e, nil)
+	return e, err
 }
 
 // UpdateEvent applies a partial update to event id. Returns ErrNotFound, ErrWrongType (the ID is

@@ -33,32 +33,8 @@ func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Ter
 	var t *Term
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, Actor{})
-		parent := uint64(0)
-		if in.Parent != nil {
-			parent = *in.Parent
-			if err := checkParent(tx, 0, parent); err != nil {
-				return err
-			}
-		}
-		terms, err := allTerms(tx, tax)
-		if err != nil {
-			return err
-		}
-		for _, other := range terms {
-			if strings.EqualFold(other.Name, *in.Name) && (tax == TaxTag || other.Parent == parent) {
-				return &TermExistsError{ID: other.ID}
-			}
-		}
-		base := ""
-		if in.Slug != nil {
-			base = slug.Normalize(*in.Slug)
-		}
-		if t, err = w.newTerm(tax, *in.Name, base); err != nil {
-			return err
-		}
-		t.Parent = parent
-		setIf(&t.Description, in.Description)
-		if err := put(tx, termBucket(tax), t.ID, t); err != nil {
+		var err error
+		if t, err = w.createTerm(tax, in); err != nil {
 			return err
 		}
 		return w.flush()
@@ -67,6 +43,36 @@ func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Ter
 		return nil, fmt.Errorf("storage: create %s: %w", tax, err)
 	}
 	return t, nil
+}
+
+func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
+	parent := uint64(0)
+	if in.Parent != nil {
+		parent = *in.Parent
+		if err := checkParent(w.tx, 0, parent); err != nil {
+			return nil, err
+		}
+	}
+	terms, err := allTerms(w.tx, tax)
+	if err != nil {
+		return nil, err
+	}
+	for _, other := range terms {
+		if strings.EqualFold(other.Name, *in.Name) && (tax == TaxTag || other.Parent == parent) {
+			return nil, &TermExistsError{ID: other.ID}
+		}
+	}
+	base := ""
+	if in.Slug != nil {
+		base = slug.Normalize(*in.Slug)
+	}
+	t, err := w.newTerm(tax, *in.Name, base)
+	if err != nil {
+		return nil, err
+	}
+	t.Parent = parent
+	setIf(&t.Description, in.Description)
+	return t, put(w.tx, termBucket(tax), t.ID, t)
 }
 
 // newTerm creates and stores a term with a unique slug derived from base (or the name).
