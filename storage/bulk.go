@@ -28,11 +28,15 @@ func (db *DB) Bulk(ctx context.Context, a Actor, fn func(*Bulk) error) error {
 }
 
 // CreateEvent is DB.CreateEvent inside the bulk transaction.
-func (b *Bulk) CreateEvent(lang Lang, in *EventInput) (*Event, error) { return b.w.createEvent(lang, in) }
+func (b *Bulk) CreateEvent(lang Lang, in *EventInput) (*Event, error) {
+	return b.w.createEvent(lang, in)
+}
 
 // CreateVenue is DB.CreateVenue inside the bulk transaction; it returns the ID of the new or
 // duplicated venue.
-func (b *Bulk) CreateVenue(lang Lang, in *VenueInput) (uint64, error) { return b.w.createVenue(lang, in) }
+func (b *Bulk) CreateVenue(lang Lang, in *VenueInput) (uint64, error) {
+	return b.w.createVenue(lang, in)
+}
 
 // CreateOrganizer is DB.CreateOrganizer inside the bulk transaction.
 func (b *Bulk) CreateOrganizer(lang Lang, in *OrganizerInput) (uint64, error) {
