@@ -169,5 +169,8 @@ func (p *projection) window(lo, hi int64) []eventRow {
 	const slack = 15 * 3600
 	from, _ := slices.BinarySearchFunc(p.events, lo-slack, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
 	to, _ := slices.BinarySearchFunc(p.events, hi+slack+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	if to < from { // lo after hi: an empty window, not an error (CONTRACT 5.2)
+		return nil
+	}
 	return p.events[from:to]
 }
