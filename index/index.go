@@ -260,12 +260,13 @@ func (ix *Index) venuesOf(ctx context.Context, events []*storage.Event) (map[uin
 	return out, nil
 }
 
-// Close closes every Bleve index.
+// Close closes every Bleve index; closing twice is harmless.
 func (ix *Index) Close() error {
 	var errs []error
 	for _, l := range ix.langs {
 		if l.bleve != nil {
 			errs = append(errs, l.bleve.Close())
+			l.bleve = nil
 		}
 	}
 	return errors.Join(errs...)

@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
 	"github.com/blevesearch/bleve/v2/analysis/lang/de"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/es"
@@ -18,13 +18,15 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/slug"
 )
 
 // mappingVersion is stored in every index; an index written with another version is rebuilt. Bump it
 // on any change to the mapping, the analyzers or the documents.
-const mappingVersion = "1"
+const mappingVersion = "2"
 
 // Field names of the documents. Every searched field of a record goes into fieldText (stemmed,
 // for word matches and phrases) and fieldPrefix (folded only, for search-as-you-type prefixes), as an
@@ -40,22 +42,56 @@ const (
 	analyzerPrefix = "calendard_prefix"
 )
 
+// foldName is the token filter that folds accented Latin letters to ASCII. It runs after the
+// language's stemmer and stop words, which expect the real spelling (Polish stempel knows `koncertów`,
+// not `koncertow`), so that `cafe` finds `café` and `muller` finds `Müller` (CONTRACT 5.2).
+const foldName = "calendard_fold"
+
+type foldFilter struct{}
+
+func (foldFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, tok := range input {
+		if !isASCII(tok.Term) {
+			tok.Term = []byte(slug.Transliterate(string(tok.Term)))
+		}
+	}
+	return input
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func init() {
+	err := registry.RegisterTokenFilter(foldName, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return foldFilter{}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
 // langFilters are the token filters of each language's stemmed analyzer: Bleve's own analyzer for the
-// language, after ASCII folding, so that `cafe` finds `café` and `muller` finds `Müller`.
+// language, then folding.
 var langFilters = map[storage.Lang][]string{
-	"en": {en.PossessiveName, lowercase.Name, en.StopName, porter.Name},
-	"de": {lowercase.Name, de.StopName, de.NormalizeName, de.LightStemmerName},
-	"es": {lowercase.Name, es.NormalizeName, es.StopName, es.LightStemmerName},
-	"fr": {fr.ElisionName, lowercase.Name, fr.StopName, fr.LightStemmerName},
-	"it": {it.ElisionName, lowercase.Name, it.StopName, it.LightStemmerName},
-	"nl": {lowercase.Name, nl.StopName, nl.SnowballStemmerName},
-	"pl": {lowercase.Name, pl.StopName, pl.SnowballStemmerName},
+	"en": {en.PossessiveName, lowercase.Name, en.StopName, porter.Name, foldName},
+	"de": {lowercase.Name, de.StopName, de.NormalizeName, de.LightStemmerName, foldName},
+	"es": {lowercase.Name, es.NormalizeName, es.StopName, es.LightStemmerName, foldName},
+	"fr": {fr.ElisionName, lowercase.Name, fr.StopName, fr.LightStemmerName, foldName},
+	"it": {it.ElisionName, lowercase.Name, it.StopName, it.LightStemmerName, foldName},
+	"nl": {lowercase.Name, nl.StopName, nl.SnowballStemmerName, foldName},
+	"pl": {lowercase.Name, pl.StopName, pl.SnowballStemmerName, foldName},
 }
 
 // prefixFilters fold without stemming; elision keeps `l'été` a prefix of nothing but `ete…`.
 var prefixFilters = map[storage.Lang][]string{
-	"fr": {fr.ElisionName, lowercase.Name},
-	"it": {it.ElisionName, lowercase.Name},
+	"fr": {fr.ElisionName, lowercase.Name, foldName},
+	"it": {it.ElisionName, lowercase.Name, foldName},
 }
 
 func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
@@ -66,12 +102,11 @@ func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
 	}
 	pfilters, ok := prefixFilters[lang]
 	if !ok {
-		pfilters = []string{lowercase.Name}
+		pfilters = []string{lowercase.Name, foldName}
 	}
 	for name, tf := range map[string][]string{analyzerText: filters, analyzerPrefix: pfilters} {
 		err := m.AddCustomAnalyzer(name, map[string]any{
 			"type":          custom.Name,
-			"char_filters":  []any{asciifolding.Name},
 			"tokenizer":     unicode.Name,
 			"token_filters": toAny(tf),
 		})

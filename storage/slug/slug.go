@@ -55,7 +55,7 @@ func Normalize(s string) string {
 	// result for every letter Appendix B lists, and also maps their capitals
 	// that step 2 does not list (ẞ, Ĳ, Ŋ) instead of percent-encoding them.
 	s = strings.ToLower(s)
-	s = transliterate(s)  // step 2
+	s = Transliterate(s)  // step 2
 	s = replace(s)        // step 4
 	s = encode(s)         // steps 5 and 6
 	s = joinWords(s)      // step 7
@@ -225,10 +225,12 @@ var special = map[rune]string{
 	'þ': "th", 'ł': "l", 'ı': "i", 'ĳ': "ij", 'ŋ': "n",
 }
 
-// transliterate implements Appendix B step 2. Step 2 is about accented Latin
+// Transliterate implements Appendix B step 2 on lower-case text: accented Latin
+// letters become ASCII (é → e, ß → ss, ł → l). Step 2 is about accented Latin
 // letters, so marks are dropped only after Latin (or script-neutral) bases;
-// dropping the dakuten of が would turn it into a different word (か).
-func transliterate(s string) string {
+// dropping the dakuten of が would turn it into a different word (か). The search
+// index folds words with it too, so that `muller` finds `Müller`.
+func Transliterate(s string) string {
 	if isASCII(s) {
 		return s
 	}
