@@ -3,7 +3,9 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // obj is a JSON object whose keys keep the order the contract's tables give them (CONTRACT 1.7), and
@@ -78,7 +80,36 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		}
 		buf.WriteByte(']')
 		return nil
+	case string:
+		writeString(buf, v)
+		return nil
+	case []string:
+		buf.WriteByte('[')
+		for i, s := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, s)
+		}
+		buf.WriteByte(']')
+		return nil
+	case bool:
+		buf.WriteString(strconv.FormatBool(v))
+		return nil
+	case int:
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(v), 10))
+		return nil
+	case int64:
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v, 10))
+		return nil
+	case uint64:
+		buf.Write(strconv.AppendUint(buf.AvailableBuffer(), v, 10))
+		return nil
+	case nil:
+		buf.WriteString("null")
+		return nil
 	}
+	// Rare shapes (floats, []any): encoding/json, without HTML escaping.
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -86,6 +117,63 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 	}
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeString writes s as a JSON string: quotes, backslashes and control characters escaped, invalid
+// UTF-8 replaced by U+FFFD, and U+2028/U+2029 escaped (as encoding/json does, for JavaScript). HTML
+// characters are left alone: the body is JSON, not HTML.
+func writeString(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				buf.WriteByte('\\')
+				buf.WriteByte(c)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			default:
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hexDigits[c>>4])
+				buf.WriteByte(hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\u202`)
+			buf.WriteByte(hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
 }
 
 // fields is a parsed _fields selection (CONTRACT 1.5): top-level names, and for dotted names the

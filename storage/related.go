@@ -90,8 +90,14 @@ func (r *Related) addPost(tx *bolt.Tx, p *Post, now time.Time) error {
 	if _, ok := r.Groups[p.Group]; ok {
 		return nil
 	}
+	ids := groupMembers(tx, p.Group)
+	if len(ids) == 1 && ids[0] == p.ID {
+		// Alone in its group, as most records are: nothing else to decode.
+		r.Groups[p.Group] = []Post{*p}
+		return nil
+	}
 	var members []Post
-	for _, id := range groupMembers(tx, p.Group) {
+	for _, id := range ids {
 		t, err := postTypeOf(tx, id)
 		if err != nil {
 			continue

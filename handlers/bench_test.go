@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// benchHandler serves n synthetic events (English, with venues, organizers, terms and text), built
+// once per benchmark through the store's bulk path and the index's rebuild.
+func benchHandler(b *testing.B, n int) http.Handler {
+	b.Helper()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	dir := b.TempDir()
+	db, err := storage.Open(filepath.Join(dir, "calendar.db"), storage.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
+	if _, err := db.CreateUser(ctx, storage.User{Login: "admin", Email: "a@x.org", Role: storage.RoleAdministrator}); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"jazz", "concert", "market", "festival", "theatre", "workshop", "night", "summer", "blues", "open", "air", "children"}
+	text := func(k int) string {
+		s := ""
+		for i := range k {
+			if i > 0 {
+				s += " "
+			}
+			s += words[rng.IntN(len(words))]
+		}
+		return s
+	}
+	str := func(s string) *string { return &s }
+	var venues, orgs []uint64
+	err = db.Bulk(ctx, admin, func(bk *storage.Bulk) error {
+		for i := range 40 {
+			if _, err := bk.CreateTerm(storage.TaxCategory, &storage.TermInput{Name: str(fmt.Sprint("Category ", i))}); err != nil {
+				return err
+			}
+		}
+		for i := range max(n/20, 5) {
+			id, err := bk.CreateVenue("en", &storage.VenueInput{PostInput: storage.PostInput{Title: str(fmt.Sprint("Venue ", i))},
+				City: str("Paris"), Geo: &storage.Geo{Lat: 48 + rng.Float64()*4, Lng: 2 + rng.Float64()*6}})
+			if err != nil {
+				return err
+			}
+			venues = append(venues, id)
+		}
+		for i := range max(n/30, 5) {
+			id, err := bk.CreateOrganizer("en", &storage.OrganizerInput{PostInput: storage.PostInput{Title: str(fmt.Sprint("Organizer ", i))}})
+			if err != nil {
+				return err
+			}
+			orgs = append(orgs, id)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for done := 0; done < n; {
+		err := db.Bulk(ctx, admin, func(bk *storage.Bulk) error {
+			for i := 0; i < 2000 && done < n; i++ {
+				start := now.AddDate(0, 0, rng.IntN(760)-30).Add(time.Duration(rng.IntN(24)) * time.Hour)
+				s, _ := datetime.Parse(start.Format(datetime.DB))
+				e, _ := datetime.Parse(start.Add(2 * time.Hour).Format(datetime.DB))
+				cats := []string{fmt.Sprint(1 + rng.IntN(40))}
+				_, err := bk.CreateEvent("en", &storage.EventInput{
+					PostInput: storage.PostInput{Title: str(text(3)), Description: str(text(30))},
+					Start:     &s, End: &e, Categories: &cats,
+					Venue:      &storage.VenueRef{ID: venues[rng.IntN(len(venues))]},
+					Organizers: &[]storage.OrganizerRef{{ID: orgs[rng.IntN(len(orgs))]}},
+					Cost:       &[]string{fmt.Sprint(rng.IntN(50), "€")},
+				})
+				if err != nil {
+					return err
+				}
+				done++
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return New(Config{BaseURL: "http://cal.test"}, db, ix, zap.NewNop())
+}
+
+// BenchmarkListEvents measures list requests end to end through the handler (parsing, index,
+// loading, rendering), the work a front end's most frequent call costs.
+func BenchmarkListEvents(b *testing.B) {
+	h := benchHandler(b, 10000)
+	for _, q := range []string{
+		"per_page=100",
+		"per_page=10",
+		"per_page=10&search=jazz",
+		"per_page=10&categories=7",
+		"per_page=10&geoloc=1&geoloc_lat=50&geoloc_lng=4&geoloc_radius=100",
+		"per_page=10&page=50",
+	} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/events?"+q, nil))
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
