@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/calendard/calendard/storage"
@@ -110,7 +111,7 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	return page, nil
 }
 
-func (f *EventFilter) matches(r *eventRow, text map[uint64]struct{}, bounded bool) bool {
+func (f *EventFilter) matches(r *eventRow, text idSet, bounded bool) bool {
 	switch {
 	case r.hidden:
 		return false
@@ -131,10 +132,8 @@ func (f *EventFilter) matches(r *eventRow, text map[uint64]struct{}, bounded boo
 	case f.Geo != nil && !f.Geo.contains(r):
 		return false
 	}
-	if text != nil {
-		if _, ok := text[r.id]; !ok {
-			return false
-		}
+	if text != nil && !text.has(r.id) {
+		return false
 	}
 	return f.allows(r.author, r.status, r.trashed, r.date, f.Now)
 }
@@ -198,10 +197,8 @@ func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 		if f.Linked != nil && !slices.Contains(f.Linked, r.id) {
 			continue
 		}
-		if text != nil {
-			if _, ok := text[r.id]; !ok {
-				continue
-			}
+		if text != nil && !text.has(r.id) {
+			continue
 		}
 		if !f.allows(r.author, r.status, r.trashed, r.date, f.Now) {
 			continue
@@ -257,7 +254,7 @@ func (p *projection) hasUpcoming(events map[uint64]struct{}, now time.Time, edit
 
 // textMatches returns the IDs of records of type t whose text matches search, or nil when search
 // does not restrict anything.
-func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string) (map[uint64]struct{}, error) {
+func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string) (idSet, error) {
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
 	}
@@ -270,22 +267,63 @@ func (l *lang) textMatches(ctx context.Context, t storage.PostType, search strin
 	b := bleve.NewBooleanQuery()
 	b.AddMust(append([]query.Query{kind}, must...)...)
 	b.AddMustNot(mustNot...)
-	out := map[uint64]struct{}{}
-	const page = 10000
-	for from := 0; ; from += page {
-		req := bleve.NewSearchRequestOptions(b, page, from, false)
-		req.Score = "none"
-		res, err := l.bleve.SearchInContext(ctx, req)
+	return l.matchingIDs(ctx, b)
+}
+
+// matchingIDs walks the documents q matches with a bare searcher: every match is needed, unscored
+// and unsorted, so the top-N collector of a SearchRequest would only add a heap and allocations.
+func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
+	adv, err := l.bleve.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	s, err := q.Searcher(ctx, r, l.mapping, search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	out := idSet{} // non-nil even when nothing matches: nil would mean "no restriction"
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dm, err := s.Next(sctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, hit := range res.Hits {
-			if id, err := strconv.ParseUint(hit.ID[1:], 10, 64); err == nil {
-				out[id] = struct{}{}
-			}
-		}
-		if len(res.Hits) < page {
+		if dm == nil {
 			return out, nil
 		}
+		ext, err := r.ExternalID(dm.IndexInternalID)
+		if err != nil {
+			return nil, err
+		}
+		if id, err := strconv.ParseUint(ext[1:], 10, 64); err == nil {
+			out.add(id)
+		}
+		sctx.DocumentMatchPool.Put(dm)
 	}
+}
+
+// idSet is a set of record IDs as a bitset: IDs come from one dense sequence, so a bit per ID is
+// smaller and far faster to fill and probe than a map. A nil idSet means "no restriction".
+type idSet []uint64
+
+func (s *idSet) add(id uint64) {
+	w := int(id / 64)
+	if w >= len(*s) {
+		*s = append(*s, make([]uint64, w+1-len(*s))...)
+	}
+	(*s)[w] |= 1 << (id % 64)
+}
+
+func (s idSet) has(id uint64) bool {
+	w := int(id / 64)
+	return w < len(s) && s[w]&(1<<(id%64)) != 0
 }
