@@ -98,14 +98,10 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
 		var err error
-		if e, err = loadPost[Event](tx, TypeEvent, id, w.now); err != nil {
+		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanEdit); err != nil {
 			return err
 		}
-		if !a.CanEdit(&e.Post) {
-			return ErrForbidden
-		}
-		old := *e
-		stored := snapshot(e)
+		old, stored := *e, snapshot(e)
 		if err := w.applyEvent(e, in, false); err != nil {
 			return err
 		}
@@ -137,11 +133,8 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
 		var err error
-		if e, err = loadPost[Event](tx, TypeEvent, id, w.now); err != nil {
+		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
 			return err
-		}
-		if !a.CanDelete(&e.Post) {
-			return ErrForbidden
 		}
 		old := *e
 		if err := w.trash(&e.Post); err != nil {

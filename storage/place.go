@@ -7,11 +7,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// place is a pointer to one of the record types; venues and organizers share their update, trash and
-// read paths through it.
-type place[T any] interface {
+// record is a pointer to one of the record types, for the paths they share.
+type record[T any] interface {
 	*T
 	rec
+}
+
+// loadWritable loads record id of type t for a write the actor must be allowed by may (Actor.CanEdit
+// or Actor.CanDelete). Returns ErrNotFound, ErrWrongType or ErrForbidden.
+func loadWritable[T any, P record[T]](w *writer, t PostType, id uint64, may func(Actor, *Post) bool) (P, error) {
+	loaded, err := loadPost[T](w.tx, t, id, w.now)
+	if err != nil {
+		return nil, err
+	}
+	r := P(loaded)
+	if !may(w.a, r.post()) {
+		return nil, ErrForbidden
+	}
+	return r, nil
 }
 
 // notFound folds ErrWrongType into ErrNotFound: venue and organizer routes do not tell the two apart
@@ -30,19 +43,15 @@ func linkBucket(t PostType) []byte {
 	return bLinkOrg
 }
 
-func updatePlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64, apply func(*writer, P) error) (P, error) {
+func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64, apply func(*writer, P) error) (P, error) {
 	var r P
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
-		loaded, err := loadPost[T](tx, t, id, w.now)
-		if err != nil {
+		var err error
+		if r, err = loadWritable[T, P](w, t, id, Actor.CanEdit); err != nil {
 			return notFound(err)
 		}
-		r = P(loaded)
 		p := r.post()
-		if !a.CanEdit(p) {
-			return ErrForbidden
-		}
 		stored, oldName, wasTrashed := snapshot(r), p.Title, p.Status == StatusTrash
 		if err := apply(w, r); err != nil {
 			return err
@@ -68,17 +77,13 @@ func updatePlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t Post
 	return r, nil
 }
 
-func trashPlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64) (P, error) {
+func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64) (P, error) {
 	var r P
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
-		loaded, err := loadPost[T](tx, t, id, w.now)
-		if err != nil {
+		var err error
+		if r, err = loadWritable[T, P](w, t, id, Actor.CanDelete); err != nil {
 			return notFound(err)
-		}
-		r = P(loaded)
-		if !a.CanDelete(r.post()) {
-			return ErrForbidden
 		}
 		if err := w.trash(r.post()); err != nil {
 			return err
@@ -98,7 +103,7 @@ func trashPlace[T any, P place[T]](ctx context.Context, db *DB, a Actor, t PostT
 }
 
 // readPlace loads a venue or organizer by ID, or by slug within lang when slugs are given.
-func readPlace[T any, P place[T]](ctx context.Context, db *DB, t PostType, id uint64, lang Lang, slugs ...string) (P, *Related, error) {
+func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id uint64, lang Lang, slugs ...string) (P, *Related, error) {
 	var r P
 	rel := newRelated()
 	err := db.view(ctx, func(tx *bolt.Tx) error {

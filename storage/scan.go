@@ -47,7 +47,7 @@ func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*R
 	return out, err
 }
 
-func decodeInto[T any, P place[T]](v []byte, now time.Time, out *[]P) error {
+func decodeInto[T any, P record[T]](v []byte, now time.Time, out *[]P) error {
 	r := P(new(T))
 	if err := json.Unmarshal(v, r); err != nil {
 		return err
