@@ -377,6 +377,8 @@ func effectiveValue(rq *request, v any) string {
 		return v.t.In(rq.site.Loc).Format(datetime.DB)
 	case termFilter:
 		return strings.Join(v.items, ",")
+	case slugFilter:
+		return strings.Join(v.items, ",")
 	case idList:
 		parts := make([]string, len(v))
 		for i, id := range v {
@@ -389,8 +391,6 @@ func effectiveValue(rq *request, v any) string {
 			parts[i] = string(s)
 		}
 		return strings.Join(parts, ",")
-	case []string:
-		return strings.Join(v, ",")
 	}
 	return ""
 }

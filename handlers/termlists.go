@@ -31,17 +31,17 @@ func termListParams(k *termKind) []Param {
 	)
 }
 
+// parseLowerEnum accepts one of values in any case; the value is kept as sent, for rest_url.
 func parseLowerEnum(values ...string) func(*request, any) (any, *problem) {
 	return func(_ *request, v any) (any, *problem) {
 		s, err := coerceType(tString, v)
 		if err != nil {
 			return nil, typeProblem(err)
 		}
-		low := strings.ToLower(s.(string))
-		if !slices.Contains(values, low) {
+		if !slices.Contains(values, strings.ToLower(s.(string))) {
 			return nil, &problem{code: "rest_not_in_enum", message: "must be one of " + strings.Join(values, ", ")}
 		}
-		return low, nil
+		return s, nil
 	}
 }
 
@@ -77,16 +77,21 @@ func parseParentFilter(rq *request, v any) (any, *problem) {
 	return id, nil
 }
 
+// slugFilter is a parsed slug filter: the items as sent (for rest_url) and normalised.
+type slugFilter struct {
+	items, slugs []string
+}
+
 func parseSlugs(_ *request, v any) (any, *problem) {
 	items, prob := listItems(v)
 	if prob != nil {
 		return nil, prob
 	}
-	out := make([]string, len(items))
+	f := slugFilter{items: items, slugs: make([]string, len(items))}
 	for i, s := range items {
-		out[i] = slug.Normalize(s)
+		f.slugs[i] = slug.Normalize(s)
 	}
-	return out, nil
+	return f, nil
 }
 
 func (h *Handler) listTerms(k *termKind) handleFunc {
@@ -102,11 +107,11 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 			orderby = *s
 		}
 		if s := rq.vals.str("order"); s != nil {
-			order = *s
+			order = strings.ToLower(*s)
 		}
 		include, _ := rq.vals["include"].(idList)
-		slugs, _ := rq.vals["slug"].([]string)
-		sortTerms(terms, orderby, order == "desc", include, slugs)
+		slugs, _ := rq.vals["slug"].(slugFilter)
+		sortTerms(terms, orderby, order == "desc", include, slugs.slugs)
 		total := len(terms)
 		terms = terms[min((page-1)*perPage, total):min(page*perPage, total)]
 		rel := &storage.Related{Terms: map[uint64]*storage.Term{}}
@@ -137,7 +142,7 @@ func (h *Handler) filterTerms(rq *request, all []*storage.Term) []*storage.Term 
 	search := rq.vals.str("search")
 	include, hasInclude := rq.vals["include"].(idList)
 	exclude, _ := rq.vals["exclude"].(idList)
-	slugs, hasSlugs := rq.vals["slug"].([]string)
+	slugs, hasSlugs := rq.vals["slug"].(slugFilter)
 	parent, hasParent := rq.vals["parent"].(int64)
 	hideEmpty := true
 	if b := rq.vals.boolean("hide_empty"); b != nil {
@@ -148,7 +153,7 @@ func (h *Handler) filterTerms(rq *request, all []*storage.Term) []*storage.Term 
 		switch {
 		case hasInclude && !slices.Contains(include, t.ID),
 			slices.Contains(exclude, t.ID),
-			hasSlugs && !slices.Contains(slugs, t.Slug),
+			hasSlugs && !slices.Contains(slugs.slugs, t.Slug),
 			hasParent && t.Parent != uint64(parent),
 			hasPost && !slices.Contains(assigned, t.ID),
 			search != nil && !containsFold(t.Name, *search) && !containsFold(t.Slug, *search),
