@@ -357,10 +357,10 @@ func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
 	var rel *Related
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		var err error
-		if e, err = loadPost[Event](tx, TypeEvent, id, db.now()); err != nil {
+		if e, err = readPost[Event](db.cache, tx, TypeEvent, id, db.now()); err != nil {
 			return err
 		}
-		rel = newRelated()
+		rel = db.newRelated()
 		return rel.addEvent(tx, e, db.now())
 	})
 	return e, rel, err
@@ -376,10 +376,10 @@ func (db *DB) EventBySlug(ctx context.Context, lang Lang, s string) (*Event, *Re
 		if err != nil {
 			return err
 		}
-		if e, err = loadPost[Event](tx, TypeEvent, id, db.now()); err != nil {
+		if e, err = readPost[Event](db.cache, tx, TypeEvent, id, db.now()); err != nil {
 			return err
 		}
-		rel = newRelated()
+		rel = db.newRelated()
 		return rel.addEvent(tx, e, db.now())
 	})
 	return e, rel, err

@@ -105,7 +105,7 @@ func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Post
 // readPlace loads a venue or organizer by ID, or by slug within lang when slugs are given.
 func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id uint64, lang Lang, slugs ...string) (P, *Related, error) {
 	var r P
-	rel := newRelated()
+	rel := db.newRelated()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		var err error
 		if len(slugs) > 0 {
@@ -113,7 +113,7 @@ func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id u
 				return err
 			}
 		}
-		loaded, err := loadPost[T](tx, t, id, db.now())
+		loaded, err := readPost[T](db.cache, tx, t, id, db.now())
 		if err != nil {
 			return notFound(err)
 		}

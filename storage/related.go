@@ -19,10 +19,13 @@ type Related struct {
 	Images map[uint64]*Image
 	// Groups maps a translation group to its non-trashed members.
 	Groups map[uint64][]Post
+
+	cache *recordCache
 }
 
-func newRelated() *Related {
+func (db *DB) newRelated() *Related {
 	return &Related{
+		cache:      db.cache,
 		Venues:     map[uint64]*Venue{},
 		Organizers: map[uint64]*Organizer{},
 		Terms:      map[uint64]*Term{},
@@ -37,7 +40,7 @@ func (r *Related) addEvent(tx *bolt.Tx, e *Event, now time.Time) error {
 	}
 	if e.VenueID != 0 {
 		if _, ok := r.Venues[e.VenueID]; !ok {
-			v, err := loadPost[Venue](tx, TypeVenue, e.VenueID, now)
+			v, err := readPost[Venue](r.cache, tx, TypeVenue, e.VenueID, now)
 			if err != nil {
 				return err
 			}
@@ -51,7 +54,7 @@ func (r *Related) addEvent(tx *bolt.Tx, e *Event, now time.Time) error {
 		if _, ok := r.Organizers[id]; ok {
 			continue
 		}
-		o, err := loadPost[Organizer](tx, TypeOrganizer, id, now)
+		o, err := readPost[Organizer](r.cache, tx, TypeOrganizer, id, now)
 		if err != nil {
 			return err
 		}

@@ -61,7 +61,7 @@ func decodeInto[T any, P record[T]](v []byte, now time.Time, out *[]P) error {
 // IDs that no longer designate a record of that type are skipped.
 func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Related, error) {
 	out := &Records{}
-	rel := newRelated()
+	rel := db.newRelated()
 	now := db.now()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		for _, id := range ids {
@@ -69,19 +69,19 @@ func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Re
 			switch t {
 			case TypeEvent:
 				var e *Event
-				if e, err = loadPost[Event](tx, t, id, now); err == nil {
+				if e, err = readPost[Event](db.cache, tx, t, id, now); err == nil {
 					out.Events = append(out.Events, e)
 					err = rel.addEvent(tx, e, now)
 				}
 			case TypeVenue:
 				var v *Venue
-				if v, err = loadPost[Venue](tx, t, id, now); err == nil {
+				if v, err = readPost[Venue](db.cache, tx, t, id, now); err == nil {
 					out.Venues = append(out.Venues, v)
 					err = rel.addPost(tx, &v.Post, now)
 				}
 			case TypeOrganizer:
 				var o *Organizer
-				if o, err = loadPost[Organizer](tx, t, id, now); err == nil {
+				if o, err = readPost[Organizer](db.cache, tx, t, id, now); err == nil {
 					out.Organizers = append(out.Organizers, o)
 					err = rel.addPost(tx, &o.Post, now)
 				}

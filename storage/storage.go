@@ -76,6 +76,7 @@ type DB struct {
 	siteZone datetime.Zone
 	hashKey  []byte
 	notify   chan struct{}
+	cache    *recordCache
 }
 
 // ErrLocked is returned by Open when another process holds the data file.
@@ -102,7 +103,8 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, notify: make(chan struct{}, 1)}
+	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, notify: make(chan struct{}, 1),
+		cache: newRecordCache()}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err

@@ -458,3 +458,25 @@ func TestAppPasswords(t *testing.T) {
 		t.Errorf("duplicate login: %v", err)
 	}
 }
+
+func TestRecordCacheServesTheCurrentVersion(t *testing.T) {
+	db := mustOpenDB(t)
+	e := mustCreateEvent(t, db, admin, newEvent(t, "First"))
+	for _, title := range []string{"Second", "Third"} {
+		got, _, err := db.Event(ctx, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Title = "changed by a caller" // a caller's copy: the cache must not see this
+		if _, err := db.UpdateEvent(ctx, admin, e.ID, &EventInput{PostInput: PostInput{Title: ptr(title)}}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := db.Event(ctx, e.ID); got.Title != title {
+			t.Errorf("read after update: %q, want %q", got.Title, title)
+		}
+	}
+	recs, _, err := db.Load(ctx, TypeEvent, []uint64{e.ID, e.ID})
+	if err != nil || len(recs.Events) != 2 || recs.Events[0] == recs.Events[1] || recs.Events[0].Title != "Third" {
+		t.Fatalf("load: %v %v", err, recs.Events)
+	}
+}

@@ -241,7 +241,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 // term with that ID.
 func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Related, error) {
 	var t *Term
-	rel := newRelated()
+	rel := db.newRelated()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		var err error
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {

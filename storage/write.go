@@ -72,15 +72,21 @@ func (w *writer) flush() error {
 
 func (w *writer) nextPostID() (uint64, error) { return w.tx.Bucket(bSeqPosts).NextSequence() }
 
-// loadPost loads record id of type t, reporting ErrNotFound or ErrWrongType.
+// loadPost loads record id of type t for a write, reporting ErrNotFound or ErrWrongType.
 func loadPost[T any](tx *bolt.Tx, t PostType, id uint64, now time.Time) (*T, error) {
-	r, err := get[T](tx, postBucket(t), id)
-	if err == ErrNotFound {
+	return readPost[T](nil, tx, t, id, now)
+}
+
+// readPost loads record id of type t through the decoded-record cache c (nil: no cache).
+func readPost[T any](c *recordCache, tx *bolt.Tx, t PostType, id uint64, now time.Time) (*T, error) {
+	raw := tx.Bucket(postBucket(t)).Get(u64(id))
+	if raw == nil {
 		if _, terr := postTypeOf(tx, id); terr == nil {
 			return nil, ErrWrongType
 		}
 		return nil, ErrNotFound
 	}
+	r, err := decode[T](c, id, raw)
 	if err != nil {
 		return nil, err
 	}
