@@ -1,5 +1,5 @@
 # Every target is phony: none of them names a file.
-.PHONY: build test lint run bench fuzz golden tidy
+.PHONY: build test lint run bench fuzz golden tidy seed load
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DATA_DIR ?= ./data
@@ -7,6 +7,9 @@ DATA_DIR ?= ./data
 # clone. It only applies to a data directory with no users yet, and the service listens on loopback.
 DEV_APP_PASSWORD ?= DevPassword0000000000000
 FUZZTIME ?= 30s
+# make seed's number of generated events; make load's flags (see go run ./cmd/loadgen -h).
+EVENTS ?= 20000
+LOADFLAGS ?=
 
 build:
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/calendard ./cmd/calendard
@@ -22,6 +25,16 @@ lint:
 run:
 	CALENDAR_ADMIN_APP_PASSWORD=$${CALENDAR_ADMIN_APP_PASSWORD:-$(DEV_APP_PASSWORD)} \
 		go run ./cmd/calendard serve --data-dir $(DATA_DIR)
+
+# Adds a generated calendar to DATA_DIR (stop make run first: the store is locked while it serves).
+# The administrator gets make run's password when the store has no user yet.
+seed:
+	CALENDAR_ADMIN_APP_PASSWORD=$${CALENDAR_ADMIN_APP_PASSWORD:-$(DEV_APP_PASSWORD)} \
+		go run ./cmd/calendard seed --data-dir $(DATA_DIR) --events $(EVENTS)
+
+# Drives the server of make run (loopback only) and prints throughput and latency percentiles.
+load:
+	go run ./cmd/loadgen $(LOADFLAGS)
 
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...

@@ -21,6 +21,8 @@ commands:
   user list
   app-password create     --user L [--name LABEL]   (prints the password once)
   app-password revoke     --user L --name LABEL
+  seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
+  reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   version
 
 Every command takes --data-dir and the other flags of serve; run "calendard serve -h" for them.`
@@ -39,6 +41,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("%s needs a subcommand; run calendard help", cmd)
 		}
 		return admin(ctx, cmd+" "+args[0], args[1:], getenv, stdout, stderr)
+	case "seed":
+		return seed(ctx, args, getenv, stdout, stderr)
+	case "reindex":
+		return reindex(ctx, args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -1,0 +1,51 @@
+// Command loadgen drives a running calendard with concurrent clients over a mix of list and search
+// requests, then prints throughput, latency percentiles and non-2xx counts per kind of request.
+//
+//	go run ./cmd/loadgen -base-url http://127.0.0.1:8080 -clients 50 -duration 30s
+//
+// It first reads categories, tags, venues and a page of events of every language through the API, so
+// that its filters and search words exist in the data it targets (calendard seed makes such data). It
+// stops by itself after -duration or -requests, whichever comes first. It only connects to loopback
+// addresses: it is for measuring a local server, not for loading someone else's.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program: parse flags, discover the data, drive the load, print the report.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	c := newClient(cfg)
+	t, err := discover(ctx, c)
+	if err != nil {
+		return fmt.Errorf("discover the data of %s: %w", cfg.base, err)
+	}
+	fmt.Fprintf(stderr, "loadgen: %d categories, %d tags, %d language prefixes with events; %d clients for %s against %s\n",
+		len(t.categories)/2, len(t.tags)/2, len(t.langs), cfg.clients, cfg.duration, cfg.base)
+	res := drive(ctx, c, t, cfg)
+	return res.write(stdout, cfg)
+}
