@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCmd runs a calendard command line against dir.
+func runCmd(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	env := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow}
+	err := run(context.Background(), args, func(k string) string { return env[k] }, &out, io.Discard)
+	return out.String(), err
+}
+
+func TestReindex(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	before := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz"})
+	s.stop()
+	if err := os.WriteFile(filepath.Join(s.dir, "index", "en.bleve", "index_meta.json"), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCmd(t, s.dir, "reindex")
+	if err != nil || !strings.Contains(out, "rebuilt") {
+		t.Fatalf("reindex: %v %q", err, out)
+	}
+	s = startServerIn(t, s.dir)
+	after := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz"})
+	if after.status != 200 || string(after.body) != string(before.body) {
+		t.Fatalf("after reindex: %d\n%s\nwant\n%s", after.status, after.body, before.body)
+	}
+}
+
+func TestUserCommands(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCmd(t, dir, "user", "create", "--login", "ann", "--email", "ann@example.org", "--role", "editor"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCmd(t, dir, "user", "create", "--login", "bob", "--email", "b@example.org", "--role", "king"); err == nil {
+		t.Error("unknown role accepted")
+	}
+	pw, err := runCmd(t, dir, "app-password", "create", "--user", "ann", "--name", "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw = strings.TrimSpace(pw)
+	list, err := runCmd(t, dir, "user", "list")
+	if err != nil || !strings.Contains(list, "ann@example.org") || !strings.Contains(list, "editor") {
+		t.Fatalf("user list: %v %q", err, list)
+	}
+	s := startServerIn(t, dir)
+	if res := s.do(req{method: "POST", path: "/calendar/events/v1/categories", auth: "ann:" + pw, body: map[string]any{"name": "Music"}}); res.status != 201 {
+		t.Fatalf("editor with the new password: %d %s", res.status, res.body)
+	}
+	s.stop()
+	if _, err := runCmd(t, dir, "app-password", "revoke", "--user", "ann", "--name", "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	s = startServerIn(t, dir)
+	if res := s.do(req{method: "GET", path: "/calendar/events/v1/categories", auth: "ann:" + pw}); res.status != 401 {
+		t.Fatalf("revoked password: %d", res.status)
+	}
+}
