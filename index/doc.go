@@ -61,10 +61,27 @@ func (d *document) index(b *bleve.Batch) error {
 	})
 }
 
+// load adds d's row to a projection being built from a full scan: rows are appended and sorted once
+// at the end (projection.sort), not inserted in order one by one.
+func (l *lang) load(d document) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if d.kind == storage.TypeEvent {
+		l.proj.events = append(l.proj.events, d.event)
+		l.proj.link(&d.event)
+		return
+	}
+	l.applyLocked(d)
+}
+
 // apply puts d's row into the projection.
 func (l *lang) apply(d document) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.applyLocked(d)
+}
+
+func (l *lang) applyLocked(d document) {
 	switch d.kind {
 	case storage.TypeEvent:
 		l.proj.putEvent(d.event)

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -99,19 +100,31 @@ func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index
 		return nil, err
 	}
 	ix := &Index{store: store, log: log, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{})}
+	// Opening an index reads its segments from disk: the seven open side by side.
+	start := time.Now()
+	opened := make([]*lang, len(storage.Langs))
+	fresh := make([]bool, len(storage.Langs))
+	errs := make([]error, len(storage.Langs))
+	var wg sync.WaitGroup
+	for i, code := range storage.Langs {
+		wg.Go(func() {
+			opened[i], fresh[i], errs[i] = openLang(filepath.Join(dir, string(code)+".bleve"), code, head, log)
+		})
+	}
+	wg.Wait()
 	var rebuild []*lang
-	for _, code := range storage.Langs {
-		l, fresh, err := openLang(filepath.Join(dir, string(code)+".bleve"), code, head, log)
-		if err != nil {
-			ix.Close()
-			return nil, err
-		}
-		ix.langs[code] = l
-		if fresh {
-			rebuild = append(rebuild, l)
+	for i, l := range opened {
+		if l != nil {
+			ix.langs[l.code] = l
+			if fresh[i] {
+				rebuild = append(rebuild, l)
+			}
 		}
 	}
-	start := time.Now()
+	if err := errors.Join(errs...); err != nil {
+		ix.Close()
+		return nil, err
+	}
 	if err := ix.load(ctx, rebuild); err != nil {
 		ix.Close()
 		return nil, err
@@ -185,24 +198,16 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 		}
 		return nil
 	}
+	// Venues come first: events read their positions from this map instead of loading them again.
+	venues := map[uint64]*storage.Venue{}
 	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
-		for after := uint64(0); ; {
-			page, err := ix.store.Scan(ctx, t, after, scanPage)
-			if err != nil {
-				return err
+		pages, errc := ix.scanAll(ctx, t)
+		for page := range pages {
+			for _, v := range page.Venues {
+				venues[v.ID] = v
 			}
-			venues := map[uint64]*storage.Venue{}
-			if t == storage.TypeEvent {
-				venues, err = ix.venuesOf(ctx, page.Events)
-				if err != nil {
-					return err
-				}
-			}
-			n := 0
 			for _, d := range documents(page, venues) {
-				n++
-				after = max(after, d.id)
-				ix.langs[d.lang].apply(d)
+				ix.langs[d.lang].load(d)
 				if b := batches[d.lang]; b != nil {
 					if err := d.index(b); err != nil {
 						return err
@@ -212,13 +217,16 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 			if err := flush(false); err != nil {
 				return err
 			}
-			if n < scanPage {
-				break
-			}
+		}
+		if err := <-errc; err != nil {
+			return err
 		}
 	}
 	if err := flush(true); err != nil {
 		return err
+	}
+	for _, l := range ix.langs {
+		l.proj.sort()
 	}
 	from := head
 	for _, l := range ix.langs {
@@ -236,6 +244,69 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 		_, err = ix.SyncOnce(ctx)
 	}
 	return err
+}
+
+// scanAll reads every record of type t in pages. Decoding dominates the work, so two scanners decode
+// halves of the ID range side by side while the caller consumes the pages; errc reports the first
+// failure once pages is closed.
+func (ix *Index) scanAll(ctx context.Context, t storage.PostType) (<-chan *storage.Records, <-chan error) {
+	pages := make(chan *storage.Records, 4)
+	errc := make(chan error, 1)
+	first, err := ix.store.Scan(ctx, t, 0, 0)
+	if err != nil {
+		close(pages)
+		errc <- err
+		return pages, errc
+	}
+	mid := first.LastID / 2
+	ranges := [][2]uint64{{0, mid}, {mid, first.LastID}}
+	scanErrs := make([]error, len(ranges))
+	var wg sync.WaitGroup
+	for i, r := range ranges {
+		wg.Go(func() {
+			for after := r[0]; after < r[1]; {
+				page, err := ix.store.Scan(ctx, t, after, scanPage)
+				if err != nil {
+					scanErrs[i] = err
+					return
+				}
+				n := len(page.Events) + len(page.Venues) + len(page.Organizers)
+				next := lastID(page, after) // before trimming: the cursor must always move on
+				page.Events = slices.DeleteFunc(page.Events, func(e *storage.Event) bool { return e.ID > r[1] })
+				page.Venues = slices.DeleteFunc(page.Venues, func(v *storage.Venue) bool { return v.ID > r[1] })
+				page.Organizers = slices.DeleteFunc(page.Organizers, func(o *storage.Organizer) bool { return o.ID > r[1] })
+				select {
+				case pages <- page:
+				case <-ctx.Done():
+					return
+				}
+				if n < scanPage {
+					return
+				}
+				after = next
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(pages)
+		errc <- errors.Join(scanErrs...)
+	}()
+	return pages, errc
+}
+
+// lastID is the highest ID of a page, or after for an empty one.
+func lastID(page *storage.Records, after uint64) uint64 {
+	for _, e := range page.Events {
+		after = max(after, e.ID)
+	}
+	for _, v := range page.Venues {
+		after = max(after, v.ID)
+	}
+	for _, o := range page.Organizers {
+		after = max(after, o.ID)
+	}
+	return after
 }
 
 // venuesOf loads the venues of a page of events, for their positions.

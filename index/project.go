@@ -113,6 +113,11 @@ func (p *projection) putEvent(r eventRow) {
 	p.removeEvent(r.id)
 	i, _ := slices.BinarySearchFunc(p.events, &r, func(x eventRow, k *eventRow) int { return compareRows(&x, k) })
 	p.events = slices.Insert(p.events, i, r)
+	p.link(&r)
+}
+
+// link records an event row's position key and its links from venues and organizers.
+func (p *projection) link(r *eventRow) {
 	p.eventAt[r.id] = r.startLocal
 	if r.venue != 0 {
 		link(p.venueEvents, r.venue, r.id)
@@ -120,6 +125,11 @@ func (p *projection) putEvent(r eventRow) {
 	for _, o := range r.orgs {
 		link(p.orgEvents, o, r.id)
 	}
+}
+
+// sort orders rows appended by a full load.
+func (p *projection) sort() {
+	slices.SortFunc(p.events, func(a, b eventRow) int { return compareRows(&a, &b) })
 }
 
 func (p *projection) removeEvent(id uint64) {

@@ -16,6 +16,8 @@ type Records struct {
 	Venues     []*Venue
 	Organizers []*Organizer
 	Head       uint64
+	// LastID is the highest ID the post sequence has handed out, for splitting a scan into ranges.
+	LastID uint64
 }
 
 // Scan reads up to limit records of type t with an ID above after, in ID order. Scanning in pages keeps
@@ -25,6 +27,7 @@ func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*R
 	now := db.now()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		out.Head = tx.Bucket(bOutbox).Sequence()
+		out.LastID = tx.Bucket(bSeqPosts).Sequence()
 		c := tx.Bucket(postBucket(t)).Cursor()
 		n := 0
 		for k, v := c.Seek(u64(after + 1)); k != nil && n < limit; k, v = c.Next() {
