@@ -50,6 +50,7 @@ type Handler struct {
 	log    *zap.Logger
 	router *httprouter.Router
 	table  []*route
+	lists  *listCache
 }
 
 // New returns the API's http.Handler.
@@ -66,7 +67,7 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, index: ix, log: log}
+	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache()}
 	h.router = h.routes()
 	return h
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
-	"github.com/calendard/calendard/storage/slug"
 )
 
 // List limits (CONTRACT 5.1, 10.1).
@@ -156,31 +155,15 @@ func parseTermFilter(tax storage.Taxonomy) func(*request, any) (any, *problem) {
 		if prob != nil {
 			return nil, prob
 		}
-		terms, err := rq.db.Terms(rq.r.Context(), tax)
+		ids, missing, err := rq.db.ResolveTerms(rq.r.Context(), tax, items)
 		if err != nil {
 			return nil, bad(err.Error())
 		}
-		f := termFilter{items: items}
-		for _, item := range items {
-			t := findTerm(terms, item)
-			if t == nil {
-				return nil, bad("no " + tax.String() + " has the ID or slug " + item)
-			}
-			f.ids = append(f.ids, t.ID)
+		if missing != "" {
+			return nil, bad("no " + tax.String() + " has the ID or slug " + missing)
 		}
-		return f, nil
+		return termFilter{items: items, ids: ids}, nil
 	}
-}
-
-func findTerm(terms []*storage.Term, item string) *storage.Term {
-	id, err := strconv.ParseUint(item, 10, 64)
-	s := slug.Normalize(item)
-	for _, t := range terms {
-		if (err == nil && t.ID == id) || (err != nil && t.Slug == s) {
-			return t
-		}
-	}
-	return nil
 }
 
 // idList is a parsed list of record IDs.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 )
@@ -25,10 +26,24 @@ func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// buffers recycles encode buffers: a list page is hundreds of kilobytes, and growing a fresh buffer to
+// that size for every request costs more than encoding into it.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 4<<20 { // keep the pool from pinning a freak giant
+		b.Reset()
+		buffers.Put(b)
+	}
+}
+
 // writeJSON writes a successful response body.
 func (h *Handler) writeJSON(w http.ResponseWriter, rq *request, status int, v any) {
-	var buf bytes.Buffer
-	if err := encodeValue(&buf, v); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeValue(buf, v); err != nil {
 		h.log.Error("encode response", zap.String("request_id", rq.id), zap.Error(err))
 		h.writeError(w, rq, errInternal)
 		return
@@ -39,8 +54,9 @@ func (h *Handler) writeJSON(w http.ResponseWriter, rq *request, status int, v an
 // writeSingle writes a single record or term with its ETag, answering 304 when the client has it
 // (CONTRACT 11).
 func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
-	var buf bytes.Buffer
-	if err := v.pick(rq.fields).encode(&buf); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := v.pick(rq.fields).encode(buf); err != nil {
 		h.writeError(w, rq, err)
 		return
 	}

@@ -55,7 +55,7 @@ func (h *Handler) routeTable() []*route {
 	return []*route{
 		{pattern: ns, endpoints: []*endpoint{{methods: get, params: indexParams, handle: h.namespaceIndex}}},
 		{pattern: ns + "/events", endpoints: []*endpoint{
-			{methods: get, params: eventListParams, handle: h.listEvents},
+			{methods: get, params: eventListParams, handle: h.cached("events", h.listEvents)},
 			{methods: post, params: eventParams, handle: h.createEvent, allowed: editPosts}}},
 		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, endpoints: []*endpoint{
 			{methods: get, params: idParams, handle: h.getEvent},

@@ -323,3 +323,25 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 	*terms = append(*terms, t)
 	return t.ID, nil
 }
+
+// ResolveTerms finds the terms of a taxonomy named by items, each a term ID (all digits) or slug
+// (normalised here), in order. missing is the first item that names no term ("" when all do).
+func (db *DB) ResolveTerms(ctx context.Context, tax Taxonomy, items []string) (ids []uint64, missing string, err error) {
+	err = db.view(ctx, func(tx *bolt.Tx) error {
+		for _, item := range items {
+			if n, err := strconv.ParseUint(item, 10, 64); err == nil {
+				if tx.Bucket(termBucket(tax)).Get(u64(n)) != nil {
+					ids = append(ids, n)
+					continue
+				}
+			} else if id := tx.Bucket(termSlugBucket(tax)).Get([]byte(slug.Normalize(item))); id != nil {
+				ids = append(ids, beUint(id))
+				continue
+			}
+			missing = item
+			return nil
+		}
+		return nil
+	})
+	return ids, missing, err
+}

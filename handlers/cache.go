@@ -1,0 +1,110 @@
+package handlers
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// listCacheBytes bounds the memory the list cache holds.
+const listCacheBytes = 64 << 20
+
+// listCache keeps recent list responses. Front ends ask the same lists over and over, and a list
+// costs far more to compute than to copy. A response is reused only while nothing it depends on can
+// have changed: the store's change-log head and the index's applied position are those it was
+// computed at, and so is the clock's second (stored dates are whole seconds, so the default date
+// window, scheduled publication and upcoming flags cannot move within one). The key holds everything
+// else a body depends on: the route, the query, the caller, the origin and the language prefix.
+type listCache struct {
+	mu    sync.Mutex
+	m     map[string]*cachedList
+	bytes int
+}
+
+type cachedList struct {
+	head, applied uint64
+	second        int64
+	status        int
+	header        http.Header
+	body          []byte
+}
+
+func newListCache() *listCache { return &listCache{m: map[string]*cachedList{}} }
+
+// recorder captures a response so that it can be cached and replayed.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+
+// cached serves a list route through the cache. HEAD requests and errors are not cached.
+func (h *Handler) cached(route string, fn handleFunc) handleFunc {
+	return func(w http.ResponseWriter, rq *request) error {
+		if rq.method != http.MethodGet {
+			return fn(w, rq)
+		}
+		head, err := h.db.ChangeHead(rq.r.Context())
+		if err != nil {
+			return err
+		}
+		applied := h.index.Applied()
+		key := route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
+			strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
+		second := rq.now.Unix()
+		if c := h.lists.get(key, head, applied, second); c != nil {
+			for k, v := range c.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(c.status)
+			w.Write(c.body)
+			return nil
+		}
+		rec := &recorder{header: w.Header().Clone()}
+		if err := fn(rec, rq); err != nil {
+			return err
+		}
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.status)
+		w.Write(rec.body.Bytes())
+		if rec.status == http.StatusOK {
+			h.lists.put(key, &cachedList{head: head, applied: applied, second: second, status: rec.status,
+				header: rec.header, body: rec.body.Bytes()}) // the recorder's own copy, not a pooled buffer
+		}
+		return nil
+	}
+}
+
+func (c *listCache) get(key string, head, applied uint64, second int64) *cachedList {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.m[key]
+	if e == nil || e.head != head || e.applied != applied || e.second != second {
+		return nil
+	}
+	return e
+}
+
+func (c *listCache) put(key string, e *cachedList) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[key]; old != nil {
+		c.bytes -= len(old.body)
+	}
+	for k, old := range c.m {
+		if c.bytes+len(e.body) <= listCacheBytes {
+			break
+		}
+		c.bytes -= len(old.body)
+		delete(c.m, k)
+	}
+	c.m[key] = e
+	c.bytes += len(e.body)
+}

@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
+// outlive a change of the store or the index.
+func TestListCacheFollowsWrites(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	hh := h.(*Handler)
+	ctx := context.Background()
+	list := func() string {
+		w := httptest.NewRecorder()
+		hh.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/events?search=concert", nil))
+		if w.Code != 200 {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	sync := func() {
+		for {
+			n, err := hh.index.SyncOnce(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
+		}
+	}
+	empty := list()
+	if again := list(); again != empty {
+		t.Fatalf("a repeated request differs:\n%s\n%s", empty, again)
+	}
+	w := serve(h, "POST", "/calendar/events/v1/events", "application/json",
+		`{"title":"Summer concert","start_date":"2027-01-01 20:00","end_date":"2027-01-01 22:00"}`)
+	if w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	// The store moved on but the index has not applied the write yet: no cached answer may be
+	// served for the new head, and the fresh one is computed from what the index has.
+	if got := list(); !strings.Contains(got, `"total":0`) {
+		t.Fatalf("before the index applied the write: %s", got)
+	}
+	sync()
+	if got := list(); !strings.Contains(got, `"total":1`) || !strings.Contains(got, "Summer concert") {
+		t.Fatalf("after the write: %s", got)
+	}
+	w = serve(h, "PATCH", "/calendar/events/v1/events/1", "application/json", `{"title":"Winter concert"}`)
+	if w.Code != 200 {
+		t.Fatalf("update: %d %s", w.Code, w.Body)
+	}
+	sync()
+	if got := list(); !strings.Contains(got, "Winter concert") {
+		t.Fatalf("after the update: %s", got)
+	}
+}
