@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // listCacheBytes bounds the memory the list cache holds.
@@ -13,9 +14,11 @@ const listCacheBytes = 64 << 20
 // listCache keeps recent list responses. Front ends ask the same lists over and over, and a list
 // costs far more to compute than to copy. A response is reused only while nothing it depends on can
 // have changed: the store's change-log head and the index's applied position are those it was
-// computed at, and so is the clock's second (stored dates are whole seconds, so the default date
-// window, scheduled publication and upcoming flags cannot move within one). The key holds everything
-// else a body depends on: the route, the query, the caller, the origin and the language prefix.
+// computed at, and the clock has not reached the next instant at which time alone changes an answer
+// (Index.StableUntil: a scheduled record's date, an event's start) or the next midnight of the site
+// zone (date windows are whole days, and relative dates such as `tomorrow` move with them). The key
+// holds everything else a body depends on: the route, the query, the caller, the origin and the
+// language prefix.
 type listCache struct {
 	mu    sync.Mutex
 	m     map[string]*cachedList
@@ -24,7 +27,7 @@ type listCache struct {
 
 type cachedList struct {
 	head, applied uint64
-	second        int64
+	from, until   time.Time
 	status        int
 	header        http.Header
 	body          []byte
@@ -56,8 +59,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		applied := h.index.Applied()
 		key := route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
 			strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
-		second := rq.now.Unix()
-		if c := h.lists.get(key, head, applied, second); c != nil {
+		if c := h.lists.get(key, head, applied, rq.now); c != nil {
 			for k, v := range c.header {
 				w.Header()[k] = v
 			}
@@ -75,18 +77,22 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		w.WriteHeader(rec.status)
 		w.Write(rec.body.Bytes())
 		if rec.status == http.StatusOK {
-			h.lists.put(key, &cachedList{head: head, applied: applied, second: second, status: rec.status,
+			until := h.index.StableUntil(rq.now)
+			if midnight := dayEdge(rq.now, rq.site.Loc, true).Add(time.Second); midnight.Before(until) {
+				until = midnight
+			}
+			h.lists.put(key, &cachedList{head: head, applied: applied, from: rq.now, until: until, status: rec.status,
 				header: rec.header, body: rec.body.Bytes()}) // the recorder's own copy, not a pooled buffer
 		}
 		return nil
 	}
 }
 
-func (c *listCache) get(key string, head, applied uint64, second int64) *cachedList {
+func (c *listCache) get(key string, head, applied uint64, now time.Time) *cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.m[key]
-	if e == nil || e.head != head || e.applied != applied || e.second != second {
+	if e == nil || e.head != head || e.applied != applied || now.Before(e.from) || !now.Before(e.until) {
 		return nil
 	}
 	return e

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
@@ -57,5 +58,51 @@ func TestListCacheFollowsWrites(t *testing.T) {
 	sync()
 	if got := list(); !strings.Contains(got, "Winter concert") {
 		t.Fatalf("after the update: %s", got)
+	}
+}
+
+// TestListCacheFollowsTime moves the clock past the instants at which time alone changes a list: a
+// scheduled event's publication and an event's start.
+func TestListCacheFollowsTime(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	h, _ := newClockedHandler(t, Config{}, func() time.Time { return now })
+	hh := h.(*Handler)
+	ctx := context.Background()
+	get := func(target string) string {
+		w := httptest.NewRecorder()
+		hh.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		if w.Code != 200 {
+			t.Fatalf("%s: %d %s", target, w.Code, w.Body)
+		}
+		return w.Body.String()
+	}
+	post := func(body string) {
+		if w := serve(h, "POST", "/calendar/events/v1/events", "application/json", body); w.Code != 201 {
+			t.Fatalf("create: %d %s", w.Code, w.Body)
+		}
+		for {
+			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+				return
+			}
+		}
+	}
+	// Scheduled for 10:20, starting 10:30 the same day.
+	post(`{"title":"Scheduled","date":"2026-11-22 10:20:00","start_date":"2026-11-22 10:30:00","end_date":"2026-11-22 11:00:00","venue":{"venue":"Hall"}}`)
+	events := "/calendar/events/v1/events"
+	upcoming := "/calendar/events/v1/venues?only_with_upcoming=1"
+	if got := get(events); !strings.Contains(got, `"total":0`) {
+		t.Fatalf("before publication: %s", got)
+	}
+	get(upcoming)                  // cache both lists
+	now = now.Add(5 * time.Minute) // 10:20:30: published
+	if got := get(events); !strings.Contains(got, `"total":1`) {
+		t.Fatalf("after the publication date: %s", got)
+	}
+	if got := get(upcoming); !strings.Contains(got, `"total":1`) {
+		t.Fatalf("before the start: %s", got)
+	}
+	now = now.Add(15 * time.Minute) // 10:35:30: started, no longer upcoming
+	if got := get(upcoming); !strings.Contains(got, `"total":0`) {
+		t.Fatalf("after the start: %s", got)
 	}
 }

@@ -19,11 +19,16 @@ import (
 
 const adminPassword = "AdminPassword0123456789a"
 
-// newTestHandler serves a fresh store with one administrator.
+// newTestHandler serves a fresh store with one administrator, on a frozen clock.
 func newTestHandler(t testing.TB, cfg Config) (http.Handler, *storage.DB) {
-	t.Helper()
 	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
-	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: func() time.Time { return now }})
+	return newClockedHandler(t, cfg, func() time.Time { return now })
+}
+
+// newClockedHandler is newTestHandler on a clock the test controls.
+func newClockedHandler(t testing.TB, cfg Config, clock func() time.Time) (http.Handler, *storage.DB) {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

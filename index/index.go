@@ -31,6 +31,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,6 +82,7 @@ type Index struct {
 	mu      sync.Mutex
 	applied uint64
 	waitCh  chan struct{}
+	stable  stability
 }
 
 const scanPage = 1000
@@ -376,4 +378,54 @@ func (ix *Index) WaitApplied(ctx context.Context, seq uint64) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// StableUntil returns the first instant after now at which a list answer can change without a write:
+// a scheduled record's date passing (it becomes published) or an event starting (it stops being
+// upcoming). The answer is computed once per change-log position and reused until it passes.
+func (ix *Index) StableUntil(now time.Time) time.Time {
+	ix.mu.Lock()
+	applied := ix.applied
+	if ix.stable.seq == applied && now.Before(ix.stable.until) && !now.Before(ix.stable.from) {
+		until := ix.stable.until
+		ix.mu.Unlock()
+		return until
+	}
+	ix.mu.Unlock()
+	next := int64(math.MaxInt64)
+	t := now.Unix()
+	for _, l := range ix.langs {
+		l.mu.RLock()
+		for i := range l.proj.events {
+			r := &l.proj.events[i]
+			if r.startUTC > t {
+				next = min(next, r.startUTC)
+			}
+			if r.status == storage.StatusFuture && r.date > t {
+				next = min(next, r.date)
+			}
+		}
+		for _, rows := range []map[uint64]*placeRow{l.proj.venues, l.proj.orgs} {
+			for _, r := range rows {
+				if r.status == storage.StatusFuture && r.date > t {
+					next = min(next, r.date)
+				}
+			}
+		}
+		l.mu.RUnlock()
+	}
+	until := time.Unix(next, 0)
+	if next == math.MaxInt64 {
+		until = now.Add(time.Hour) // nothing scheduled: recheck now and then anyway
+	}
+	ix.mu.Lock()
+	ix.stable = stability{seq: applied, from: now, until: until}
+	ix.mu.Unlock()
+	return until
+}
+
+// stability caches StableUntil's answer for one change-log position.
+type stability struct {
+	seq         uint64
+	from, until time.Time
 }
