@@ -168,3 +168,21 @@ func BenchmarkListEvents(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCreateEvent measures a create end to end with read-your-writes: the durable bbolt commit,
+// then the wait until the running syncer has applied it to the index.
+func BenchmarkCreateEvent(b *testing.B) {
+	h, db := newTestHandler(b, Config{IndexWait: DefaultIndexWait})
+	ix := h.(*Handler).index
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); ix.Run(ctx, db.Notify()) }()
+	b.Cleanup(func() { cancel(); <-done })
+	body := `{"title":"Jazz concert","description":"An evening of jazz","start_date":"2027-05-01 20:00",` +
+		`"end_date":"2027-05-01 22:00","categories":"Music","venue":{"venue":"Hall"}}`
+	for b.Loop() {
+		if w := serve(h, "POST", "/calendar/events/v1/events", "application/json", body); w.Code != http.StatusCreated {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}

@@ -49,8 +49,10 @@ func newClockedHandler(t testing.TB, cfg Config, clock func() time.Time) (http.H
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	// No syncer runs: a write waits only this long for the index, which these tests never list.
-	cfg.IndexWait = time.Millisecond
+	if cfg.IndexWait == 0 {
+		// No syncer runs unless a test starts one: a write waits only this long for the index.
+		cfg.IndexWait = time.Millisecond
+	}
 	return New(cfg, db, ix, log), db
 }
 
