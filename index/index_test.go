@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,4 +188,25 @@ func TestRecovery(t *testing.T) {
 
 func u64be(v uint64) []byte {
 	return []byte{byte(v >> 56), byte(v >> 48), byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+}
+
+// TestBoxHoldsTheCircle checks the geo prefilter never rules out a point within the radius: anywhere
+// on the globe, across the date line and near the poles.
+func TestBoxHoldsTheCircle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 200000 {
+		lat, lng := rng.Float64()*180-90, rng.Float64()*360-180
+		radius := []float64{1, 25, 300, 5000, 20000}[rng.IntN(5)]
+		b := boxAround(lat, lng, radius)
+		plat, plng := lat+(rng.Float64()*2-1)*rng.Float64()*90, lng+(rng.Float64()*2-1)*rng.Float64()*180
+		plat = max(-90, min(90, plat))
+		if plng > 180 {
+			plng -= 360
+		} else if plng < -180 {
+			plng += 360
+		}
+		if Distance(lat, lng, plat, plng) <= radius && !b.contains(plat, plng) {
+			t.Fatalf("box around (%v, %v) r=%v excludes (%v, %v) at %v km", lat, lng, radius, plat, plng, Distance(lat, lng, plat, plng))
+		}
+	}
 }

@@ -78,28 +78,28 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	if err != nil || f.Empty {
 		return Page{}, err
 	}
+	c := compile(f, text)
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows := l.proj.events
-	bounded := len(f.Include) == 0
-	if bounded {
-		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
+	if c.bounded {
+		rows = l.proj.window(c.start, c.end)
 	}
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
 		r := &rows[i]
-		if !f.matches(r, text, bounded) {
+		if !c.matches(r) {
 			continue
 		}
-		if len(f.Include) > 0 {
+		if !c.bounded {
 			matched = append(matched, r)
 		} else if count >= f.Offset && count < f.Offset+f.Limit {
 			matched = append(matched, r)
 		}
 		count++
 	}
-	if len(f.Include) > 0 {
+	if !c.bounded {
 		// Included events are listed by publication date (CONTRACT 5.2).
 		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
 		matched = matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))]
@@ -111,40 +111,108 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	return page, nil
 }
 
-func (f *EventFilter) matches(r *eventRow, text idSet, bounded bool) bool {
+// scan is an EventFilter prepared for a scan over every row of a window: the ID lists as sets and
+// the geo test's bounding box, computed once instead of once per row.
+type scan struct {
+	*EventFilter
+	bounded                           bool
+	start, end                        int64
+	include, venues, orgs, cats, tags idSet
+	text                              idSet
+	box                               *box
+}
+
+func compile(f *EventFilter, text idSet) *scan {
+	c := &scan{EventFilter: f, bounded: len(f.Include) == 0, start: f.Start.Unix(), end: f.End.Unix(), text: text,
+		include: setOf(f.Include), venues: setOf(f.Venues), orgs: setOf(f.Orgs), cats: setOf(f.Categories),
+		tags: setOf(f.Tags)}
+	if f.Geo != nil && f.Geo.Point {
+		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
+	}
+	return c
+}
+
+func setOf(ids []uint64) idSet {
+	if len(ids) == 0 {
+		return nil
+	}
+	s := idSet{}
+	for _, id := range ids {
+		s.add(id)
+	}
+	return s
+}
+
+func (c *scan) matches(r *eventRow) bool {
 	switch {
 	case r.hidden:
 		return false
-	case bounded && (r.startUTC < f.Start.Unix() || r.startUTC > f.End.Unix()):
+	case c.bounded && (r.startUTC < c.start || r.startUTC > c.end):
 		return false
-	case len(f.Include) > 0 && !slices.Contains(f.Include, r.id):
+	case c.include != nil && !c.include.has(r.id):
 		return false
-	case f.Featured != nil && r.featured != *f.Featured:
+	case c.Featured != nil && r.featured != *c.Featured:
 		return false
-	case len(f.Venues) > 0 && !slices.Contains(f.Venues, r.venue):
+	case c.venues != nil && !c.venues.has(r.venue):
 		return false
-	case len(f.Orgs) > 0 && !anyOf(r.orgs, f.Orgs):
+	case c.orgs != nil && !c.orgs.hasAny(r.orgs):
 		return false
-	case len(f.Categories) > 0 && !anyOf(r.terms, f.Categories):
+	case c.cats != nil && !c.cats.hasAny(r.terms):
 		return false
-	case len(f.Tags) > 0 && !anyOf(r.terms, f.Tags):
+	case c.tags != nil && !c.tags.hasAny(r.terms):
 		return false
-	case f.Geo != nil && !f.Geo.contains(r):
+	case c.Geo != nil && !c.near(r):
 		return false
+	case c.text != nil && !c.text.has(r.id):
+		return false
+	case c.Statuses == nil && r.status == storage.StatusPublish:
+		return true // the common case, without a call
 	}
-	if text != nil && !text.has(r.id) {
-		return false
-	}
-	return f.allows(r.author, r.status, r.trashed, r.date, f.Now)
+	return c.allows(r.author, r.status, r.trashed, r.date, c.Now)
 }
 
-func anyOf(have, want []uint64) bool {
-	for _, id := range have {
-		if slices.Contains(want, id) {
-			return true
-		}
+// near applies the geo filter: coordinates required, and with a point, the distance; the bounding
+// box rules out most rows before any trigonometry.
+func (c *scan) near(r *eventRow) bool {
+	if !r.hasGeo {
+		return false
 	}
-	return false
+	if !c.Geo.Point {
+		return true
+	}
+	return c.box.contains(r.lat, r.lng) && Distance(c.Geo.Lat, c.Geo.Lng, r.lat, r.lng) <= c.Geo.RadiusKm
+}
+
+// box is a latitude/longitude rectangle holding every point within a radius of its centre.
+type box struct {
+	lat, lng   float64
+	dLat, dLng float64
+	anyLng     bool
+}
+
+func boxAround(lat, lng, radiusKm float64) *box {
+	deg := 180 / math.Pi
+	b := &box{lat: lat, lng: lng, dLat: radiusKm/earthRadiusKm*deg + 1e-9}
+	if far := math.Abs(lat) + b.dLat; far >= 89 {
+		b.anyLng = true // near a pole every longitude may be close
+	} else {
+		b.dLng = b.dLat/math.Cos(far/deg) + 1e-9
+	}
+	return b
+}
+
+func (b *box) contains(lat, lng float64) bool {
+	if math.Abs(lat-b.lat) > b.dLat {
+		return false
+	}
+	if b.anyLng {
+		return true
+	}
+	d := math.Abs(lng - b.lng)
+	if d > 180 {
+		d = 360 - d
+	}
+	return d <= b.dLng
 }
 
 // earthRadiusKm is the mean Earth radius of CONTRACT 5.2.
@@ -326,4 +394,13 @@ func (s *idSet) add(id uint64) {
 func (s idSet) has(id uint64) bool {
 	w := int(id / 64)
 	return w < len(s) && s[w]&(1<<(id%64)) != 0
+}
+
+func (s idSet) hasAny(ids []uint64) bool {
+	for _, id := range ids {
+		if s.has(id) {
+			return true
+		}
+	}
+	return false
 }

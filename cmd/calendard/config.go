@@ -33,6 +33,8 @@ type Config struct {
 	AdminEmail         string
 	AdminAppPassword   string
 	Now                string
+	// CPUProfile, when set, receives a CPU profile of the whole run (flag only: a tool for measuring).
+	CPUProfile string
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -76,6 +78,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	maxBody := fs.String("max-body-bytes", envOr(getenv, "CALENDAR_MAX_BODY_BYTES", "1048576"), "request body limit (CALENDAR_MAX_BODY_BYTES)")
 	rate := fs.String("rate-limit-per-minute", envOr(getenv, "CALENDAR_RATE_LIMIT_PER_MINUTE", "0"), "requests per minute per client, 0 = off (CALENDAR_RATE_LIMIT_PER_MINUTE)")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 
@@ -65,6 +67,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	cfg, err := parseConfig("serve", args, getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	log, err := newLogger()
 	if err != nil {
