@@ -218,13 +218,6 @@ func (b *box) contains(lat, lng float64) bool {
 // earthRadiusKm is the mean Earth radius of CONTRACT 5.2.
 const earthRadiusKm = 6371.0088
 
-func (g *Geo) contains(r *eventRow) bool {
-	if !r.hasGeo {
-		return false
-	}
-	return !g.Point || Distance(g.Lat, g.Lng, r.lat, r.lng) <= g.RadiusKm
-}
-
 // Distance is the great-circle (haversine) distance in kilometres between two points in degrees.
 func Distance(lat1, lng1, lat2, lng2 float64) float64 {
 	rad := math.Pi / 180
