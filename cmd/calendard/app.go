@@ -108,6 +108,12 @@ func (a *app) listen() error {
 // then the index syncer stops.
 func (a *app) serve(ctx context.Context) error {
 	defer a.startSync()()
+	// The control socket is ready before the first request is answered.
+	stopControl, err := a.serveControl()
+	if err != nil {
+		return err
+	}
+	defer stopControl()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
 	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -94,22 +95,30 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return a.serve(ctx)
 }
 
-// admin runs the operator commands on the store (CONTRACT 7.7).
+// admin runs the operator commands (CONTRACT 7.7): through the control socket of a server running on
+// the data directory, or on the store itself when none is.
 func admin(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	login := fs.String("login", "", "login of the new user")
-	email := fs.String("email", "", "e-mail of the new user")
-	role := fs.String("role", "", "role: administrator, editor, author, contributor, subscriber")
-	display := fs.String("display-name", "", "display name (defaults to the login)")
-	user := fs.String("user", "", "login of the user")
-	name := fs.String("name", "", "label of the application password")
+	var a adminArgs
+	fs.StringVar(&a.Login, "login", "", "login of the new user")
+	fs.StringVar(&a.Email, "email", "", "e-mail of the new user")
+	fs.StringVar(&a.Role, "role", "", "role: administrator, editor, author, contributor, subscriber")
+	fs.StringVar(&a.DisplayName, "display-name", "", "display name (defaults to the login)")
+	fs.StringVar(&a.User, "user", "", "login of the user")
+	fs.StringVar(&a.Name, "name", "", "label of the application password")
 	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if !knownAdminCommand(cmd) {
+		return fmt.Errorf("unknown command %q; run calendard help", cmd)
+	}
 	cfg, err := parseConfig(cmd, []string{"--data-dir", *dataDir}, getenv, stderr)
 	if err != nil {
+		return err
+	}
+	if served, err := callControl(ctx, cfg.DataDir, controlRequest{Cmd: cmd, Args: a}, stdout); served {
 		return err
 	}
 	db, err := openStore(cfg, zap.NewNop())
@@ -117,9 +126,23 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 		return err
 	}
 	defer db.Close()
+	return runAdmin(ctx, db, cmd, a, stdout)
+}
+
+// adminArgs are the flags of the operator commands; they travel over the control socket as JSON.
+type adminArgs struct {
+	Login, Email, Role, DisplayName, User, Name string
+}
+
+var adminCommands = []string{"user create", "user list", "app-password create", "app-password revoke"}
+
+func knownAdminCommand(cmd string) bool { return slices.Contains(adminCommands, cmd) }
+
+// runAdmin carries out an operator command on an open store; the CLI and the control socket share it.
+func runAdmin(ctx context.Context, db *storage.DB, cmd string, a adminArgs, stdout io.Writer) error {
 	switch cmd {
 	case "user create":
-		u, err := db.CreateUser(ctx, storage.User{Login: *login, Email: *email, Role: storage.Role(*role), DisplayName: *display})
+		u, err := db.CreateUser(ctx, storage.User{Login: a.Login, Email: a.Email, Role: storage.Role(a.Role), DisplayName: a.DisplayName})
 		if err != nil {
 			return err
 		}
@@ -136,16 +159,16 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 		}
 		return tw.Flush()
 	case "app-password create":
-		if *name == "" {
-			*name = "default"
+		if a.Name == "" {
+			a.Name = "default"
 		}
-		pw, err := db.CreateAppPassword(ctx, *user, *name)
+		pw, err := db.CreateAppPassword(ctx, a.User, a.Name)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, pw)
 	case "app-password revoke":
-		return db.RevokeAppPassword(ctx, *user, *name)
+		return db.RevokeAppPassword(ctx, a.User, a.Name)
 	default:
 		return fmt.Errorf("unknown command %q; run calendard help", cmd)
 	}
