@@ -3,6 +3,8 @@ package handlers
 import (
 	"net/http"
 	"strings"
+
+	"github.com/calendard/calendard/storage"
 )
 
 var indexParams = []Param{
@@ -18,7 +20,7 @@ func (h *Handler) describe(rt *route, rq *request) obj {
 		methods = append(methods, ep.methods...)
 		args := obj{}
 		for _, p := range ep.params {
-			args = append(args, member{p.Name, p.arg()})
+			args = append(args, member{p.Name, p.arg(rq.lang)})
 		}
 		endpoints = append(endpoints, obj{{"methods", ep.methods}, {"args", args}})
 	}
@@ -29,8 +31,9 @@ func (h *Handler) describe(rt *route, rq *request) obj {
 	return o
 }
 
-// arg renders a parameter's declaration with the type mapping of CONTRACT 6.1.
-func (p *Param) arg() obj {
+// arg renders a parameter's declaration with the type mapping of CONTRACT 6.1, its description in
+// lang.
+func (p *Param) arg(lang storage.Lang) obj {
 	o := obj{}
 	switch p.Type {
 	case tInt:
@@ -55,7 +58,7 @@ func (p *Param) arg() obj {
 		o = append(o, member{"default", d})
 	}
 	if p.Desc != "" {
-		o = append(o, member{"description", p.Desc})
+		o = append(o, member{"description", describeIn(lang, p.Desc)})
 	}
 	return append(o, member{"required", p.Required})
 }

@@ -150,6 +150,13 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 			w.Header().Set("Allow", h.allow(rt, rq))
 		}
 		if ep == nil {
+			rq.lang = h.cfg.DefaultLang
+			if rq.prefix != "" {
+				rq.lang = rq.prefix
+			}
+			if l, ok := storage.ParseLang(rq.r.URL.Query().Get("translation_language")); ok {
+				rq.lang = l
+			}
 			h.writeJSON(w, rq, http.StatusOK, h.describe(rt, rq))
 			return
 		}
