@@ -40,6 +40,9 @@ type Config struct {
 	MaxBodyBytes     int64
 	HandlerTimeout   time.Duration
 	IndexWait        time.Duration
+	// RateLimitPerMinute is N of CONTRACT 10.3: 0 turns rate limiting off; above
+	// MaxRateLimitPerMinute it is clamped.
+	RateLimitPerMinute int
 }
 
 // Handler serves the REST API.
@@ -51,6 +54,7 @@ type Handler struct {
 	router *httprouter.Router
 	table  []*route
 	lists  *listCache
+	rate   *limiter // nil: no rate limit
 }
 
 // New returns the API's http.Handler.
@@ -67,7 +71,7 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache()}
+	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(), rate: newLimiter(cfg.RateLimitPerMinute)}
 	h.router = h.routes()
 	return h
 }
@@ -131,8 +135,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(sw, rq, errTooLarge)
 		return
 	}
-	if err := h.authenticate(rq); err != nil {
-		h.writeError(sw, rq, err)
+	// The rate limit (step 2) keys on the authenticated user, which only authenticate (step 3)
+	// knows: resolve the identity first without failing, then limit, then fail. Invalid credentials
+	// leave the caller anonymous, so they spend a token of the remote IP's bucket, and once that is
+	// empty the 429 wins over the 401: guessing passwords is rate limited too.
+	authErr := h.authenticate(rq)
+	if !h.limitRate(sw, rq) {
+		return
+	}
+	if authErr != nil {
+		h.writeError(sw, rq, authErr)
 		return
 	}
 	if rq.method == http.MethodPost {

@@ -141,12 +141,13 @@ func (c *Config) clock() func() time.Time {
 
 func (c *Config) handlerConfig() handlers.Config {
 	return handlers.Config{
-		BaseURL:          c.BaseURL,
-		DefaultLang:      storage.Lang(c.DefaultLanguage),
-		SiteName:         c.SiteName,
-		CurrencySymbol:   c.CurrencySymbol,
-		CurrencyPosition: c.CurrencyPosition,
-		CurrencyCode:     c.CurrencyCode,
-		MaxBodyBytes:     c.MaxBodyBytes,
+		BaseURL:            c.BaseURL,
+		DefaultLang:        storage.Lang(c.DefaultLanguage),
+		SiteName:           c.SiteName,
+		CurrencySymbol:     c.CurrencySymbol,
+		CurrencyPosition:   c.CurrencyPosition,
+		CurrencyCode:       c.CurrencyCode,
+		MaxBodyBytes:       c.MaxBodyBytes,
+		RateLimitPerMinute: c.RateLimitPerMinute,
 	}
 }

@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// MaxRateLimitPerMinute bounds Config.RateLimitPerMinute. Buckets count in exact integer units (one
+// token is time.Minute units, refilled at N units per nanosecond), and a larger N would overflow
+// them; a million requests per minute from one client is no limit on one small VM anyway.
+const MaxRateLimitPerMinute = 1_000_000
+
+// maxRateKeys bounds the buckets the limiter keeps (about 10 MiB at most).
+const maxRateKeys = 1 << 16
+
+// tokenUnits is one token in bucket units.
+const tokenUnits = int64(time.Minute)
+
+var errTooManyRequests = newError(http.StatusTooManyRequests, "rest_too_many_requests", "Too many requests. Please retry later.")
+
+// bucket is one client's token bucket (CONTRACT 10.3). A bucket that is full again carries no
+// information: it equals a new one, so the limiter may drop it.
+type bucket struct {
+	level int64 // in tokenUnits per token
+	last  time.Time
+}
+
+// at is the bucket's level at now, for a limit of n tokens per minute. A clock that went back
+// refills nothing.
+func (b bucket) at(now time.Time, n int64) int64 {
+	full := n * tokenUnits
+	d := now.Sub(b.last)
+	switch {
+	case d <= 0:
+		return b.level
+	case d >= time.Minute: // an empty bucket fills in a minute: this also keeps d*n from overflowing
+		return full
+	}
+	return min(full, b.level+int64(d)*n)
+}
+
+// take spends one token at now. It returns the whole tokens left, or, when the bucket holds less
+// than one, how long until it does (a refused request spends nothing: it had nothing to spend).
+func (b *bucket) take(now time.Time, n int64) (remaining int64, wait time.Duration) {
+	b.level = b.at(now, n)
+	if now.After(b.last) {
+		b.last = now
+	}
+	if b.level < tokenUnits {
+		return 0, time.Duration((tokenUnits - b.level + n - 1) / n)
+	}
+	b.level -= tokenUnits
+	return b.level / tokenUnits, 0
+}
+
+// limiter holds the buckets of all clients seen lately.
+type limiter struct {
+	n       int64
+	maxKeys int
+
+	mu      sync.Mutex
+	buckets map[string]bucket
+	// nextSweep is when full buckets are next dropped: every bucket is full a minute after its last
+	// request, so the map holds about the clients of the last two minutes.
+	nextSweep time.Time
+}
+
+// newLimiter returns nil when the limit is off (n ≤ 0).
+func newLimiter(n int) *limiter {
+	if n <= 0 {
+		return nil
+	}
+	return &limiter{n: int64(min(n, MaxRateLimitPerMinute)), maxKeys: maxRateKeys, buckets: map[string]bucket{}}
+}
+
+// take spends one token of key's bucket at now; see bucket.take.
+func (l *limiter) take(key string, now time.Time) (remaining int64, wait time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !now.Before(l.nextSweep) {
+		l.sweep(now)
+	}
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) >= l.maxKeys {
+			// More active clients than the cap until the next sweep: forget one at random (map
+			// order) rather than refuse a newcomer. The forgotten client starts over with a full
+			// bucket; memory stays bounded.
+			for k := range l.buckets {
+				delete(l.buckets, k)
+				break
+			}
+		}
+		b = bucket{level: l.n * tokenUnits, last: now}
+	}
+	remaining, wait = b.take(now, l.n)
+	l.buckets[key] = b
+	return remaining, wait
+}
+
+// sweep drops the buckets that are full at now. It runs under l.mu, once a minute at most.
+func (l *limiter) sweep(now time.Time) {
+	full := l.n * tokenUnits
+	for k, b := range l.buckets {
+		if b.at(now, l.n) == full {
+			delete(l.buckets, k)
+		}
+	}
+	l.nextSweep = now.Add(time.Minute)
+}
+
+// limitRate is step 2 of CONTRACT 1.6 (10.3): it spends a token of the caller's bucket and reports
+// whether the request goes on; when it does not, the 429 has been written. It needs the identity
+// from authenticate (a valid user is keyed by user ID, everyone else by remote IP).
+func (h *Handler) limitRate(sw *statusWriter, rq *request) bool {
+	if h.rate == nil {
+		return true
+	}
+	remaining, wait := h.rate.take(rateKey(rq), rq.now)
+	// The headers are set as the response starts, not now: a replayed list-cache entry copies the
+	// headers it recorded over the response's, and would otherwise carry a stale count.
+	sw.ResponseWriter = &rateHeaders{ResponseWriter: sw.ResponseWriter,
+		limit: strconv.FormatInt(h.rate.n, 10), remaining: strconv.FormatInt(remaining, 10)}
+	if wait > 0 {
+		secs := max(1, int64((wait+time.Second-1)/time.Second))
+		sw.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		h.writeError(sw, rq, errTooManyRequests)
+		return false
+	}
+	return true
+}
+
+// rateKey is the client key of CONTRACT 10.3. X-Forwarded-For is not trusted: anyone can send it.
+func rateKey(rq *request) string {
+	if !rq.actor.Anonymous() {
+		return "user:" + utoa(rq.actor.UserID)
+	}
+	addr := rq.r.RemoteAddr
+	if ap, err := netip.ParseAddrPort(addr); err == nil {
+		// One IPv4 client may arrive as 192.0.2.1 or ::ffff:192.0.2.1.
+		addr = ap.Addr().Unmap().WithZone("").String()
+	}
+	return "ip:" + addr
+}
+
+// rateHeaders adds X-RateLimit-Limit and X-RateLimit-Remaining as the response starts.
+type rateHeaders struct {
+	http.ResponseWriter
+	limit, remaining string
+	written          bool
+}
+
+func (w *rateHeaders) set() {
+	if !w.written {
+		w.written = true
+		hd := w.ResponseWriter.Header()
+		hd.Set("X-RateLimit-Limit", w.limit)
+		hd.Set("X-RateLimit-Remaining", w.remaining)
+	}
+}
+
+func (w *rateHeaders) WriteHeader(code int) {
+	w.set()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *rateHeaders) Write(b []byte) (int, error) {
+	w.set()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *rateHeaders) Unwrap() http.ResponseWriter { return w.ResponseWriter }
