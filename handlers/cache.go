@@ -67,7 +67,9 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 			w.Write(c.body)
 			return nil
 		}
-		rec := &recorder{header: w.Header().Clone()}
+		// Only what the list handler itself sets is recorded and replayed: headers already on w
+		// belong to this request alone (CORS echoes its Origin, rate limits its caller).
+		rec := &recorder{header: http.Header{}}
 		if err := fn(rec, rq); err != nil {
 			return err
 		}

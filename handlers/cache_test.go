@@ -106,3 +106,20 @@ func TestListCacheFollowsTime(t *testing.T) {
 		t.Fatalf("after the start: %s", got)
 	}
 }
+
+// TestListCacheKeepsPerRequestHeaders: a cached list must not replay another caller's CORS origin.
+func TestListCacheKeepsPerRequestHeaders(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	for _, origin := range []string{"https://a.example", "https://b.example"} {
+		r := httptest.NewRequest("GET", "/calendar/events/v1/events", nil)
+		r.Header.Set("Origin", origin)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got := w.Header().Get("Access-Control-Allow-Origin"); got != origin {
+			t.Errorf("Origin %s: Access-Control-Allow-Origin %q", origin, got)
+		}
+		if len(w.Header()["X-TEC-Total"]) == 0 { // set in the reference's spelling, which Get would canonicalise
+			t.Errorf("Origin %s: the list's own headers are missing", origin)
+		}
+	}
+}
