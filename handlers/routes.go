@@ -54,6 +54,7 @@ func (h *Handler) routeTable() []*route {
 	editPosts := need(storage.CapEditPosts)
 	return []*route{
 		{pattern: ns, endpoints: []*endpoint{{methods: get, params: indexParams, handle: h.namespaceIndex}}},
+		{pattern: ns + "/doc", endpoints: []*endpoint{{methods: get, handle: h.getDoc}}},
 		{pattern: ns + "/events", endpoints: []*endpoint{
 			{methods: get, params: eventListParams, handle: h.cached("events", h.listEvents)},
 			{methods: post, params: eventParams, handle: h.createEvent, allowed: editPosts}}},
@@ -106,7 +107,8 @@ func (h *Handler) routes() *httprouter.Router {
 			}
 		}
 	}
-	r.GET("/", h.dispatch(&route{endpoints: []*endpoint{{params: []Param{langParam}, handle: h.rootIndex}}}, nil))
+	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, params: []Param{langParam}, handle: h.rootIndex}}}
+	r.GET("/", h.dispatch(root, root.endpoints[0]))
 	h.table = table
 	return r
 }

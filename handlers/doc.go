@@ -1,0 +1,227 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// docPath is the path of a route relative to {ns} in OpenAPI form: /events/{id}.
+func docPath(rt *route) string {
+	p := strings.TrimPrefix(rt.pattern, "/"+namespace)
+	p = strings.Replace(p, `(?P<id>\d+)`, "{id}", 1)
+	p = strings.Replace(p, `(?P<slug>[^/]+)`, "{slug}", 1)
+	return p
+}
+
+// docResource names the component schema a route's objects follow, from its first path segment.
+func docResource(rt *route) (schema string, ok bool) {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(docPath(rt), "/"), "/")
+	switch seg {
+	case "events":
+		return "Event", true
+	case "venues":
+		return "Venue", true
+	case "organizers":
+		return "Organizer", true
+	case "categories", "tags":
+		return "Term", true
+	}
+	return "", false
+}
+
+// docResponses lists the status codes CONTRACT 4 gives an operation, beyond the generic ones of 1.6.
+func docResponses(rt *route, method string) []int {
+	schema, ok := docResource(rt)
+	if !ok {
+		return []int{http.StatusOK}
+	}
+	record := schema != "Term"
+	switch {
+	case rt.kind == pathNone && method == http.MethodGet:
+		return []int{200, 400, 404}
+	case rt.kind == pathNone:
+		if record {
+			return []int{201, 400, 401, 403, 409}
+		}
+		return []int{201, 400, 401, 403}
+	case method == http.MethodGet && schema == "Event":
+		return []int{200, 400, 403, 404}
+	case method == http.MethodGet && record:
+		return []int{200, 400, 403}
+	case method == http.MethodGet:
+		return []int{200, 400}
+	case method == http.MethodDelete && schema == "Event":
+		return []int{200, 400, 401, 403, 404, 410, 500}
+	case method == http.MethodDelete && record:
+		return []int{200, 400, 401, 403, 410, 500}
+	case schema == "Event":
+		return []int{200, 400, 401, 403, 404, 500}
+	case record:
+		return []int{200, 400, 401, 403, 500}
+	}
+	return []int{200, 400, 401, 403}
+}
+
+// schemaOf is the OpenAPI schema of a parameter, with the type mapping of the namespace index.
+func (p *Param) schemaOf() obj {
+	o := obj{}
+	for _, m := range p.arg("") {
+		switch m.key {
+		case "type", "items", "enum", "default", "format":
+			o = append(o, m)
+		}
+	}
+	return o
+}
+
+func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *request) obj {
+	write := method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+	params := []obj{}
+	props, required := obj{}, []string{}
+	for _, p := range ep.params {
+		desc := describeIn(rq.lang, p.Desc)
+		if write && p.In == "" && p.Name != langParam.Name {
+			s := p.schemaOf()
+			if desc != "" {
+				s = append(s, member{"description", desc})
+			}
+			props = append(props, member{p.Name, s})
+			if p.Required {
+				required = append(required, p.Name)
+			}
+			continue
+		}
+		in := "query"
+		if p.In == "path" {
+			in = "path"
+		}
+		param := obj{{"name", p.Name}, {"in", in}, {"description", desc}, {"required", p.Required || in == "path"},
+			{"schema", p.schemaOf()}}
+		if p.Type == tList {
+			param = append(param, member{"style", "form"}, member{"explode", false})
+		}
+		params = append(params, param)
+	}
+	op := obj{{"summary", strings.ToUpper(method) + " " + docPath(rt)}, {"parameters", params}}
+	if write {
+		body := obj{{"type", "object"}, {"properties", props}}
+		if len(required) > 0 {
+			body = append(body, member{"required", required})
+		}
+		op = append(op, member{"requestBody", obj{{"content", obj{
+			{"application/json", obj{{"schema", body}}},
+			{"application/x-www-form-urlencoded", obj{{"schema", body}}},
+		}}}})
+	}
+	responses := obj{}
+	for _, code := range docResponses(rt, method) {
+		r := obj{{"description", http.StatusText(code)}}
+		if schema, ok := docResource(rt); ok && (code == 200 || code == 201) {
+			ref := obj{{"$ref", "#/components/schemas/" + schema}}
+			var s obj = ref
+			if rt.kind == pathNone && method == http.MethodGet {
+				key := strings.TrimPrefix(docPath(rt), "/")
+				s = obj{{"type", "object"}, {"properties", obj{
+					{key, obj{{"type", "array"}, {"items", ref}}},
+					{"rest_url", obj{{"type", "string"}}},
+					{"total", obj{{"type", "integer"}}},
+					{"total_pages", obj{{"type", "integer"}}},
+				}}}
+			}
+			r = append(r, member{"content", obj{{"application/json", obj{{"schema", s}}}}})
+		}
+		responses = append(responses, member{strconv.Itoa(code), r})
+	}
+	return append(op, member{"responses", responses})
+}
+
+// document is the OpenAPI 3.0.0 description of the API (CONTRACT 6.2), generated from the route table
+// and the parameter tables that validate requests, so it cannot drift from the behaviour.
+func (h *Handler) document(rq *request) obj {
+	paths := obj{}
+	for _, rt := range h.table {
+		if rt.pattern == "/"+namespace {
+			continue // the namespace index describes itself; /doc starts the document's paths
+		}
+		item := obj{}
+		for _, ep := range rt.endpoints {
+			for _, m := range ep.methods {
+				item = append(item, member{strings.ToLower(m), h.docOperation(rt, ep, m, rq)})
+			}
+		}
+		paths = append(paths, member{docPath(rt), item})
+	}
+	return obj{
+		{"openapi", "3.0.0"},
+		{"info", obj{{"version", "1.0.0"}, {"title", h.cfg.SiteName + " REST API"},
+			{"description", "Events, venues, organizers, categories and tags of " + h.cfg.SiteName + "."}}},
+		{"components", obj{{"schemas", docSchemas}}},
+		{"servers", []obj{{{"url", rq.ns() + "/"}}}},
+		{"paths", paths},
+	}
+}
+
+func (h *Handler) getDoc(w http.ResponseWriter, rq *request) error {
+	h.writeJSON(w, rq, http.StatusOK, h.document(rq))
+	return nil
+}
+
+func typed(name string) obj { return obj{{"type", name}} }
+
+func ref(name string) obj { return obj{{"$ref", "#/components/schemas/" + name}} }
+
+func props(members ...member) obj { return obj{{"type", "object"}, {"properties", obj(members)}} }
+
+// docSchemas are the response objects of CONTRACT 3, in the order 6.2 names them.
+var docSchemas = func() obj {
+	str, integer, boolean, number := typed("string"), typed("integer"), typed("boolean"), typed("number")
+	strings := obj{{"type", "array"}, {"items", str}}
+	empty := obj{{"type", "array"}, {"items", obj{}}, {"maxItems", 0}} // custom_fields, meta, a missing venue
+	dates := []member{{"date", str}, {"date_utc", str}, {"modified", str}, {"modified_utc", str}}
+	head := append([]member{{"id", integer}, {"author", str}, {"status", obj{{"type", "string"}, {"enum", statusEnum}}}}, dates...)
+	tail := []member{{"global_id", str}, {"global_id_lineage", strings}, {"language", obj{{"type", "string"},
+		{"enum", langCodes()}}}, {"translations", obj{{"type", "object"}, {"additionalProperties", integer}}}}
+	event := append(append([]member{}, head...), member{"url", str}, member{"rest_url", str}, member{"title", str},
+		member{"description", str}, member{"excerpt", str}, member{"slug", str},
+		member{"image", obj{{"oneOf", []obj{ref("Image"), boolean}}}}, member{"all_day", boolean},
+		member{"start_date", str}, member{"start_date_details", ref("DateDetails")},
+		member{"end_date", str}, member{"end_date_details", ref("DateDetails")},
+		member{"utc_start_date", str}, member{"utc_start_date_details", ref("DateDetails")},
+		member{"utc_end_date", str}, member{"utc_end_date_details", ref("DateDetails")},
+		member{"timezone", str}, member{"timezone_abbr", str}, member{"cost", str},
+		member{"cost_details", ref("CostDetails")}, member{"website", str}, member{"show_map", boolean},
+		member{"show_map_link", boolean}, member{"hide_from_listings", boolean}, member{"sticky", boolean},
+		member{"featured", boolean}, member{"categories", obj{{"type", "array"}, {"items", ref("Term")}}},
+		member{"tags", obj{{"type", "array"}, {"items", ref("Term")}}},
+		member{"venue", obj{{"oneOf", []obj{ref("Venue"), empty}}}},
+		member{"organizer", obj{{"type", "array"}, {"items", ref("Organizer")}}},
+		member{"custom_fields", empty}, member{"json_ld", typed("object")})
+	event = append(event, tail...)
+	venue := append(append([]member{}, head...), member{"url", str}, member{"venue", str}, member{"description", str},
+		member{"slug", str}, member{"image", ref("Image")})
+	for _, f := range []string{"address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"} {
+		venue = append(venue, member{f, str})
+	}
+	venue = append(venue, member{"geo_lat", number}, member{"geo_lng", number}, member{"json_ld", typed("object")},
+		member{"show_map", boolean}, member{"show_map_link", boolean})
+	venue = append(venue, tail...)
+	organizer := append(append([]member{}, head...), member{"url", str}, member{"organizer", str},
+		member{"description", str}, member{"slug", str}, member{"image", ref("Image")}, member{"phone", str},
+		member{"website", str}, member{"email", str}, member{"json_ld", typed("object")})
+	organizer = append(organizer, tail...)
+	return obj{
+		{"ImageSize", props(member{"width", integer}, member{"height", integer}, member{"mime-type", str}, member{"url", str})},
+		{"CostDetails", props(member{"currency_symbol", str}, member{"currency_code", str},
+			member{"currency_position", str}, member{"values", strings})},
+		{"Term", props(member{"id", integer}, member{"count", integer}, member{"description", str}, member{"name", str},
+			member{"slug", str}, member{"taxonomy", str}, member{"parent", integer}, member{"meta", empty},
+			member{"url", str}, member{"urls", obj{{"type", "object"}, {"additionalProperties", str}}})},
+		{"Image", props(member{"url", str}, member{"id", integer}, member{"extension", str})},
+		{"DateDetails", props(member{"year", str}, member{"month", str}, member{"day", str}, member{"hour", str},
+			member{"minutes", str}, member{"seconds", str})},
+		{"Event", props(event...)},
+		{"Venue", props(venue...)},
+		{"Organizer", props(organizer...)},
+	}
+}()

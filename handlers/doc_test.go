@@ -1,0 +1,103 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+func getDoc(t *testing.T, h *Handler, path string) []byte {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	if w.Code != 200 {
+		t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+	}
+	return w.Body.Bytes()
+}
+
+// TestDocIsValidOpenAPI loads /doc with a real OpenAPI 3 implementation and validates it.
+func TestDocIsValidOpenAPI(t *testing.T) {
+	h, _ := newTestHandler(t, Config{SiteName: "Calendar Events"})
+	body := getDoc(t, h.(*Handler), "/calendar/events/v1/doc")
+	doc, err := openapi3.NewLoader().LoadFromData(body)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("invalid OpenAPI document: %v", err)
+	}
+	if got := doc.Servers[0].URL; got != "http://example.com/calendar/events/v1/" {
+		t.Errorf("servers[0].url = %q", got)
+	}
+}
+
+// TestDocMatchesTheRouter fails when an operation is documented but not routed, or routed but not
+// documented, or when a parameter of a table is missing from the document.
+func TestDocMatchesTheRouter(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	hh := h.(*Handler)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters  []struct{ Name string }
+			RequestBody *struct {
+				Content map[string]struct {
+					Schema struct{ Properties map[string]any }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(getDoc(t, hh, "/calendar/events/v1/doc"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	documented := 0
+	for path, item := range doc.Paths {
+		for method := range item {
+			documented++
+			target := "/calendar/events/v1" + strings.NewReplacer("{id}", "1", "{slug}", "x").Replace(path)
+			w := httptest.NewRecorder()
+			hh.ServeHTTP(w, httptest.NewRequest(strings.ToUpper(method), target, strings.NewReader("{}")))
+			if strings.Contains(w.Body.String(), `"rest_no_route"`) {
+				t.Errorf("%s %s is documented but not routed", method, path)
+			}
+		}
+	}
+	routed := 0
+	for _, rt := range hh.table {
+		if rt.pattern == "/"+namespace {
+			continue
+		}
+		item := doc.Paths[docPath(rt)]
+		for _, ep := range rt.endpoints {
+			for _, m := range ep.methods {
+				routed++
+				op, ok := item[strings.ToLower(m)]
+				if !ok {
+					t.Errorf("%s %s is routed but not documented", m, docPath(rt))
+					continue
+				}
+				names := map[string]bool{}
+				for _, p := range op.Parameters {
+					names[p.Name] = true
+				}
+				if op.RequestBody != nil {
+					for name := range op.RequestBody.Content["application/json"].Schema.Properties {
+						names[name] = true
+					}
+				}
+				for _, p := range ep.params {
+					if !names[p.Name] {
+						t.Errorf("%s %s: parameter %s is not documented", m, docPath(rt), p.Name)
+					}
+				}
+			}
+		}
+	}
+	if documented != routed {
+		t.Errorf("%d operations documented, %d routed", documented, routed)
+	}
+}
