@@ -212,6 +212,18 @@ func langCodes() []string {
 	return out
 }
 
+// creating returns a copy of params for a create endpoint: `trash` is not a status a record can be
+// created in (CONTRACT 8.2), and rejecting it here answers 400 before the permission check (1.6).
+func creating(params []Param) []Param {
+	out := slices.Clone(params)
+	for i := range out {
+		if out[i].Name == "status" {
+			out[i].Enum = slices.DeleteFunc(slices.Clone(out[i].Enum), func(s string) bool { return s == string(storage.StatusTrash) })
+		}
+	}
+	return out
+}
+
 // optional returns a copy of params with nothing required: update endpoints take every body field as
 // optional (CONTRACT 4.7).
 func optional(params []Param) []Param {

@@ -225,7 +225,7 @@ func (k *placeKind) loadMany(rq *request, db *storage.DB, ids []uint64) ([]place
 func (h *Handler) placeCollection(k *placeKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
 		{methods: []string{"GET"}, params: placeListParams, handle: h.cached(k.route, h.listPlaces(k))},
-		{methods: []string{"POST"}, params: k.params, handle: h.createPlace(k), allowed: need(storage.CapEditPosts)},
+		{methods: []string{"POST"}, params: creating(k.params), handle: h.createPlace(k), allowed: need(storage.CapEditPosts)},
 	}}
 }
 

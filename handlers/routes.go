@@ -57,7 +57,7 @@ func (h *Handler) routeTable() []*route {
 		{pattern: ns + "/doc", endpoints: []*endpoint{{methods: get, handle: h.getDoc}}},
 		{pattern: ns + "/events", endpoints: []*endpoint{
 			{methods: get, params: eventListParams, handle: h.cached("events", h.listEvents)},
-			{methods: post, params: eventParams, handle: h.createEvent, allowed: editPosts}}},
+			{methods: post, params: creating(eventParams), handle: h.createEvent, allowed: editPosts}}},
 		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, endpoints: []*endpoint{
 			{methods: get, params: idParams, handle: h.getEvent},
 			{methods: del, params: idParams, handle: h.deleteEvent, allowed: need(storage.CapDeletePosts)},
