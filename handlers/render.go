@@ -221,15 +221,21 @@ func appendNonEmpty(o obj, key, val string) obj {
 	return o
 }
 
-func (h *Handler) renderVenue(rq *request, v *storage.Venue, rel *storage.Related, withLD bool) obj {
-	o := h.postHead(rq, &v.Post)
-	o = append(o, member{"venue", v.Title})
-	o = appendNonEmpty(o, "description", richtext.Render(v.Description))
-	o = append(o, member{"slug", v.Slug})
-	img, hasImg := h.image(rel, v.ImageID)
-	if hasImg {
+// placeHead renders the members venues and organizers start with (CONTRACT 3.3, 3.4): the common
+// head, the name under nameKey, description, slug and image; it returns the image for json_ld.
+func (h *Handler) placeHead(rq *request, p *storage.Post, nameKey string, rel *storage.Related) (o, img obj, hasImg bool) {
+	o = h.postHead(rq, p)
+	o = append(o, member{nameKey, p.Title})
+	o = appendNonEmpty(o, "description", richtext.Render(p.Description))
+	o = append(o, member{"slug", p.Slug})
+	if img, hasImg = h.image(rel, p.ImageID); hasImg {
 		o = append(o, member{"image", img})
 	}
+	return o, img, hasImg
+}
+
+func (h *Handler) renderVenue(rq *request, v *storage.Venue, rel *storage.Related, withLD bool) obj {
+	o, img, hasImg := h.placeHead(rq, &v.Post, "venue", rel)
 	for _, f := range [][2]string{{"address", v.Address}, {"city", v.City}, {"country", v.Country},
 		{"province", v.Province}, {"state", v.State}, {"zip", v.Zip}, {"phone", v.Phone},
 		{"website", v.Website}, {"stateprovince", v.StateProvince}} {
@@ -262,14 +268,7 @@ func (h *Handler) renderVenue(rq *request, v *storage.Venue, rel *storage.Relate
 }
 
 func (h *Handler) renderOrganizer(rq *request, g *storage.Organizer, rel *storage.Related, withLD bool) obj {
-	o := h.postHead(rq, &g.Post)
-	o = append(o, member{"organizer", g.Title})
-	o = appendNonEmpty(o, "description", richtext.Render(g.Description))
-	o = append(o, member{"slug", g.Slug})
-	img, hasImg := h.image(rel, g.ImageID)
-	if hasImg {
-		o = append(o, member{"image", img})
-	}
+	o, img, hasImg := h.placeHead(rq, &g.Post, "organizer", rel)
 	o = appendNonEmpty(o, "phone", g.Phone)
 	o = appendNonEmpty(o, "website", g.Website)
 	o = appendNonEmpty(o, "email", g.Email)
