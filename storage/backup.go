@@ -1,0 +1,141 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Backup writes a consistent copy of the whole store to w from one read transaction, so writers go on
+// while it runs and the copy is the store as of one commit. It returns the number of bytes written.
+// A long backup holds its read transaction open, which delays the reuse of freed pages (the file may
+// grow meanwhile); cancelling ctx aborts it.
+func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	var n int64
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(ctxWriter{ctx: ctx, w: w})
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	return n, nil
+}
+
+// BackupFile writes a consistent copy of the store to path (see Backup). The copy goes to a temporary
+// file in the same directory, is synced, and is then renamed to path, so path never names a partial
+// copy: it holds either its previous content or the complete backup.
+func (db *DB) BackupFile(ctx context.Context, path string) (int64, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return 0, fmt.Errorf("storage: backup: %w", err)
+	}
+	tmp := f.Name()
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return 0, fmt.Errorf("storage: backup: %w", err)
+	}
+	n, err := db.Backup(ctx, f)
+	if err != nil {
+		return n, err
+	}
+	if err := f.Sync(); err != nil {
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		done = true
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	done = true
+	return n, SyncDir(dir)
+}
+
+// SyncDir fsyncs a directory, making a rename in it durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("storage: sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// ErrNotAStore is returned by Inspect for a file that is not a calendard store.
+var ErrNotAStore = errors.New("storage: not a calendard store")
+
+// Inspect opens the store file at path read-only, without changing it, and checks that it is a store
+// of this calendard: a bbolt file with the meta bucket and a schema version this build reads. It
+// returns the schema version. A file another process holds open for writing gives ErrLocked after
+// lockTimeout; a file of another kind gives ErrNotAStore.
+func Inspect(path string, lockTimeout time.Duration) (schema uint64, err error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, fmt.Errorf("storage: inspect: %w", err)
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return 0, fmt.Errorf("%w: %s", ErrLocked, path)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrNotAStore, path, err)
+	}
+	defer bdb.Close()
+	err = bdb.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if meta == nil {
+			return fmt.Errorf("%w: %s has no meta bucket", ErrNotAStore, path)
+		}
+		v := meta.Get(kSchema)
+		if len(v) != 8 {
+			return fmt.Errorf("%w: %s has no schema version", ErrNotAStore, path)
+		}
+		schema = binary.BigEndian.Uint64(v)
+		if schema == 0 || schema > schemaVersion {
+			return fmt.Errorf("%w: %s has schema %d, this calendard reads up to %d", ErrNotAStore, path, schema, schemaVersion)
+		}
+		for _, b := range [][]byte{bEvents, bVenues, bOrganizers, bCategories, bTags, bOutbox, bUsers} {
+			if tx.Bucket(b) == nil {
+				return fmt.Errorf("%w: %s has no %s bucket", ErrNotAStore, path, b)
+			}
+		}
+		return nil
+	})
+	return schema, err
+}

@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap/zaptest"
+)
+
+// openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB.
+func openClockDB(t *testing.T, now *time.Time) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return *now }, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		err := db.bolt.View(func(tx *bolt.Tx) error {
+			for err := range tx.Check() {
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("consistency: %v", err)
+		}
+		db.Close()
+	})
+	return db
+}
+
+// storedStatus reads a record's status as stored, without the lazy promotion of reads.
+func storedStatus(t *testing.T, db *DB, bucket []byte, id uint64) *Post {
+	t.Helper()
+	var p *Post
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		e, err := get[Event](tx, bucket, id) // Event embeds Post: reads any record's common fields
+		if err == nil {
+			p = &e.Post
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPublishDue(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	jazz, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	when := testNow.Add(90 * time.Minute)
+	venue, _, err := db.CreateVenue(ctx, admin, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall"), Status: ptr(StatusFuture), Date: &when}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newEvent(t, "Concert")
+	in.Status, in.Date = ptr(StatusFuture), &when
+	in.Categories, in.Tags = &[]string{utoa(jazz.ID)}, &[]string{utoa(tag.ID)}
+	ev := mustCreateEvent(t, db, admin, in)
+	published := mustCreateEvent(t, db, admin, newEvent(t, "Already out"))
+	if ev.Status != StatusFuture || storedStatus(t, db, bVenues, venue.ID).Status != StatusFuture {
+		t.Fatalf("setup: event %s, venue %s, want future", ev.Status, venue.Status)
+	}
+	count := func(tax Taxonomy, id uint64) int {
+		t.Helper()
+		term, _, err := db.Term(ctx, tax, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return term.Count
+	}
+
+	head, _ := db.ChangeHead(ctx)
+	n, err := db.PublishDue(ctx)
+	if err != nil || n != 0 {
+		t.Fatalf("before the date: PublishDue = %d, %v; want 0, nil", n, err)
+	}
+	if got := changesSince(t, db, head); len(got) != 0 {
+		t.Errorf("before the date: change log got %v, want nothing", got)
+	}
+	if got := count(TaxCategory, jazz.ID); got != 0 {
+		t.Errorf("before the date: category count = %d, want 0", got)
+	}
+
+	now = when // the date passes
+	if n, err = db.PublishDue(ctx); err != nil || n != 2 {
+		t.Fatalf("after the date: PublishDue = %d, %v; want 2, nil", n, err)
+	}
+	gotEvent := storedStatus(t, db, bEvents, ev.ID)
+	if gotEvent.Status != StatusPublish || !gotEvent.Modified.Equal(ev.Modified) {
+		t.Errorf("event stored as %s modified %v, want publish modified %v (CONTRACT 8.4)", gotEvent.Status, gotEvent.Modified, ev.Modified)
+	}
+	if gotVenue := storedStatus(t, db, bVenues, venue.ID); gotVenue.Status != StatusPublish || !gotVenue.Modified.Equal(venue.Modified) {
+		t.Errorf("venue stored as %s modified %v, want publish modified %v", gotVenue.Status, gotVenue.Modified, venue.Modified)
+	}
+	if got := storedStatus(t, db, bEvents, published.ID); !got.Modified.Equal(published.Modified) {
+		t.Errorf("an already published event was rewritten")
+	}
+	if got := count(TaxCategory, jazz.ID); got != 1 {
+		t.Errorf("category count = %d, want 1 (CONTRACT 3.5)", got)
+	}
+	if got := count(TaxTag, tag.ID); got != 1 {
+		t.Errorf("tag count = %d, want 1", got)
+	}
+	want := map[Change]bool{{Kind: DocEvent, ID: ev.ID}: true, {Kind: DocVenue, ID: venue.ID}: true,
+		{Kind: DocCategory, ID: jazz.ID}: true, {Kind: DocTag, ID: tag.ID}: true}
+	got := map[Change]bool{}
+	for _, c := range changesSince(t, db, head) {
+		got[c] = true
+	}
+	for c := range want {
+		if !got[c] {
+			t.Errorf("change log lacks %+v (got %v)", c, got)
+		}
+	}
+
+	head, _ = db.ChangeHead(ctx)
+	if n, err = db.PublishDue(ctx); err != nil || n != 0 {
+		t.Errorf("second run: PublishDue = %d, %v; want 0, nil", n, err)
+	}
+	if got := changesSince(t, db, head); len(got) != 0 {
+		t.Errorf("second run logged %v", got)
+	}
+	if got := count(TaxCategory, jazz.ID); got != 1 {
+		t.Errorf("second run: category count = %d, want 1", got)
+	}
+}
+
+func TestTrimChanges(t *testing.T) {
+	db := mustOpenDB(t)
+	for _, title := range []string{"a", "b", "c"} {
+		mustCreateEvent(t, db, admin, newEvent(t, title))
+	}
+	head, _ := db.ChangeHead(ctx)
+	all, err := db.Changes(ctx, 0, 1000)
+	if err != nil || len(all) == 0 {
+		t.Fatalf("setup: %d changes, %v", len(all), err)
+	}
+	upTo := all[len(all)-2].Seq
+	n, err := db.TrimChanges(ctx, upTo)
+	if err != nil || n != len(all)-1 {
+		t.Fatalf("TrimChanges(%d) = %d, %v; want %d, nil", upTo, n, err, len(all)-1)
+	}
+	left, _ := db.Changes(ctx, 0, 1000)
+	if len(left) != 1 || left[0].Seq != head {
+		t.Errorf("after trim: %v, want only seq %d", left, head)
+	}
+	if got, _ := db.ChangeHead(ctx); got != head {
+		t.Errorf("ChangeHead after trim = %d, want %d", got, head)
+	}
+	mustCreateEvent(t, db, admin, newEvent(t, "d"))
+	left, _ = db.Changes(ctx, head, 1000)
+	if len(left) == 0 || left[0].Seq <= head {
+		t.Errorf("a write after the trim got %v, want seqs above %d", left, head)
+	}
+	if n, err := db.TrimChanges(ctx, upTo); err != nil || n != 0 {
+		t.Errorf("trimming again = %d, %v; want 0, nil", n, err)
+	}
+}
