@@ -1,0 +1,216 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// checkWait bounds how long Check waits for the syncer to apply the change log up to a page it read,
+// before it compares anyway: a row repaired needlessly is only re-applied from the store.
+const checkWait = 10 * time.Second
+
+// Check compares every record of the store with the projections (each record present in its
+// language with the same start, status, dates, flags and links; no row without a record) and repairs
+// drift by applying the store's current record again, to the projection and to Bleve, as the syncer
+// does. It logs each repair and returns how many records it repaired. The store is read in pages, and
+// each page is compared once the index has applied the change log up to the page's read.
+func (ix *Index) Check(ctx context.Context) (int, error) {
+	repaired := 0
+	seen := map[storage.Lang]map[uint64]bool{}
+	for code := range ix.langs {
+		seen[code] = map[uint64]bool{}
+	}
+	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
+		var after uint64
+		for {
+			page, err := ix.store.Scan(ctx, t, after, scanPage)
+			if err != nil {
+				return repaired, err
+			}
+			n := len(page.Events) + len(page.Venues) + len(page.Organizers)
+			if n == 0 {
+				break
+			}
+			ix.waitFor(ctx, page.Head)
+			venues, err := ix.venuesOf(ctx, page.Events)
+			if err != nil {
+				return repaired, err
+			}
+			var drift []uint64
+			for _, d := range documents(page, venues) {
+				l := ix.langs[d.lang]
+				if l == nil {
+					continue
+				}
+				seen[d.lang][d.id] = true
+				if !l.matches(d) {
+					drift = append(drift, d.id)
+				}
+			}
+			if len(drift) > 0 {
+				if err := ix.reapply(ctx, t, drift); err != nil {
+					return repaired, err
+				}
+				repaired += len(drift)
+				ix.log.Warn("index drift repaired", zap.Stringer("type", t), zap.Uint64s("ids", drift))
+			}
+			after = lastID(page, after)
+			if n < scanPage {
+				break
+			}
+		}
+	}
+	n, err := ix.removeExtra(ctx, seen)
+	repaired += n
+	if err != nil {
+		return repaired, err
+	}
+	ix.log.Info("index consistency checked", zap.Int("repaired", repaired))
+	return repaired, nil
+}
+
+// waitFor waits, at most checkWait, for the index to apply the change log up to seq.
+func (ix *Index) waitFor(ctx context.Context, seq uint64) {
+	wctx, cancel := context.WithTimeout(ctx, checkWait)
+	defer cancel()
+	_ = ix.WaitApplied(wctx, seq)
+}
+
+// matches reports whether the projection holds d's row as built from the store.
+func (l *lang) matches(d document) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	switch d.kind {
+	case storage.TypeEvent:
+		r := l.proj.event(d.id)
+		return r != nil && sameEvent(r, &d.event)
+	case storage.TypeVenue:
+		r := l.proj.venues[d.id]
+		return r != nil && samePlace(r, d.place)
+	default:
+		r := l.proj.orgs[d.id]
+		return r != nil && samePlace(r, d.place)
+	}
+}
+
+// sameStatus treats a row still `future` as matching the store's `publish` for the same date: reads
+// promote a due record without a write (storage.Post.promote), and the projection does the same at
+// query time (effective).
+func sameStatus(got, want storage.Status, gotDate, wantDate int64) bool {
+	return got == want || (got == storage.StatusFuture && want == storage.StatusPublish && gotDate == wantDate)
+}
+
+func sameEvent(got, want *eventRow) bool {
+	return got.id == want.id && got.author == want.author && sameStatus(got.status, want.status, got.date, want.date) &&
+		got.trashed == want.trashed && got.date == want.date && got.startUTC == want.startUTC &&
+		got.startLocal == want.startLocal && got.hidden == want.hidden && got.featured == want.featured &&
+		got.venue == want.venue && got.hasGeo == want.hasGeo && got.lat == want.lat && got.lng == want.lng &&
+		slices.Equal(got.orgs, want.orgs) && slices.Equal(got.terms, want.terms)
+}
+
+func samePlace(got, want *placeRow) bool {
+	return got.id == want.id && got.author == want.author && sameStatus(got.status, want.status, got.date, want.date) &&
+		got.trashed == want.trashed && got.date == want.date
+}
+
+// reapply loads records of type t from the store and applies them to the projections and to Bleve,
+// without moving the checkpoint.
+func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) error {
+	recs, _, err := ix.store.Load(ctx, t, ids)
+	if err != nil {
+		return err
+	}
+	venues, err := ix.venuesOf(ctx, recs.Events)
+	if err != nil {
+		return err
+	}
+	batches := map[storage.Lang]*bleve.Batch{}
+	for _, d := range documents(recs, venues) {
+		l := ix.langs[d.lang]
+		if l == nil {
+			continue
+		}
+		l.apply(d)
+		b := batches[d.lang]
+		if b == nil {
+			b = l.bleve.NewBatch()
+			batches[d.lang] = b
+		}
+		if err := d.index(b); err != nil {
+			return err
+		}
+	}
+	for code, b := range batches {
+		if err := ix.langs[code].bleve.Batch(b); err != nil {
+			return fmt.Errorf("index: repair %s: %w", code, err)
+		}
+	}
+	return nil
+}
+
+// removeExtra removes the projection rows and Bleve documents of records the scan did not find in
+// their language. A record written after the scan is kept: it is loaded again before removal.
+func (ix *Index) removeExtra(ctx context.Context, seen map[storage.Lang]map[uint64]bool) (int, error) {
+	removed := 0
+	for code, l := range ix.langs {
+		extra := map[storage.PostType][]uint64{}
+		l.mu.RLock()
+		for i := range l.proj.events {
+			if id := l.proj.events[i].id; !seen[code][id] {
+				extra[storage.TypeEvent] = append(extra[storage.TypeEvent], id)
+			}
+		}
+		for id := range l.proj.venues {
+			if !seen[code][id] {
+				extra[storage.TypeVenue] = append(extra[storage.TypeVenue], id)
+			}
+		}
+		for id := range l.proj.orgs {
+			if !seen[code][id] {
+				extra[storage.TypeOrganizer] = append(extra[storage.TypeOrganizer], id)
+			}
+		}
+		l.mu.RUnlock()
+		for t, ids := range extra {
+			recs, _, err := ix.store.Load(ctx, t, ids)
+			if err != nil {
+				return removed, err
+			}
+			for _, d := range documents(recs, nil) {
+				if d.lang == code {
+					ids = slices.DeleteFunc(ids, func(id uint64) bool { return id == d.id })
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			b := l.bleve.NewBatch()
+			l.mu.Lock()
+			for _, id := range ids {
+				switch t {
+				case storage.TypeEvent:
+					l.proj.removeEvent(id)
+				case storage.TypeVenue:
+					delete(l.proj.venues, id)
+				case storage.TypeOrganizer:
+					delete(l.proj.orgs, id)
+				}
+				b.Delete(docID(t, id))
+			}
+			l.mu.Unlock()
+			if err := l.bleve.Batch(b); err != nil {
+				return removed, fmt.Errorf("index: repair %s: %w", code, err)
+			}
+			removed += len(ids)
+			ix.log.Warn("index rows without a record removed", zap.String("lang", string(code)), zap.Stringer("type", t), zap.Uint64s("ids", ids))
+		}
+	}
+	return removed, nil
+}

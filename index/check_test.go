@@ -1,0 +1,119 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+var checkNow = time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+
+func openCheckStore(t *testing.T) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{
+		Now: func() time.Time { return checkNow }, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func createEvent(t *testing.T, db *storage.DB, title string) *storage.Event {
+	t.Helper()
+	start, err := datetime.Parse("2030-05-01 20:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &storage.EventInput{PostInput: storage.PostInput{Title: &title}, Start: &start, End: &start}
+	e, err := db.CreateEvent(context.Background(), storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, "en", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestCheckRepairsDrift(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	a, b := createEvent(t, db, "Concert"), createEvent(t, db, "Play")
+	venue, _, err := db.CreateVenue(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, "en",
+		&storage.VenueInput{PostInput: storage.PostInput{Title: new("Hall")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	defer ix.Close()
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Fatalf("clean index: Check = %d, %v; want 0, nil", n, err)
+	}
+
+	en := ix.langs["en"]
+	en.mu.Lock()
+	en.proj.event(a.ID).status = storage.StatusDraft                    // a changed row
+	en.proj.removeEvent(b.ID)                                           // a missing row
+	delete(en.proj.venues, venue.ID)                                    // a missing venue
+	en.proj.putEvent(eventRow{id: 9999, status: storage.StatusPublish}) // a row without a record
+	en.mu.Unlock()
+
+	n, err := ix.Check(ctx)
+	if err != nil || n != 4 {
+		t.Fatalf("Check = %d, %v; want 4, nil", n, err)
+	}
+	en.mu.RLock()
+	if r := en.proj.event(a.ID); r == nil || r.status != storage.StatusPublish {
+		t.Errorf("event %d not repaired: %+v", a.ID, r)
+	}
+	if en.proj.event(b.ID) == nil {
+		t.Errorf("event %d not restored", b.ID)
+	}
+	if en.proj.venues[venue.ID] == nil {
+		t.Errorf("venue %d not restored", venue.ID)
+	}
+	if en.proj.event(9999) != nil {
+		t.Errorf("row without a record not removed")
+	}
+	en.mu.RUnlock()
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Errorf("after repair: Check = %d, %v; want 0, nil", n, err)
+	}
+}
+
+func TestSyncAfterTrim(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	createEvent(t, db, "Before")
+	dir := filepath.Join(t.TempDir(), "index")
+	ix := openIndex(t, dir, db)
+	createEvent(t, db, "Synced")
+	if _, err := ix.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cp := ix.Applied()
+	if cp == 0 {
+		t.Fatalf("Applied = 0 after a sync")
+	}
+	if _, err := db.TrimChanges(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	after := createEvent(t, db, "After the trim")
+	if _, err := ix.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ix.langs["en"].proj.event(after.ID) == nil {
+		t.Errorf("event written after the trim is not in the projection")
+	}
+	ix.Close()
+	// A restart replays from the checkpoint, which the trim left in place.
+	ix = openIndex(t, dir, db)
+	defer ix.Close()
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Errorf("after reopening: Check = %d, %v; want 0, nil", n, err)
+	}
+}
