@@ -1,0 +1,172 @@
+// Package jobs runs calendard's time-driven work on a cron schedule (robfig/cron), and once at
+// start-up: scheduled publication, change-log trimming and the store/index consistency check.
+//
+// Jobs write only through the store, whose change log the index follows. Each job is a plain method,
+// so tests and `calendard run-job` call it directly, with the store's injected clock.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+)
+
+// Store is what the jobs need from the record store (*storage.DB).
+type Store interface {
+	PublishDue(ctx context.Context) (int, error)
+	TrimChanges(ctx context.Context, upTo uint64) (int, error)
+}
+
+// Index is what the jobs need from the search index (*index.Index).
+type Index interface {
+	Applied() uint64
+	Check(ctx context.Context) (int, error)
+}
+
+// Jobs holds the scheduler and what the jobs work on.
+type Jobs struct {
+	db   Store
+	ix   Index
+	log  *zap.Logger
+	now  func() time.Time
+	cron *cron.Cron
+	// cancel ends the context of scheduled runs once Stop has waited long enough.
+	cancel context.CancelFunc
+	// trimmable is the change-log position the index had applied at the previous trim run.
+	trimmable uint64
+}
+
+// New builds the scheduler; loc is the site zone the schedule is read in, now the clock used to time
+// runs. Nothing runs before Start or RunOnce.
+func New(db Store, ix Index, log *zap.Logger, loc *time.Location, now func() time.Time) *Jobs {
+	if now == nil {
+		now = time.Now
+	}
+	j := &Jobs{db: db, ix: ix, log: log, now: now}
+	l := cronLogger{log.Named("cron")}
+	j.cron = cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(l), cron.SkipIfStillRunning(l)), cron.WithLogger(l))
+	return j
+}
+
+// Start schedules every job of the table and starts the scheduler's goroutine; Stop ends it.
+func (j *Jobs) Start() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	j.cancel = cancel
+	for _, s := range schedule {
+		if _, err := j.cron.AddFunc(s.spec, func() { _ = j.run(ctx, s) }); err != nil {
+			cancel()
+			return fmt.Errorf("jobs: schedule %s: %w", s.name, err)
+		}
+	}
+	j.cron.Start()
+	return nil
+}
+
+// Stop stops the scheduler and waits for running jobs to finish. When ctx ends first, the running
+// jobs' context is cancelled (they stop between transactions) and Stop still waits for them.
+func (j *Jobs) Stop(ctx context.Context) error {
+	done := j.cron.Stop()
+	if j.cancel == nil {
+		return nil
+	}
+	defer j.cancel()
+	select {
+	case <-done.Done():
+		return nil
+	case <-ctx.Done():
+		j.cancel()
+		<-done.Done()
+		return ctx.Err()
+	}
+}
+
+// RunOnce runs every job once, in the table's order, and returns their errors joined; each failure
+// has been logged. The server calls it at start-up.
+func (j *Jobs) RunOnce(ctx context.Context) error {
+	var errs []error
+	for _, s := range schedule {
+		if err := j.run(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Run runs the job called name once. An unknown name is an error listing the known ones.
+func (j *Jobs) Run(ctx context.Context, name string) error {
+	for _, s := range schedule {
+		if s.name == name {
+			return s.fn(j, ctx)
+		}
+	}
+	return fmt.Errorf("jobs: unknown job %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the jobs in the table's order.
+func Names() []string {
+	names := make([]string, len(schedule))
+	for i, s := range schedule {
+		names[i] = s.name
+	}
+	return names
+}
+
+// run runs one job and logs its outcome: the scheduler has no caller to return an error to.
+func (j *Jobs) run(ctx context.Context, s entry) error {
+	start := j.now()
+	err := s.fn(j, ctx)
+	if err != nil {
+		j.log.Error("job failed", zap.String("job", s.name), zap.Error(err))
+		return fmt.Errorf("jobs: %s: %w", s.name, err)
+	}
+	j.log.Debug("job done", zap.String("job", s.name), zap.Duration("duration", j.now().Sub(start)))
+	return nil
+}
+
+// PublishDue publishes the scheduled records whose date has passed (CONTRACT 8.4).
+func (j *Jobs) PublishDue(ctx context.Context) error {
+	n, err := j.db.PublishDue(ctx)
+	if n > 0 {
+		j.log.Info("scheduled records published", zap.Int("records", n))
+	}
+	return err
+}
+
+// TrimChanges deletes the change-log entries the index had applied one run earlier. Every language has
+// then applied everything up to that position (a language no entry concerned had nothing to apply),
+// and waiting a run gives Bleve, which persists its batches in the background (unsafe_batch), the time
+// to have them on disk: a crash cannot need a trimmed entry. The first run after a start trims nothing.
+func (j *Jobs) TrimChanges(ctx context.Context) error {
+	upTo := j.trimmable
+	j.trimmable = j.ix.Applied()
+	if upTo == 0 {
+		return nil
+	}
+	n, err := j.db.TrimChanges(ctx, upTo)
+	if n > 0 {
+		j.log.Info("change log trimmed", zap.Int("entries", n), zap.Uint64("up_to", upTo))
+	}
+	return err
+}
+
+// Check compares the store with the index and repairs drift; the index logs each repair.
+func (j *Jobs) Check(ctx context.Context) error {
+	_, err := j.ix.Check(ctx)
+	return err
+}
+
+// cronLogger adapts zap to cron.Logger. cron's info lines (every wake-up) go to debug.
+type cronLogger struct{ log *zap.Logger }
+
+func (l cronLogger) Info(msg string, keysAndValues ...any) {
+	l.log.Sugar().Debugw(msg, keysAndValues...)
+}
+
+func (l cronLogger) Error(err error, msg string, keysAndValues ...any) {
+	l.log.Sugar().Errorw(msg, append(keysAndValues, "error", err)...)
+}

@@ -1,0 +1,198 @@
+package jobs
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+var (
+	_ Store = (*storage.DB)(nil)
+	_ Index = (*index.Index)(nil)
+)
+
+var testNow = time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+
+// fake records the calls the jobs make.
+type fake struct {
+	calls      []string
+	checkpoint uint64
+	trimmedTo  uint64
+}
+
+func (f *fake) PublishDue(context.Context) (int, error) {
+	f.calls = append(f.calls, "publish")
+	return 1, nil
+}
+
+func (f *fake) TrimChanges(_ context.Context, upTo uint64) (int, error) {
+	f.calls = append(f.calls, "trim")
+	f.trimmedTo = upTo
+	return 0, nil
+}
+
+func (f *fake) Applied() uint64 { return f.checkpoint }
+
+func (f *fake) Check(context.Context) (int, error) {
+	f.calls = append(f.calls, "check")
+	return 0, nil
+}
+
+func newFake(t *testing.T) (*Jobs, *fake) {
+	f := &fake{checkpoint: 42}
+	return New(f, f, zaptest.NewLogger(t), time.UTC, func() time.Time { return testNow }), f
+}
+
+func TestRunByName(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"publish-due", []string{"publish"}},
+		{"trim-changes", nil}, // the first run only notes the position (see TestTrimLagsOneRun)
+		{"consistency-check", []string{"check"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			j, f := newFake(t)
+			if err := j.Run(context.Background(), tc.name); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.calls, tc.want) {
+				t.Errorf("calls = %v, want %v", f.calls, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrimLagsOneRun: a run trims up to what the index had applied at the previous run.
+func TestTrimLagsOneRun(t *testing.T) {
+	j, f := newFake(t)
+	ctx := context.Background()
+	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 0 {
+		t.Fatalf("first run trimmed to %d (%v), want nothing", f.trimmedTo, err)
+	}
+	f.checkpoint = 50
+	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 42 {
+		t.Fatalf("second run trimmed to %d (%v), want 42, the position seen one run earlier", f.trimmedTo, err)
+	}
+	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 50 {
+		t.Fatalf("third run trimmed to %d (%v), want 50", f.trimmedTo, err)
+	}
+}
+
+func TestRunUnknown(t *testing.T) {
+	j, f := newFake(t)
+	err := j.Run(context.Background(), "nope")
+	if err == nil || !strings.Contains(err.Error(), "publish-due, trim-changes, consistency-check") {
+		t.Errorf("Run(nope) = %v, want an error listing the jobs", err)
+	}
+	if len(f.calls) != 0 {
+		t.Errorf("calls = %v, want none", f.calls)
+	}
+}
+
+func TestScheduleTable(t *testing.T) {
+	if got, want := Names(), []string{"publish-due", "trim-changes", "consistency-check"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+	for _, s := range schedule {
+		sched, err := cron.ParseStandard(s.spec)
+		if err != nil {
+			t.Errorf("%s: %v", s.name, err)
+			continue
+		}
+		if s.fn == nil {
+			t.Errorf("%s has no function", s.name)
+		}
+		// publish-due runs every minute (CONTRACT 8.4), the others at least hourly.
+		next := sched.Next(testNow)
+		if limit := time.Hour; next.Sub(testNow) > limit || (s.name == "publish-due" && next.Sub(testNow) > time.Minute) {
+			t.Errorf("%s next runs at %v, too late", s.name, next)
+		}
+	}
+}
+
+func TestRunOnceRunsAll(t *testing.T) {
+	j, f := newFake(t)
+	if err := j.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// trim-changes runs too, but its first run only notes the position (TestTrimLagsOneRun).
+	if want := []string{"publish", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 0 {
+		t.Errorf("calls = %v (trimmed to %d), want %v", f.calls, f.trimmedTo, want)
+	}
+	if j.trimmable != 42 {
+		t.Errorf("trim-changes noted %d, want the applied position 42", j.trimmable)
+	}
+}
+
+func TestStartStop(t *testing.T) {
+	j, _ := newFake(t)
+	if err := j.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPublishDueOnTheStore runs the job against a real store and index with a fake clock.
+func TestPublishDueOnTheStore(t *testing.T) {
+	ctx := context.Background()
+	now := testNow
+	clock := func() time.Time { return now }
+	dir := t.TempDir()
+	db, err := storage.Open(filepath.Join(dir, "calendar.db"), storage.Options{Now: clock, Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
+	music, err := db.CreateTerm(ctx, storage.TaxCategory, &storage.TermInput{Name: new("Music")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := datetime.Parse("2030-05-01 20:00:00")
+	when := testNow.Add(time.Hour)
+	e, err := db.CreateEvent(ctx, admin, "en", &storage.EventInput{
+		PostInput: storage.PostInput{Title: new("Gig"), Status: new(storage.StatusFuture), Date: &when},
+		Start:     &start, End: &start, Categories: &[]string{"Music"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	j := New(db, ix, zaptest.NewLogger(t), time.UTC, clock)
+
+	now = when.Add(time.Second)
+	if err := j.Run(ctx, "publish-due"); err != nil {
+		t.Fatal(err)
+	}
+	term, _, err := db.Term(ctx, storage.TaxCategory, music.ID)
+	if err != nil || term.Count != 1 {
+		t.Fatalf("term count = %v (%v), want 1 after publishing event %d", term, err, e.ID)
+	}
+	if _, err := ix.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx, "trim-changes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx, "consistency-check"); err != nil {
+		t.Fatal(err)
+	}
+}
