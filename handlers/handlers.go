@@ -129,6 +129,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			zap.String("request_id", rq.id))
 	}()
 	h.commonHeaders(sw, r)
+	if isProbe(r.URL.Path) {
+		// Health probes (health.go) are outside the REST namespace: no authentication, no rate limit.
+		h.router.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
+		return
+	}
 	if r.ContentLength > h.cfg.MaxBodyBytes {
 		// The body stays unread: close the connection rather than let the server drain it.
 		sw.Header().Set("Connection", "close")

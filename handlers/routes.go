@@ -109,6 +109,7 @@ func (h *Handler) routes() *httprouter.Router {
 	}
 	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, params: []Param{langParam}, handle: h.rootIndex}}}
 	r.GET("/", h.dispatch(root, root.endpoints[0]))
+	h.probes(r) // /healthz and /readyz, outside the namespace and the table (health.go)
 	h.table = table
 	return r
 }

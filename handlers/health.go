@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+	"go.uber.org/zap"
+)
+
+// The health probes live outside the REST namespace: they are not routes of the API, so neither the
+// namespace index nor /doc lists them, and they answer without authentication or rate limiting.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+)
+
+func isProbe(path string) bool { return path == healthzPath || path == readyzPath }
+
+// probes registers GET and HEAD /healthz and /readyz.
+func (h *Handler) probes(r *httprouter.Router) {
+	for path, fn := range map[string]httprouter.Handle{healthzPath: h.healthz, readyzPath: h.readyz} {
+		r.GET(path, fn)
+		r.HEAD(path, fn)
+	}
+}
+
+// healthz answers 200 while the process serves requests (liveness).
+func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+	h.writeProbe(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+// readyz answers 200 when the store is open and the search index has applied every change-log entry
+// the store holds (readiness); 503 with how many entries the index is behind otherwise.
+func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	head, err := h.db.ChangeHead(r.Context())
+	if err != nil {
+		h.log.Warn("readiness: store unavailable", zap.Error(err))
+		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "store unavailable"})
+		return
+	}
+	if applied := h.index.Applied(); applied < head {
+		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "catching up", "behind": head - applied})
+		return
+	}
+	h.writeProbe(w, http.StatusOK, map[string]any{"status": "ready"})
+}
+
+func (h *Handler) writeProbe(w http.ResponseWriter, status int, body map[string]any) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(body); err != nil {
+		h.log.Debug("write probe", zap.Error(err))
+	}
+}

@@ -1,0 +1,69 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func probe(t *testing.T, h http.Handler, method, path string) (int, map[string]any) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(method, path, nil)
+	r.Header.Set("Authorization", "Basic bm9ib2R5Ondyb25n") // bad credentials do not matter to a probe
+	h.ServeHTTP(w, r)
+	var body map[string]any
+	if method != http.MethodHead {
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s %s: %d %v\n%s", method, path, w.Code, err, w.Body)
+		}
+	}
+	return w.Code, body
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	if code, body := probe(t, h, "GET", "/healthz"); code != 200 || body["status"] != "ok" {
+		t.Errorf("healthz: %d %v", code, body)
+	}
+	if code, _ := probe(t, h, "HEAD", "/healthz"); code != 200 {
+		t.Errorf("HEAD healthz: %d", code)
+	}
+	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "ready" {
+		t.Fatalf("readyz on a fresh store: %d %v", code, body)
+	}
+	// No syncer runs in this handler: after a write the index stays behind the change log.
+	if w := serve(h, "POST", "/calendar/events/v1/categories", "application/json", `{"name":"Music"}`); w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	code, body := probe(t, h, "GET", "/readyz")
+	if code != 503 || body["status"] != "catching up" || body["behind"].(float64) < 1 {
+		t.Fatalf("readyz with the index behind: %d %v", code, body)
+	}
+	if code, _ := probe(t, h, "HEAD", "/readyz"); code != 503 {
+		t.Errorf("HEAD readyz behind: %d", code)
+	}
+	if code, _ := probe(t, h, "GET", "/healthz"); code != 200 {
+		t.Errorf("healthz while catching up: %d", code)
+	}
+	if _, err := h.(*Handler).index.SyncOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "ready" {
+		t.Errorf("readyz after the index caught up: %d %v", code, body)
+	}
+	// Only GET and HEAD; other methods and prefixed paths are no route.
+	for _, c := range []struct{ method, path string }{{"POST", "/healthz"}, {"GET", "/en/healthz"}, {"GET", "/calendar/events/v1/healthz"}} {
+		w := serve(h, c.method, c.path, "", "")
+		if w.Code != 404 || !strings.Contains(w.Body.String(), "rest_no_route") {
+			t.Errorf("%s %s: %d %s", c.method, c.path, w.Code, w.Body)
+		}
+	}
+	// The namespace index does not list the probes.
+	if w := serve(h, "GET", "/calendar/events/v1", "", ""); strings.Contains(w.Body.String(), "healthz") || strings.Contains(w.Body.String(), "readyz") {
+		t.Error("the namespace index lists a probe")
+	}
+}
