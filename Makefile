@@ -22,9 +22,12 @@ lint:
 	go vet ./...
 	go tool staticcheck ./...
 
+# Demo data is off by default so that a production data directory never gets it by accident; make run
+# turns it on: a data directory without events gets DEMO_EVENTS (default 2000) generated
+# events on start; DEMO_EVENTS=0 make run starts empty.
 run:
 	CALENDAR_ADMIN_APP_PASSWORD=$${CALENDAR_ADMIN_APP_PASSWORD:-$(DEV_APP_PASSWORD)} \
-		go run ./cmd/calendard serve --data-dir $(DATA_DIR)
+		go run ./cmd/calendard serve --data-dir $(DATA_DIR) --demo-events $${DEMO_EVENTS:-2000}
 
 # Adds a generated calendar to DATA_DIR (stop make run first: the store is locked while it serves).
 # The administrator gets make run's password when the store has no user yet.

@@ -60,6 +60,11 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
+	// Demo data goes in before the index opens, so that the index is built over it.
+	if err := a.seedDemo(ctx, stderr); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if a.index, err = index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, log.Named("index")); err != nil {
 		db.Close()
 		return nil, err
@@ -108,6 +113,12 @@ func (a *app) listen() error {
 // then the index syncer stops.
 func (a *app) serve(ctx context.Context) error {
 	defer a.startSync()()
+	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.
+	stopJobs, err := a.startJobs(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopJobs()
 	// The control socket is ready before the first request is answered.
 	stopControl, err := a.serveControl()
 	if err != nil {

@@ -35,6 +35,10 @@ type Config struct {
 	Now                string
 	// CPUProfile, when set, receives a CPU profile of the whole run (flag only: a tool for measuring).
 	CPUProfile string
+	// DemoEvents is how many generated events serve writes into a store without events before it
+	// opens the index (demo.go). Off (0) by default, so that a production data directory never gets
+	// demo data by accident; make run turns it on.
+	DemoEvents int
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -78,6 +82,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	maxBody := fs.String("max-body-bytes", envOr(getenv, "CALENDAR_MAX_BODY_BYTES", "1048576"), "request body limit (CALENDAR_MAX_BODY_BYTES)")
 	rate := fs.String("rate-limit-per-minute", envOr(getenv, "CALENDAR_RATE_LIMIT_PER_MINUTE", "0"), "requests per minute per client, 0 = off (CALENDAR_RATE_LIMIT_PER_MINUTE)")
+	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -91,6 +96,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.RateLimitPerMinute, err = strconv.Atoi(*rate); err != nil || c.RateLimitPerMinute < 0 {
 		return c, errors.New("rate-limit-per-minute must be a non-negative integer")
+	}
+	if c.DemoEvents, err = strconv.Atoi(*demo); err != nil || c.DemoEvents < 0 {
+		return c, errors.New("demo-events must be a non-negative integer")
 	}
 	return c, c.validate()
 }

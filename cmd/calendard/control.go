@@ -28,6 +28,8 @@ const (
 type controlRequest struct {
 	Cmd  string    `json:"cmd"`
 	Args adminArgs `json:"args"`
+	// Target is the absolute path the server writes a backup to (cmd "backup").
+	Target string `json:"target,omitempty"`
 }
 
 type controlResponse struct {
@@ -49,7 +51,11 @@ func callControl(ctx context.Context, dataDir string, req controlRequest, stdout
 		return false, nil
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(controlTimeout))
+	timeout := controlTimeout
+	if req.Cmd == "backup" {
+		timeout = backupTimeout
+	}
+	conn.SetDeadline(time.Now().Add(timeout))
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return true, fmt.Errorf("control socket: %w", err)
 	}
@@ -104,6 +110,16 @@ func (a *app) handleControl(conn net.Conn) {
 	var res controlResponse
 	if err := json.NewDecoder(io.LimitReader(conn, maxControlSize)).Decode(&req); err != nil {
 		res.Error = "bad request: " + err.Error()
+	} else if req.Cmd == "backup" {
+		conn.SetDeadline(time.Now().Add(backupTimeout))
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), backupTimeout)
+		if err := writeBackup(ctx, a.db, req.Target, &out); err != nil {
+			res.Error = err.Error()
+		}
+		cancel()
+		res.Output = out.String()
+		a.log.Info("control command", zap.String("cmd", req.Cmd), zap.String("target", req.Target), zap.Bool("ok", res.Error == ""))
 	} else if !knownAdminCommand(req.Cmd) {
 		res.Error = fmt.Sprintf("unknown command %q", req.Cmd)
 	} else {

@@ -26,6 +26,9 @@ commands:
   app-password revoke     --user L --name LABEL
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
+  run-job NAME            run one job now: publish-due, trim-changes, consistency-check (the server must be stopped)
+  backup                  --to FILE   (a consistent copy of the store; a running server writes it)
+  restore                 --from FILE   (installs a backup; the server must be stopped)
   version
 
 Every command takes --data-dir and the other flags of serve; run "calendard serve -h" for them.`
@@ -48,6 +51,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return seed(ctx, args, getenv, stdout, stderr)
 	case "reindex":
 		return reindex(ctx, args, getenv, stdout, stderr)
+	case "run-job":
+		return runJob(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return backup(ctx, args, getenv, stdout, stderr)
+	case "restore":
+		return restore(ctx, args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

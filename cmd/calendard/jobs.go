@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/jobs"
+	"github.com/calendard/calendard/storage"
+)
+
+var (
+	_ jobs.Store = (*storage.DB)(nil)
+	_ jobs.Index = (*index.Index)(nil)
+)
+
+// runJob runs one job by hand on a stopped server's data directory: calendard run-job NAME [flags].
+func runJob(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return fmt.Errorf("run-job needs a job name: %s", strings.Join(jobs.Names(), ", "))
+	}
+	name := args[0]
+	cfg, err := parseConfig("run-job", args[1:], getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	db, err := openStore(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ix, err := index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, log.Named("index"))
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	j := jobs.New(db, ix, log.Named("jobs"), cfg.siteZone.Loc, cfg.clock())
+	if err := j.Run(ctx, name); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ran %s on %s\n", name, cfg.DataDir)
+	return nil
+}
+
+// startJobs runs every job once, then starts the scheduler until the returned stop function is called;
+// stop waits for running jobs.
+func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
+	j := jobs.New(a.db, a.index, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
+	if err := j.RunOnce(ctx); err != nil {
+		a.log.Warn("start-up jobs failed", zap.Error(err))
+	}
+	if err := j.Start(); err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := j.Stop(sctx); err != nil {
+			a.log.Error("jobs did not stop in time", zap.Error(err))
+		}
+	}, nil
+}
