@@ -52,17 +52,25 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdo
 	return nil
 }
 
-// startJobs runs every job once, then starts the scheduler until the returned stop function is called;
-// stop waits for running jobs.
+// startJobs runs every job once, in the background so that serving does not wait for them (reads
+// already report due records as published, and the check only repairs drift), and starts the scheduler;
+// the returned stop function ends both and waits for them.
 func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 	j := jobs.New(a.db, a.index, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
-	if err := j.RunOnce(ctx); err != nil {
-		a.log.Warn("start-up jobs failed", zap.Error(err))
-	}
 	if err := j.Start(); err != nil {
 		return nil, err
 	}
+	onceCtx, cancelOnce := context.WithCancel(ctx)
+	once := make(chan struct{})
+	go func() {
+		defer close(once)
+		if err := j.RunOnce(onceCtx); err != nil && onceCtx.Err() == nil {
+			a.log.Warn("start-up jobs failed", zap.Error(err))
+		}
+	}()
 	return func() {
+		cancelOnce()
+		<-once
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
 		if err := j.Stop(sctx); err != nil {
