@@ -10,7 +10,7 @@ import (
 )
 
 // openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB.
-func openClockDB(t *testing.T, now *time.Time) *DB {
+func openClockDB(t testing.TB, now *time.Time) *DB {
 	t.Helper()
 	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return *now }, Logger: zaptest.NewLogger(t)})
 	if err != nil {

@@ -3,13 +3,9 @@ package storage
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage/datetime"
 )
@@ -19,23 +15,8 @@ var testNow = time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
 // mustOpenDB opens a store in a temp dir with a frozen clock and checks its consistency at cleanup.
 func mustOpenDB(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return testNow }, Logger: zaptest.NewLogger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		err := db.bolt.View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
-			}
-			return nil
-		})
-		if err != nil {
-			t.Errorf("consistency: %v", err)
-		}
-		db.Close()
-	})
-	return db
+	now := testNow
+	return openClockDB(t, &now)
 }
 
 var (

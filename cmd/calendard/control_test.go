@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"io"
 	"net/http"
@@ -16,42 +15,8 @@ import (
 // serveForReal runs the app's own serve loop (HTTP server, syncer, control socket) on a free port.
 func serveForReal(t *testing.T, dir string) (baseURL string) {
 	t.Helper()
-	vars := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_LISTEN_ADDR": "127.0.0.1:0", "CALENDAR_ADMIN_APP_PASSWORD": adminPass}
-	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := open(context.Background(), cfg, zaptest.NewLogger(t), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		a.close()
-	})
-	// serve has its control socket ready before it serves HTTP, and the listener accepts at once.
-	base := "http://" + a.ln.Addr().String()
-	for {
-		res, err := http.Get(base + "/calendar/events/v1")
-		if err == nil {
-			res.Body.Close()
-			return base
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v", err)
-		default:
-		}
-	}
+	base, _ := serveDir(t, dir)
+	return base
 }
 
 func getWith(t *testing.T, url, auth string) int {
