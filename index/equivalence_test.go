@@ -469,6 +469,29 @@ func TestEventsEqualBruteForce(t *testing.T) {
 	}
 }
 
+// TestCandidatesEqualBruteForce sends every query with an ID filter through the candidate path, which
+// the small random stores would otherwise rarely take.
+func TestCandidatesEqualBruteForce(t *testing.T) {
+	candidateShare = 1
+	t.Cleanup(func() { candidateShare = 32 })
+	w := newWorld(t, 77, 300)
+	checked := 0
+	for i := 0; checked < 150; i++ {
+		f := w.randomEventFilter()
+		if len(f.Include)+len(f.Venues)+len(f.Orgs)+len(f.Categories)+len(f.Tags) == 0 {
+			continue
+		}
+		checked++
+		got, err := w.ix.Events(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := w.bruteEvents(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+			t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
+		}
+	}
+}
+
 func (w *world) brutePlaces(t *testing.T, f *PlaceFilter) Page {
 	ctx := context.Background()
 	events, _ := w.db.Scan(ctx, storage.TypeEvent, 0, 1<<20)

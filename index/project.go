@@ -58,6 +58,8 @@ type projection struct {
 	// links from venues and organizers to their events, for has_events and only_with_upcoming.
 	venueEvents map[uint64]map[uint64]struct{}
 	orgEvents   map[uint64]map[uint64]struct{}
+	// termEvents links categories and tags to their events, so a term filter visits only those.
+	termEvents map[uint64]map[uint64]struct{}
 }
 
 func newProjection() *projection {
@@ -67,6 +69,7 @@ func newProjection() *projection {
 		orgs:        map[uint64]*placeRow{},
 		venueEvents: map[uint64]map[uint64]struct{}{},
 		orgEvents:   map[uint64]map[uint64]struct{}{},
+		termEvents:  map[uint64]map[uint64]struct{}{},
 	}
 }
 
@@ -125,6 +128,9 @@ func (p *projection) link(r *eventRow) {
 	for _, o := range r.orgs {
 		link(p.orgEvents, o, r.id)
 	}
+	for _, t := range r.terms {
+		link(p.termEvents, t, r.id)
+	}
 }
 
 // sort orders rows appended by a full load.
@@ -145,6 +151,9 @@ func (p *projection) removeEvent(id uint64) {
 	}
 	for _, o := range old.orgs {
 		unlink(p.orgEvents, o, id)
+	}
+	for _, t := range old.terms {
+		unlink(p.termEvents, t, id)
 	}
 }
 
