@@ -447,23 +447,27 @@ func (w *world) randomEventFilter() *EventFilter {
 	return f
 }
 
+// checkEvents fails the test unless the index answers f as the brute-force reading does.
+func (w *world) checkEvents(t *testing.T, i int, f *EventFilter) {
+	t.Helper()
+	got, err := w.ix.Events(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.IDs == nil {
+		got.IDs = []uint64{}
+	}
+	if want := w.bruteEvents(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+		t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
+	}
+}
+
 func TestEventsEqualBruteForce(t *testing.T) {
 	for seed := range uint64(*seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			w := newWorld(t, seed, 300)
 			for i := range 150 {
-				f := w.randomEventFilter()
-				got, err := w.ix.Events(context.Background(), f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.IDs == nil {
-					got.IDs = []uint64{}
-				}
-				want := w.bruteEvents(t, f)
-				if got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
-					t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
-				}
+				w.checkEvents(t, i, w.randomEventFilter())
 			}
 		})
 	}
@@ -482,13 +486,8 @@ func TestCandidatesEqualBruteForce(t *testing.T) {
 			continue
 		}
 		checked++
-		got, err := w.ix.Events(context.Background(), f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := w.bruteEvents(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
-			t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
-		}
+		w.checkEvents(t, i, f)
+
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
@@ -47,6 +48,12 @@ func startServer(t testing.TB, env ...string) *server {
 
 func startServerIn(t testing.TB, dir string, env ...string) *server {
 	t.Helper()
+	return startServerLogged(t, dir, zaptest.NewLogger(t), env...)
+}
+
+// startServerLogged is startServerIn with the app logging to log.
+func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string) *server {
+	t.Helper()
 	vars := map[string]string{
 		"CALENDAR_DATA_DIR":           dir,
 		"CALENDAR_NOW":                testNow,
@@ -61,7 +68,7 @@ func startServerIn(t testing.TB, dir string, env ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := open(context.Background(), cfg, zaptest.NewLogger(t), io.Discard)
+	a, err := open(context.Background(), cfg, log, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,7 +211,7 @@ var permResources = []string{"event", "venue", "organizer"}
 
 func TestPermissionMatrix(t *testing.T) {
 	t.Parallel()
-	s := startServerWithLogger(t, zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)))
+	s := startServerLogged(t, t.TempDir(), zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)))
 	recordCases := permRecordCases()
 	otherCases := slices.Concat(permCreateCases(), permWriteRuleCases(), permMissingCases(), permTermCases())
 	f := newPermFixture(t, s, slices.Concat(recordCases, otherCases))
@@ -773,32 +771,6 @@ func (f *permFixture) listed(t *testing.T, path, role string) []string {
 	return got
 }
 
-// startServerWithLogger is startServer with the given logger.
-func startServerWithLogger(t *testing.T, log *zap.Logger) *server {
-	t.Helper()
-	dir := t.TempDir()
-	vars := map[string]string{
-		"CALENDAR_DATA_DIR":           dir,
-		"CALENDAR_NOW":                testNow,
-		"CALENDAR_BASE_URL":           testOrigin,
-		"CALENDAR_ADMIN_APP_PASSWORD": adminPass,
-	}
-	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := open(context.Background(), cfg, log, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewUnstartedServer(a.handler)
-	ts.Config = a.server
-	ts.Start()
-	s := &server{t: t, app: a, ts: ts, dir: dir, stopSync: a.startSync()}
-	t.Cleanup(s.stop)
-	return s
-}
-
 // syncBuffer is a log sink that goroutines may share.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -825,7 +797,7 @@ func TestAuthentication(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
 	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), &logs, zapcore.DebugLevel))
-	s := startServerWithLogger(t, log)
+	s := startServerLogged(t, t.TempDir(), log)
 	carl := s.user("carl", storage.RoleContributor) // user 2
 	ava := s.user("ava", storage.RoleAuthor)
 	_, carlPass, _ := strings.Cut(carl, ":")
