@@ -20,9 +20,9 @@ const listCacheBytes = 64 << 20
 // holds everything else a body depends on: the route, the query, the caller, the origin and the
 // language prefix.
 type listCache struct {
-	mu    sync.Mutex
-	m     map[string]*cachedList
-	bytes int
+	mu           sync.Mutex
+	m            map[string]*cachedList
+	bytes, limit int
 }
 
 type cachedList struct {
@@ -33,7 +33,7 @@ type cachedList struct {
 	body          []byte
 }
 
-func newListCache() *listCache { return &listCache{m: map[string]*cachedList{}} }
+func newListCache(limit int) *listCache { return &listCache{m: map[string]*cachedList{}, limit: limit} }
 
 // recorder captures a response so that it can be cached and replayed.
 type recorder struct {
@@ -107,7 +107,7 @@ func (c *listCache) put(key string, e *cachedList) {
 		c.bytes -= len(old.body)
 	}
 	for k, old := range c.m {
-		if c.bytes+len(e.body) <= listCacheBytes {
+		if c.bytes+len(e.body) <= c.limit {
 			break
 		}
 		c.bytes -= len(old.body)

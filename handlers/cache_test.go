@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
@@ -134,4 +137,94 @@ func hasHeader(h http.Header, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestCachesNeverChangeAnswers asks every list of a handler whose caches have seen the store before,
+// and of a new handler with empty caches, after each change to what list items embed (a venue, a term, an
+// organizer, a translation, the clock): the answers must be equal, for every caller, origin and
+// language prefix.
+func TestCachesNeverChangeAnswers(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	h, _ := newClockedHandler(t, Config{}, func() time.Time { return now })
+	hh := h.(*Handler)
+	ctx := context.Background()
+	write := func(method, target, body string) string {
+		t.Helper()
+		w := serve(h, method, target, "application/json", body)
+		if w.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+		}
+		for {
+			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+				break
+			}
+		}
+		return w.Body.String()
+	}
+	lists := []string{
+		"/calendar/events/v1/events",
+		"/calendar/events/v1/events?per_page=1&page=2",
+		"/calendar/events/v1/events?search=concert",
+		"/fr/calendar/events/v1/events",
+		"/calendar/events/v1/events?translation_language=fr",
+		"/de/calendar/events/v1/events?status=publish,future",
+		"/calendar/events/v1/venues",
+		"/calendar/events/v1/organizers",
+		"/calendar/events/v1/events?_fields=id,venue.venue",
+	}
+	check := func(step string) {
+		t.Helper()
+		for _, target := range lists {
+			for _, host := range []string{"cal.example", "other.example"} {
+				for _, admin := range []bool{false, true} {
+					ask := func(h http.Handler) *httptest.ResponseRecorder {
+						r := httptest.NewRequest("GET", target, nil)
+						r.Host = host
+						if admin {
+							r.SetBasicAuth("admin", adminPassword)
+						}
+						w := httptest.NewRecorder()
+						h.ServeHTTP(w, r)
+						return w
+					}
+					warm, fresh := ask(hh), ask(New(hh.cfg, hh.db, hh.index, zap.NewNop()))
+					if warm.Code != fresh.Code || warm.Body.String() != fresh.Body.String() {
+						t.Errorf("%s: GET %s (host %s, admin %v):\ncached %d %s\nfresh  %d %s", step, target, host, admin,
+							warm.Code, warm.Body, fresh.Code, fresh.Body)
+					}
+				}
+			}
+		}
+	}
+	var jazz struct {
+		ID         uint64                `json:"id"`
+		Venue      struct{ ID uint64 }   `json:"venue"`
+		Organizer  []struct{ ID uint64 } `json:"organizer"`
+		Categories []struct{ ID uint64 } `json:"categories"`
+	}
+	created := write("POST", "/calendar/events/v1/events", `{"title":"Jazz concert","start_date":"2026-12-01 20:00",`+
+		`"end_date":"2026-12-01 22:00","venue":{"venue":"Hall","city":"Paris"},"organizer":[{"organizer":"Org"}],"categories":"Music"}`)
+	if err := json.Unmarshal([]byte(created), &jazz); err != nil || len(jazz.Organizer) != 1 || len(jazz.Categories) != 1 {
+		t.Fatalf("create: %v %s", err, created)
+	}
+	id, venue, org, cat := utoa(jazz.ID), utoa(jazz.Venue.ID), utoa(jazz.Organizer[0].ID), utoa(jazz.Categories[0].ID)
+	write("POST", "/calendar/events/v1/events", `{"title":"Blues concert","start_date":"2026-12-02 20:00",`+
+		`"end_date":"2026-12-02 22:00","venue":`+venue+`}`)
+	check("created")
+	write("POST", "/fr/calendar/events/v1/events", `{"title":"Concert de jazz","status":"private","translation_of":`+id+`,"categories":"Music",`+
+		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
+	check("private translation")
+	write("PATCH", "/calendar/events/v1/venues/"+venue, `{"venue":"Great Hall"}`)
+	check("venue renamed")
+	write("PATCH", "/calendar/events/v1/categories/"+cat, `{"name":"Live music"}`)
+	check("category renamed")
+	write("POST", "/de/calendar/events/v1/events", `{"title":"Jazzkonzert","date":"2026-11-22 10:20:00","translation_of":`+id+`,`+
+		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
+	check("scheduled translation")
+	now = now.Add(10 * time.Minute) // the translation is published, without a write
+	check("translation published")
+	write("DELETE", "/calendar/events/v1/organizers/"+org, "")
+	check("organizer trashed")
+	write("PATCH", "/calendar/events/v1/events/"+id, `{"title":"Jazz night"}`)
+	check("event renamed")
 }

@@ -255,8 +255,9 @@ func parseStatusFilter(rq *request, v any) (any, *problem) {
 
 // listing is the envelope of one list response.
 type listing struct {
-	key      string // events, venues, organizers, categories, tags
-	items    []obj
+	key string // events, venues, organizers, categories, tags
+	// items are objs, or rawJSON when no _fields parameter asks to cut them down.
+	items    []any
 	total    int
 	page     int
 	perPage  int
@@ -286,9 +287,12 @@ func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error
 			prev = base + sep + "page=" + strconv.Itoa(l.page-1)
 		}
 	}
-	items := make([]obj, len(l.items))
+	items := make([]any, len(l.items))
 	for i, it := range l.items {
-		items[i] = it.pick(rq.fields)
+		if o, ok := it.(obj); ok {
+			it = o.pick(rq.fields)
+		}
+		items[i] = it
 	}
 	var body obj
 	if l.key == "categories" || l.key == "tags" {
@@ -453,13 +457,9 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	recs, rel, err := h.db.Load(rq.r.Context(), storage.TypeEvent, res.IDs)
+	items, err := h.listItems(rq, storage.TypeEvent, res.IDs)
 	if err != nil {
 		return err
-	}
-	items := make([]obj, len(recs.Events))
-	for i, e := range recs.Events {
-		items[i] = h.renderEvent(rq, e, rel, false)
 	}
 	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
 		notFound: "event-archive-page-not-found", params: eventListParams})
@@ -508,13 +508,9 @@ func (h *Handler) listPlaces(k *placeKind) handleFunc {
 		if err != nil {
 			return err
 		}
-		loaded, err := k.loadMany(rq, h.db, res.IDs)
+		items, err := h.listItems(rq, k.postType, res.IDs)
 		if err != nil {
 			return err
-		}
-		items := make([]obj, len(loaded))
-		for i, p := range loaded {
-			items[i] = p.render(h, rq, false)
 		}
 		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
 			notFound: k.res.name + "-archive-page-not-found", params: placeListParams})

@@ -80,6 +80,21 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		}
 		buf.WriteByte(']')
 		return nil
+	case rawJSON:
+		buf.Write(v)
+		return nil
+	case []any:
+		buf.WriteByte('[')
+		for i, item := range v {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encodeValue(buf, item); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
 	case string:
 		writeString(buf, v)
 		return nil

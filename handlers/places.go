@@ -206,22 +206,6 @@ var organizerKind = &placeKind{
 	},
 }
 
-// loadMany loads records of the kind in the given order, ready to render.
-func (k *placeKind) loadMany(rq *request, db *storage.DB, ids []uint64) ([]place, error) {
-	recs, rel, err := db.Load(rq.r.Context(), k.postType, ids)
-	if err != nil {
-		return nil, err
-	}
-	var out []place
-	for _, v := range recs.Venues {
-		out = append(out, venuePlace(v, rel))
-	}
-	for _, o := range recs.Organizers {
-		out = append(out, organizerPlace(o, rel))
-	}
-	return out, nil
-}
-
 func (h *Handler) placeCollection(k *placeKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
 		{methods: []string{"GET"}, params: placeListParams, handle: h.cached(k.route, h.listPlaces(k))},

@@ -118,7 +118,7 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 		for _, t := range all {
 			rel.Terms[t.ID] = t
 		}
-		items := make([]obj, len(terms))
+		items := make([]any, len(terms))
 		for i, t := range terms {
 			items[i] = h.renderTerm(rq, t, rel)
 		}

@@ -15,7 +15,8 @@ type Records struct {
 	Events     []*Event
 	Venues     []*Venue
 	Organizers []*Organizer
-	Head       uint64
+	// Head is the change-log head of the snapshot the records were read from.
+	Head uint64
 	// LastID is the highest ID the post sequence has handed out, for splitting a scan into ranges.
 	LastID uint64
 }
@@ -67,6 +68,7 @@ func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Re
 	rel := db.newRelated()
 	now := db.now()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
+		out.Head = tx.Bucket(bOutbox).Sequence()
 		for _, id := range ids {
 			var err error
 			switch t {
