@@ -42,7 +42,7 @@ func createEvent(t *testing.T, db *storage.DB, title string) *storage.Event {
 func TestCheckRepairsDrift(t *testing.T) {
 	ctx := context.Background()
 	db := openCheckStore(t)
-	a, b := createEvent(t, db, "Concert"), createEvent(t, db, "Play")
+	a, b, c := createEvent(t, db, "Concert"), createEvent(t, db, "Play"), createEvent(t, db, "Talk")
 	venue, _, err := db.CreateVenue(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, "en",
 		&storage.VenueInput{PostInput: storage.PostInput{Title: new("Hall")}})
 	if err != nil {
@@ -56,19 +56,23 @@ func TestCheckRepairsDrift(t *testing.T) {
 
 	en := ix.langs["en"]
 	en.mu.Lock()
-	en.proj.event(a.ID).status = storage.StatusDraft                    // a changed row
-	en.proj.removeEvent(b.ID)                                           // a missing row
-	delete(en.proj.venues, venue.ID)                                    // a missing venue
-	en.proj.putEvent(eventRow{id: 9999, status: storage.StatusPublish}) // a row without a record
+	en.proj.event(a.ID).status = stateDraft                                  // a changed row
+	en.proj.links[c.ID] = eventLinks{terms: []uint64{12345}}                 // changed links
+	en.proj.removeEvent(b.ID)                                                // a missing row
+	delete(en.proj.venues, venue.ID)                                         // a missing venue
+	en.proj.putEvent(eventRow{id: 9999, status: statePublish}, eventLinks{}) // a row without a record
 	en.mu.Unlock()
 
 	n, err := ix.Check(ctx)
-	if err != nil || n != 4 {
-		t.Fatalf("Check = %d, %v; want 4, nil", n, err)
+	if err != nil || n != 5 {
+		t.Fatalf("Check = %d, %v; want 5, nil", n, err)
 	}
 	en.mu.RLock()
-	if r := en.proj.event(a.ID); r == nil || r.status != storage.StatusPublish {
+	if r := en.proj.event(a.ID); r == nil || r.status != statePublish {
 		t.Errorf("event %d not repaired: %+v", a.ID, r)
+	}
+	if l := en.proj.links[c.ID]; len(l.terms) != 0 {
+		t.Errorf("links of event %d not repaired: %+v", c.ID, l)
 	}
 	if en.proj.event(b.ID) == nil {
 		t.Errorf("event %d not restored", b.ID)

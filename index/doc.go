@@ -15,6 +15,7 @@ type document struct {
 	id    uint64
 	text  []string
 	event eventRow
+	links eventLinks
 	place *placeRow
 }
 
@@ -27,9 +28,9 @@ func docID(kind storage.PostType, id uint64) string {
 func documents(page *storage.Records, venues map[uint64]*storage.Venue) []document {
 	var out []document
 	for _, e := range page.Events {
+		row, links := eventRowOf(e, venues[e.VenueID])
 		out = append(out, document{lang: e.Lang, kind: storage.TypeEvent, id: e.ID,
-			text:  plain(e.Title, e.Excerpt, e.Description),
-			event: eventRowOf(e, venues[e.VenueID])})
+			text: plain(e.Title, e.Excerpt, e.Description), event: row, links: links})
 	}
 	for _, v := range page.Venues {
 		out = append(out, document{lang: v.Lang, kind: storage.TypeVenue, id: v.ID, place: placeRowOf(&v.Post),
@@ -68,7 +69,7 @@ func (l *lang) load(d document) {
 	defer l.mu.Unlock()
 	if d.kind == storage.TypeEvent {
 		l.proj.events = append(l.proj.events, d.event)
-		l.proj.link(&d.event)
+		l.proj.link(&d.event, d.links)
 		return
 	}
 	l.applyLocked(d)
@@ -84,7 +85,7 @@ func (l *lang) apply(d document) {
 func (l *lang) applyLocked(d document) {
 	switch d.kind {
 	case storage.TypeEvent:
-		l.proj.putEvent(d.event)
+		l.proj.putEvent(d.event, d.links)
 	case storage.TypeVenue:
 		l.proj.venues[d.id] = d.place
 	case storage.TypeOrganizer:

@@ -391,7 +391,7 @@ func (ix *Index) StableUntil(now time.Time) time.Time {
 			if r.startUTC > t {
 				next = min(next, r.startUTC)
 			}
-			if r.status == storage.StatusFuture && r.date > t {
+			if r.status == stateFuture && r.date > t {
 				next = min(next, r.date)
 			}
 		}

@@ -5,27 +5,62 @@ import (
 	"slices"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/calendard/calendard/storage"
 )
 
 // eventRow is the projection of one event: every structured field a list filters, orders or counts
-// by. Rows live in a slice ordered by (local start, ID), so a date window is a contiguous run.
+// by. Rows live in a slice ordered by (local start, ID), so a date window is a contiguous run; a list
+// scans every row of its window, so a row is kept small (72 bytes) and holds no pointers. An event's
+// organizers and terms are kept beside it (eventLinks) and tested through the sets of linked events.
 type eventRow struct {
 	id         uint64
 	author     uint64
-	status     storage.Status
-	trashed    storage.Status // status before trashing, for the permission rules
-	date       int64          // publication instant, Unix seconds
+	venue      uint64
+	date       int64 // publication instant, Unix seconds
 	startUTC   int64
 	startLocal int64 // the wall clock in the event's zone, read as if it were UTC: the sort key
+	lat, lng   float64
+	status     state
+	trashed    state // status before trashing, for the permission rules
 	hidden     bool
 	featured   bool
-	venue      uint64
 	hasGeo     bool
-	lat, lng   float64
-	orgs       []uint64
-	terms      []uint64 // categories and tags (they share one ID space)
 }
+
+// eventLinks are an event's organizers and terms (categories and tags share one ID space).
+type eventLinks struct {
+	orgs, terms []uint64
+}
+
+// state is a storage.Status in one byte.
+type state uint8
+
+const (
+	stateNone state = iota
+	statePublish
+	stateFuture
+	stateDraft
+	statePending
+	statePrivate
+	stateTrash
+)
+
+var statuses = [...]storage.Status{stateNone: "", statePublish: storage.StatusPublish, stateFuture: storage.StatusFuture,
+	stateDraft: storage.StatusDraft, statePending: storage.StatusPending, statePrivate: storage.StatusPrivate,
+	stateTrash: storage.StatusTrash}
+
+func stateOf(s storage.Status) state {
+	for i, st := range statuses {
+		if st == s {
+			return state(i)
+		}
+	}
+	return stateNone
+}
+
+func (s state) status() storage.Status { return statuses[s] }
 
 // placeRow is the projection of a venue or organizer.
 type placeRow struct {
@@ -53,40 +88,42 @@ func effective(status storage.Status, date int64, now time.Time) storage.Status 
 type projection struct {
 	events  []eventRow // ordered by (startLocal, id)
 	eventAt map[uint64]int64
+	links   map[uint64]eventLinks
 	venues  map[uint64]*placeRow
 	orgs    map[uint64]*placeRow
-	// links from venues and organizers to their events, for has_events and only_with_upcoming.
-	venueEvents map[uint64]map[uint64]struct{}
-	orgEvents   map[uint64]map[uint64]struct{}
-	// termEvents links categories and tags to their events, so a term filter visits only those.
-	termEvents map[uint64]map[uint64]struct{}
+	// The events linked to each venue, organizer and term: for has_events and only_with_upcoming, for
+	// visiting only the candidates of a small filter, and for testing a large one by event ID.
+	venueEvents map[uint64]*roaring64.Bitmap
+	orgEvents   map[uint64]*roaring64.Bitmap
+	termEvents  map[uint64]*roaring64.Bitmap
 }
 
 func newProjection() *projection {
 	return &projection{
 		eventAt:     map[uint64]int64{},
+		links:       map[uint64]eventLinks{},
 		venues:      map[uint64]*placeRow{},
 		orgs:        map[uint64]*placeRow{},
-		venueEvents: map[uint64]map[uint64]struct{}{},
-		orgEvents:   map[uint64]map[uint64]struct{}{},
-		termEvents:  map[uint64]map[uint64]struct{}{},
+		venueEvents: map[uint64]*roaring64.Bitmap{},
+		orgEvents:   map[uint64]*roaring64.Bitmap{},
+		termEvents:  map[uint64]*roaring64.Bitmap{},
 	}
 }
 
-func eventRowOf(e *storage.Event, venue *storage.Venue) eventRow {
+func eventRowOf(e *storage.Event, venue *storage.Venue) (eventRow, eventLinks) {
 	local := e.StartUTC
 	if w, err := time.Parse("2006-01-02 15:04:05", e.Start); err == nil {
 		local = w
 	}
 	r := eventRow{
-		id: e.ID, author: e.Author, status: e.Status, trashed: e.TrashedFrom, date: e.Date.Unix(),
+		id: e.ID, author: e.Author, status: stateOf(e.Status), trashed: stateOf(e.TrashedFrom), date: e.Date.Unix(),
 		startUTC: e.StartUTC.Unix(), startLocal: local.Unix(), hidden: e.HideFromListings, featured: e.Featured,
-		venue: e.VenueID, orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...),
+		venue: e.VenueID,
 	}
 	if venue != nil && venue.Geo != nil {
 		r.hasGeo, r.lat, r.lng = true, venue.Geo.Lat, venue.Geo.Lng
 	}
-	return r
+	return r, eventLinks{orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...)}
 }
 
 func placeRowOf(p *storage.Post) *placeRow {
@@ -111,24 +148,25 @@ func (p *projection) find(id uint64) int {
 	return i
 }
 
-// putEvent inserts or replaces an event's row, keeping the order and the reverse links.
-func (p *projection) putEvent(r eventRow) {
+// putEvent inserts or replaces an event's row, keeping the order and the links.
+func (p *projection) putEvent(r eventRow, l eventLinks) {
 	p.removeEvent(r.id)
 	i, _ := slices.BinarySearchFunc(p.events, &r, func(x eventRow, k *eventRow) int { return compareRows(&x, k) })
 	p.events = slices.Insert(p.events, i, r)
-	p.link(&r)
+	p.link(&r, l)
 }
 
-// link records an event row's position key and its links from venues and organizers.
-func (p *projection) link(r *eventRow) {
+// link records an event row's position key and its links.
+func (p *projection) link(r *eventRow, l eventLinks) {
 	p.eventAt[r.id] = r.startLocal
+	p.links[r.id] = l
 	if r.venue != 0 {
 		link(p.venueEvents, r.venue, r.id)
 	}
-	for _, o := range r.orgs {
+	for _, o := range l.orgs {
 		link(p.orgEvents, o, r.id)
 	}
-	for _, t := range r.terms {
+	for _, t := range l.terms {
 		link(p.termEvents, t, r.id)
 	}
 }
@@ -143,16 +181,17 @@ func (p *projection) removeEvent(id uint64) {
 	if i < 0 {
 		return
 	}
-	old := p.events[i]
+	old, l := p.events[i], p.links[id]
 	p.events = slices.Delete(p.events, i, i+1)
 	delete(p.eventAt, id)
+	delete(p.links, id)
 	if old.venue != 0 {
 		unlink(p.venueEvents, old.venue, id)
 	}
-	for _, o := range old.orgs {
+	for _, o := range l.orgs {
 		unlink(p.orgEvents, o, id)
 	}
-	for _, t := range old.terms {
+	for _, t := range l.terms {
 		unlink(p.termEvents, t, id)
 	}
 }
@@ -164,22 +203,46 @@ func (p *projection) event(id uint64) *eventRow {
 	return nil
 }
 
-func link(m map[uint64]map[uint64]struct{}, from, to uint64) {
+func link(m map[uint64]*roaring64.Bitmap, from, to uint64) {
 	set := m[from]
 	if set == nil {
-		set = map[uint64]struct{}{}
+		set = roaring64.New()
 		m[from] = set
 	}
-	set[to] = struct{}{}
+	set.Add(to)
 }
 
-func unlink(m map[uint64]map[uint64]struct{}, from, to uint64) {
+func unlink(m map[uint64]*roaring64.Bitmap, from, to uint64) {
 	if set := m[from]; set != nil {
-		delete(set, to)
-		if len(set) == 0 {
+		set.Remove(to)
+		if set.IsEmpty() {
 			delete(m, from)
 		}
 	}
+}
+
+// linked returns the events linked to any of ids in m, as a set to test rows against; nil when ids
+// is empty (no restriction).
+func linked(m map[uint64]*roaring64.Bitmap, ids []uint64) idSet {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := idSet{}
+	buf := make([]uint64, 256)
+	for _, id := range ids {
+		if set := m[id]; set != nil {
+			for it := set.ManyIterator(); ; {
+				n := it.NextMany(buf)
+				if n == 0 {
+					break
+				}
+				for _, e := range buf[:n] {
+					out.add(e)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // window returns the rows whose local start can fall within [lo, hi] UTC seconds: a zone moves a wall

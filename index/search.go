@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -78,16 +79,16 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	if err != nil || f.Empty {
 		return Page{}, err
 	}
-	c := compile(f, text)
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows := l.proj.events
-	if c.bounded {
-		rows = l.proj.window(c.start, c.end)
+	if len(f.Include) == 0 {
+		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
 	}
 	if ids := l.proj.candidates(f, len(rows)); ids != nil {
-		return c.page(l.proj.rowsOf(ids)), nil
+		return compile(f, text, nil).page(l.proj.rowsOf(ids)), nil
 	}
+	c := compile(f, text, l.proj)
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
@@ -114,62 +115,51 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	return page, nil
 }
 
-// candidateShare sets when candidates beat a scan: a candidate costs a map walk, a dedupe and a binary
-// search (~200 ns), a scanned row ~10 ns (BenchmarkListEvents at 100k), so past 1/32 of the window
-// the scan is cheaper. Tests lower it to 1 to send every eligible query through the candidates.
+// candidateShare sets when candidates beat a scan: a candidate costs a map lookup and a binary search
+// (~200 ns), a scanned row a few nanoseconds (BenchmarkListEvents at 100k), so past 1/32 of the
+// window the scan is cheaper. Tests lower it to 1 to send every eligible query through the candidates.
 var candidateShare = 32
 
-// candidates returns the IDs of the events a filter can possibly match when an ID-based filter (include,
-// venue, organizer, category, tag) names fewer of them than the window holds rows, so that only those
-// are visited; nil means "scan the window". The smallest such set is taken; every other filter is
-// still checked on each candidate.
+// candidates returns the IDs of the events that pass every ID-based filter (include, venue,
+// organizer, category, tag) when they are fewer than the window holds rows, so that only those are
+// visited; nil means "scan the window". Every other filter is still checked on each candidate.
 func (p *projection) candidates(f *EventFilter, window int) []uint64 {
-	best := -1
-	var pick func() []uint64
-	consider := func(n int, ids func() []uint64) {
-		if best < 0 || n < best {
-			best, pick = n, ids
-		}
-	}
+	var sets []*roaring64.Bitmap
 	if len(f.Include) > 0 {
-		consider(len(f.Include), func() []uint64 { return f.Include })
+		sets = append(sets, roaring64.BitmapOf(f.Include...))
 	}
-	for _, set := range []struct {
+	for _, filter := range []struct {
 		ids   []uint64
-		links map[uint64]map[uint64]struct{}
+		links map[uint64]*roaring64.Bitmap
 	}{{f.Venues, p.venueEvents}, {f.Orgs, p.orgEvents}, {f.Categories, p.termEvents}, {f.Tags, p.termEvents}} {
-		if len(set.ids) == 0 {
+		if len(filter.ids) == 0 {
 			continue
 		}
-		n := 0
-		for _, id := range set.ids {
-			n += len(set.links[id])
-		}
-		consider(n, func() []uint64 {
-			var out []uint64
-			for _, id := range set.ids {
-				for e := range set.links[id] {
-					out = append(out, e)
-				}
+		var parts []*roaring64.Bitmap
+		for _, id := range filter.ids {
+			if set := filter.links[id]; set != nil {
+				parts = append(parts, set)
 			}
-			return out
-		})
+		}
+		sets = append(sets, roaring64.FastOr(parts...))
 	}
-	if best < 0 || best*candidateShare > window {
+	if len(sets) == 0 {
 		return nil
 	}
-	return pick()
+	ids := sets[0]
+	for _, set := range sets[1:] {
+		ids.And(set)
+	}
+	if int(ids.GetCardinality())*candidateShare > window {
+		return nil
+	}
+	return ids.ToArray()
 }
 
-// rowsOf finds the rows of ids, each once.
+// rowsOf finds the rows of ids.
 func (p *projection) rowsOf(ids []uint64) []*eventRow {
-	seen := make(map[uint64]bool, len(ids))
 	out := make([]*eventRow, 0, len(ids))
 	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
 		if r := p.event(id); r != nil {
 			out = append(out, r)
 		}
@@ -198,8 +188,8 @@ func (c *scan) page(rows []*eventRow) Page {
 	return page
 }
 
-// scan is an EventFilter prepared for a scan over every row of a window: the ID lists as sets and
-// the geo test's bounding box, computed once instead of once per row.
+// scan is an EventFilter prepared for a scan over every row of a window: the ID filters as sets of
+// event IDs and the geo test's bounding box, computed once instead of once per row.
 type scan struct {
 	*EventFilter
 	bounded                           bool
@@ -209,10 +199,14 @@ type scan struct {
 	box                               *box
 }
 
-func compile(f *EventFilter, text idSet) *scan {
-	c := &scan{EventFilter: f, bounded: len(f.Include) == 0, start: f.Start.Unix(), end: f.End.Unix(), text: text,
-		include: setOf(f.Include), venues: setOf(f.Venues), orgs: setOf(f.Orgs), cats: setOf(f.Categories),
-		tags: setOf(f.Tags)}
+// compile prepares f. Without a projection the ID filters are left out: the caller visits only
+// candidates that pass them.
+func compile(f *EventFilter, text idSet, p *projection) *scan {
+	c := &scan{EventFilter: f, bounded: len(f.Include) == 0, start: f.Start.Unix(), end: f.End.Unix(), text: text}
+	if p != nil {
+		c.include, c.venues = setOf(f.Include), setOf(f.Venues)
+		c.orgs, c.cats, c.tags = linked(p.orgEvents, f.Orgs), linked(p.termEvents, f.Categories), linked(p.termEvents, f.Tags)
+	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
 	}
@@ -242,20 +236,20 @@ func (c *scan) matches(r *eventRow) bool {
 		return false
 	case c.venues != nil && !c.venues.has(r.venue):
 		return false
-	case c.orgs != nil && !c.orgs.hasAny(r.orgs):
+	case c.orgs != nil && !c.orgs.has(r.id):
 		return false
-	case c.cats != nil && !c.cats.hasAny(r.terms):
+	case c.cats != nil && !c.cats.has(r.id):
 		return false
-	case c.tags != nil && !c.tags.hasAny(r.terms):
+	case c.tags != nil && !c.tags.has(r.id):
 		return false
 	case c.Geo != nil && !c.near(r):
 		return false
 	case c.text != nil && !c.text.has(r.id):
 		return false
-	case c.Statuses == nil && r.status == storage.StatusPublish:
+	case c.Statuses == nil && r.status == statePublish:
 		return true // the common case, without a call
 	}
-	return c.allows(r.author, r.status, r.trashed, r.date, c.Now)
+	return c.allows(r.author, r.status.status(), r.trashed.status(), r.date, c.Now)
 }
 
 // near applies the geo filter: coordinates required, and with a point, the distance; the bounding
@@ -368,10 +362,13 @@ func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 }
 
 // hasEvents: linked to an event whose status is publish, future or private (CONTRACT 5.3).
-func (p *projection) hasEvents(events map[uint64]struct{}, now time.Time) bool {
-	for id := range events {
-		if r := p.event(id); r != nil {
-			switch effective(r.status, r.date, now) {
+func (p *projection) hasEvents(events *roaring64.Bitmap, now time.Time) bool {
+	if events == nil {
+		return false
+	}
+	for it := events.Iterator(); it.HasNext(); {
+		if r := p.event(it.Next()); r != nil {
+			switch effective(r.status.status(), r.date, now) {
 			case storage.StatusPublish, storage.StatusFuture, storage.StatusPrivate:
 				return true
 			}
@@ -382,13 +379,16 @@ func (p *projection) hasEvents(events map[uint64]struct{}, now time.Time) bool {
 
 // hasUpcoming: linked to an event that has not started, is listed, and is published (or, for callers
 // with edit_posts, scheduled or private).
-func (p *projection) hasUpcoming(events map[uint64]struct{}, now time.Time, editor bool) bool {
-	for id := range events {
-		r := p.event(id)
+func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor bool) bool {
+	if events == nil {
+		return false
+	}
+	for it := events.Iterator(); it.HasNext(); {
+		r := p.event(it.Next())
 		if r == nil || r.hidden || r.startUTC < now.Unix() {
 			continue
 		}
-		switch effective(r.status, r.date, now) {
+		switch effective(r.status.status(), r.date, now) {
 		case storage.StatusPublish:
 			return true
 		case storage.StatusFuture, storage.StatusPrivate:
@@ -474,13 +474,4 @@ func (s *idSet) add(id uint64) {
 func (s idSet) has(id uint64) bool {
 	w := int(id / 64)
 	return w < len(s) && s[w]&(1<<(id%64)) != 0
-}
-
-func (s idSet) hasAny(ids []uint64) bool {
-	for _, id := range ids {
-		if s.has(id) {
-			return true
-		}
-	}
-	return false
 }
