@@ -48,7 +48,7 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // with their counts, and the translations the caller may read. Rather than track those links, an
 // item is reused only while the change log has not moved since the snapshot it was rendered from,
 // the index has applied the same changes, and the clock has not reached the next instant at which
-// time alone changes a record (Index.StableUntil: a scheduled publication). Its key holds what the
+// time alone changes a record (Index.NextPublication). Its key holds what the
 // rendering takes from the request: the origin and language prefix of its URLs, and the caller,
 // whose rights decide the translations shown.
 //
@@ -89,14 +89,17 @@ func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]an
 		if err != nil {
 			return nil, err
 		}
-		until := h.index.StableUntil(rq.now)
+		until := h.index.NextPublication(rq.now)
+		buf := getBuffer()
+		defer putBuffer(buf)
 		for _, r := range recs {
-			var buf bytes.Buffer
-			if err := r.render().encode(&buf); err != nil {
+			buf.Reset()
+			if err := r.render().encode(buf); err != nil {
 				return nil, err
 			}
-			found[r.id] = buf.Bytes()
-			h.fragments.put(utoa(r.id)+suffix, &cachedList{head: snapshot, applied: applied, from: rq.now, until: until, body: buf.Bytes()})
+			body := bytes.Clone(buf.Bytes())
+			found[r.id] = body
+			h.fragments.put(utoa(r.id)+suffix, &cachedList{head: snapshot, applied: applied, from: rq.now, until: until, body: body})
 		}
 	}
 	items := make([]any, 0, len(ids))

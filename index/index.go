@@ -372,50 +372,66 @@ func (ix *Index) WaitApplied(ctx context.Context, seq uint64) error {
 
 // StableUntil returns the first instant after now at which a list answer can change without a write:
 // a scheduled record's date passing (it becomes published) or an event starting (it stops being
-// upcoming). The answer is computed once per change-log position and reused until it passes.
+// upcoming).
 func (ix *Index) StableUntil(now time.Time) time.Time {
-	ix.mu.Lock()
-	applied := ix.applied
-	if ix.stable.seq == applied && now.Before(ix.stable.until) && !now.Before(ix.stable.from) {
-		until := ix.stable.until
-		ix.mu.Unlock()
-		return until
+	s := ix.stability(now)
+	if s.start.Before(s.publish) {
+		return s.start
 	}
+	return s.publish
+}
+
+// NextPublication returns the first instant after now at which a scheduled record becomes published,
+// the only change time alone makes to a record as it is rendered.
+func (ix *Index) NextPublication(now time.Time) time.Time { return ix.stability(now).publish }
+
+// stability holds the next event start and the next publication after from, for one change-log
+// position; both are computed together, once per position, and reused until one of them passes.
+type stability struct {
+	seq            uint64
+	from           time.Time
+	start, publish time.Time
+}
+
+func (ix *Index) stability(now time.Time) stability {
+	ix.mu.Lock()
+	s, applied := ix.stable, ix.applied
 	ix.mu.Unlock()
-	next := int64(math.MaxInt64)
+	if s.seq == applied && !now.Before(s.from) && now.Before(s.start) && now.Before(s.publish) {
+		return s
+	}
+	start, publish := int64(math.MaxInt64), int64(math.MaxInt64)
 	t := now.Unix()
 	for _, l := range ix.langs {
 		l.mu.RLock()
 		for i := range l.proj.events {
 			r := &l.proj.events[i]
 			if r.startUTC > t {
-				next = min(next, r.startUTC)
+				start = min(start, r.startUTC)
 			}
 			if r.status == stateFuture && r.date > t {
-				next = min(next, r.date)
+				publish = min(publish, r.date)
 			}
 		}
 		for _, rows := range []map[uint64]*placeRow{l.proj.venues, l.proj.orgs} {
 			for _, r := range rows {
 				if r.status == storage.StatusFuture && r.date > t {
-					next = min(next, r.date)
+					publish = min(publish, r.date)
 				}
 			}
 		}
 		l.mu.RUnlock()
 	}
-	until := time.Unix(next, 0)
-	if next == math.MaxInt64 {
-		until = now.Add(time.Hour) // nothing scheduled: recheck now and then anyway
+	// With nothing ahead, check again now and then anyway.
+	instant := func(sec int64) time.Time {
+		if sec == math.MaxInt64 {
+			return now.Add(time.Hour)
+		}
+		return time.Unix(sec, 0)
 	}
+	s = stability{seq: applied, from: now, start: instant(start), publish: instant(publish)}
 	ix.mu.Lock()
-	ix.stable = stability{seq: applied, from: now, until: until}
+	ix.stable = s
 	ix.mu.Unlock()
-	return until
-}
-
-// stability caches StableUntil's answer for one change-log position.
-type stability struct {
-	seq         uint64
-	from, until time.Time
+	return s
 }
