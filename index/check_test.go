@@ -121,3 +121,38 @@ func TestSyncAfterTrim(t *testing.T) {
 		t.Errorf("after reopening: Check = %d, %v; want 0, nil", n, err)
 	}
 }
+
+// TestRepairRefreshesTextMatches: a repair changes Bleve without moving the applied position, so the
+// remembered text matches must not outlive it.
+func TestRepairRefreshesTextMatches(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	a := createEvent(t, db, "Concert")
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	defer ix.Close()
+	en := ix.langs["en"]
+	search := func() idSet {
+		t.Helper()
+		set, err := en.textMatches(ctx, storage.TypeEvent, "concert", ix.Applied())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	// Drift: the event's document is lost and its row changed; the search remembers the loss.
+	if err := en.bleve.Delete(docID(storage.TypeEvent, a.ID)); err != nil {
+		t.Fatal(err)
+	}
+	en.mu.Lock()
+	en.proj.event(a.ID).status = stateDraft
+	en.mu.Unlock()
+	if search().has(a.ID) {
+		t.Fatal("the lost document is still found")
+	}
+	if n, err := ix.Check(ctx); err != nil || n != 1 {
+		t.Fatalf("Check = %d, %v; want 1, nil", n, err)
+	}
+	if !search().has(a.ID) {
+		t.Error("after the repair, the search still misses the event")
+	}
+}

@@ -69,6 +69,9 @@ type lang struct {
 
 	mu   sync.RWMutex
 	proj *projection
+	// texts remembers search matches; Bleve is updated before the applied position moves, so a
+	// search started after reading a position sees at least that position's text.
+	texts textCache
 }
 
 // Index holds every language's index and projection.

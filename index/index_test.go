@@ -91,7 +91,7 @@ func TestLanguageSearch(t *testing.T) {
 			if err := idx.Batch(b); err != nil {
 				t.Fatal(err)
 			}
-			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.searched)
+			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.searched, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

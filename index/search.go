@@ -75,7 +75,7 @@ type Page struct {
 // Events answers an events list.
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search)
+	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search, ix.Applied())
 	if err != nil || f.Empty {
 		return Page{}, err
 	}
@@ -324,7 +324,7 @@ type PlaceFilter struct {
 // Places answers a venues or organizers list, newest publication first.
 func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, f.Type, f.Search)
+	text, err := l.textMatches(ctx, f.Type, f.Search, ix.Applied())
 	if err != nil {
 		return Page{}, err
 	}
@@ -401,10 +401,14 @@ func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor
 }
 
 // textMatches returns the IDs of records of type t whose text matches search, or nil when search
-// does not restrict anything.
-func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string) (idSet, error) {
+// does not restrict anything. applied is the index's position, read before the search.
+func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string, applied uint64) (idSet, error) {
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
+	}
+	key := t.String() + "\x00" + search
+	if set, ok := l.texts.get(key, applied); ok {
+		return set, nil
 	}
 	must, mustNot := textQuery(l.mapping, search)
 	if len(must) == 0 && len(mustNot) == 0 {
@@ -415,7 +419,11 @@ func (l *lang) textMatches(ctx context.Context, t storage.PostType, search strin
 	b := bleve.NewBooleanQuery()
 	b.AddMust(append([]query.Query{kind}, must...)...)
 	b.AddMustNot(mustNot...)
-	return l.matchingIDs(ctx, b)
+	set, err := l.matchingIDs(ctx, b)
+	if err == nil {
+		l.texts.put(key, applied, set)
+	}
+	return set, err
 }
 
 // matchingIDs walks the documents q matches with a bare searcher: every match is needed, unscored
