@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/calendard/calendard/index"
 )
 
 // listCacheBytes bounds the memory the list cache holds.
@@ -13,7 +15,7 @@ const listCacheBytes = 64 << 20
 
 // listCache keeps recent list responses. Front ends ask the same lists over and over, and a list
 // costs far more to compute than to copy. A response is reused only while nothing it depends on can
-// have changed: the store's change-log head and the index's applied position are those it was
+// have changed: the store's change-log head and the index's version (Index.Version) are those it was
 // computed at, and the clock has not reached the next instant at which time alone changes an answer
 // (Index.StableUntil: a scheduled record's date, an event's start) or the next midnight of the site
 // zone (date windows are whole days, and relative dates such as `tomorrow` move with them). The key
@@ -26,11 +28,12 @@ type listCache struct {
 }
 
 type cachedList struct {
-	head, applied uint64
-	from, until   time.Time
-	status        int
-	header        http.Header
-	body          []byte
+	head        uint64
+	version     index.Version
+	from, until time.Time
+	status      int
+	header      http.Header
+	body        []byte
 }
 
 func newListCache(limit int) *listCache { return &listCache{m: map[string]*cachedList{}, limit: limit} }
@@ -56,10 +59,10 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		if err != nil {
 			return err
 		}
-		applied := h.index.Applied()
+		version := h.index.Version()
 		key := route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
 			strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
-		if c := h.lists.get(key, head, applied, rq.now); c != nil {
+		if c := h.lists.get(key, head, version, rq.now); c != nil {
 			for k, v := range c.header {
 				w.Header()[k] = v
 			}
@@ -83,18 +86,18 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 			if midnight := dayEdge(rq.now, rq.site.Loc, true).Add(time.Second); midnight.Before(until) {
 				until = midnight
 			}
-			h.lists.put(key, &cachedList{head: head, applied: applied, from: rq.now, until: until, status: rec.status,
+			h.lists.put(key, &cachedList{head: head, version: version, from: rq.now, until: until, status: rec.status,
 				header: rec.header, body: rec.body.Bytes()}) // the recorder's own copy, not a pooled buffer
 		}
 		return nil
 	}
 }
 
-func (c *listCache) get(key string, head, applied uint64, now time.Time) *cachedList {
+func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) *cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.m[key]
-	if e == nil || e.head != head || e.applied != applied || now.Before(e.from) || !now.Before(e.until) {
+	if e == nil || e.head != head || e.version != version || now.Before(e.from) || !now.Before(e.until) {
 		return nil
 	}
 	return e

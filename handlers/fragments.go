@@ -47,7 +47,7 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // An item depends on the store, not only on its own record: it embeds its venue, organizers, terms
 // with their counts, and the translations the caller may read. Rather than track those links, an
 // item is reused only while the change log has not moved since the snapshot it was rendered from,
-// the index has applied the same changes, and the clock has not reached the next instant at which
+// the index is at the same version, and the clock has not reached the next instant at which
 // time alone changes a record (Index.NextPublication). Its key holds what the
 // rendering takes from the request: the origin and language prefix of its URLs, and the caller,
 // whose rights decide the translations shown.
@@ -69,12 +69,12 @@ func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]an
 	if err != nil {
 		return nil, err
 	}
-	applied := h.index.Applied()
+	version := h.index.Version()
 	suffix := "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
 	found := make(map[uint64][]byte, len(ids))
 	var missing []uint64
 	for _, id := range ids {
-		if c := h.fragments.get(utoa(id)+suffix, head, applied, rq.now); c != nil {
+		if c := h.fragments.get(utoa(id)+suffix, head, version, rq.now); c != nil {
 			found[id] = c.body
 		} else {
 			missing = append(missing, id)
@@ -99,7 +99,7 @@ func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]an
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			h.fragments.put(utoa(r.id)+suffix, &cachedList{head: snapshot, applied: applied, from: rq.now, until: until, body: body})
+			h.fragments.put(utoa(r.id)+suffix, &cachedList{head: snapshot, version: version, from: rq.now, until: until, body: body})
 		}
 	}
 	items := make([]any, 0, len(ids))

@@ -154,8 +154,8 @@ func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) 
 		if err := ix.langs[code].bleve.Batch(b); err != nil {
 			return fmt.Errorf("index: repair %s: %w", code, err)
 		}
-		ix.langs[code].texts.reset()
 	}
+	ix.repaired()
 	return nil
 }
 
@@ -212,7 +212,7 @@ func (ix *Index) removeExtra(ctx context.Context, seen map[storage.Lang]map[uint
 			if err := l.bleve.Batch(b); err != nil {
 				return removed, fmt.Errorf("index: repair %s: %w", code, err)
 			}
-			l.texts.reset()
+			ix.repaired()
 			removed += len(ids)
 			ix.log.Warn("index rows without a record removed", zap.String("lang", string(code)), zap.Stringer("type", t), zap.Uint64s("ids", ids))
 		}

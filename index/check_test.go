@@ -122,8 +122,8 @@ func TestSyncAfterTrim(t *testing.T) {
 	}
 }
 
-// TestRepairRefreshesTextMatches: a repair changes Bleve without moving the applied position, so the
-// remembered text matches must not outlive it.
+// TestRepairRefreshesTextMatches: a repair changes Bleve without moving the applied position; it moves
+// the version instead, so that remembered text matches (and cached lists) do not outlive it.
 func TestRepairRefreshesTextMatches(t *testing.T) {
 	ctx := context.Background()
 	db := openCheckStore(t)
@@ -133,7 +133,7 @@ func TestRepairRefreshesTextMatches(t *testing.T) {
 	en := ix.langs["en"]
 	search := func() idSet {
 		t.Helper()
-		set, err := en.textMatches(ctx, storage.TypeEvent, "concert", ix.Applied())
+		set, err := en.textMatches(ctx, storage.TypeEvent, "concert", ix.Version())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +149,12 @@ func TestRepairRefreshesTextMatches(t *testing.T) {
 	if search().has(a.ID) {
 		t.Fatal("the lost document is still found")
 	}
+	before := ix.Version()
 	if n, err := ix.Check(ctx); err != nil || n != 1 {
 		t.Fatalf("Check = %d, %v; want 1, nil", n, err)
+	}
+	if after := ix.Version(); !before.Less(after) || after.Applied != before.Applied {
+		t.Errorf("version %+v after the repair, %+v before", after, before)
 	}
 	if !search().has(a.ID) {
 		t.Error("after the repair, the search still misses the event")

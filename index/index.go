@@ -69,8 +69,8 @@ type lang struct {
 
 	mu   sync.RWMutex
 	proj *projection
-	// texts remembers search matches; Bleve is updated before the applied position moves, so a
-	// search started after reading a position sees at least that position's text.
+	// texts remembers search matches; Bleve is updated before the version moves, so a search
+	// started after reading a version sees at least that version's text.
 	texts textCache
 }
 
@@ -85,6 +85,9 @@ type Index struct {
 	mu      sync.Mutex
 	applied uint64
 	waitCh  chan struct{}
+	// repairs counts the consistency repairs since start-up: they change answers without moving the
+	// applied position.
+	repairs uint64
 	stable  stability
 }
 
@@ -345,6 +348,31 @@ func (ix *Index) Applied() uint64 {
 	return ix.applied
 }
 
+// Version identifies the contents the index answers from. Both counters only grow, so of two versions
+// read from one index, the earlier is Less.
+type Version struct {
+	Applied, Repairs uint64
+}
+
+// Less reports whether v was read before w.
+func (v Version) Less(w Version) bool {
+	return v.Applied < w.Applied || (v.Applied == w.Applied && v.Repairs < w.Repairs)
+}
+
+// Version returns the index's current version: a cached answer computed at another one may differ.
+func (ix *Index) Version() Version {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return Version{ix.applied, ix.repairs}
+}
+
+// repaired notes a repair, once its changes are in place.
+func (ix *Index) repaired() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.repairs++
+}
+
 func (ix *Index) advance(seq uint64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -388,19 +416,20 @@ func (ix *Index) StableUntil(now time.Time) time.Time {
 // the only change time alone makes to a record as it is rendered.
 func (ix *Index) NextPublication(now time.Time) time.Time { return ix.stability(now).publish }
 
-// stability holds the next event start and the next publication after from, for one change-log
-// position; both are computed together, once per position, and reused until one of them passes.
+// stability holds the next event start and the next publication after from, for one version of the
+// index; both are computed together, once per version, and reused until one of them passes.
 type stability struct {
-	seq            uint64
+	version        Version
 	from           time.Time
 	start, publish time.Time
 }
 
 func (ix *Index) stability(now time.Time) stability {
+	v := ix.Version()
 	ix.mu.Lock()
-	s, applied := ix.stable, ix.applied
+	s := ix.stable
 	ix.mu.Unlock()
-	if s.seq == applied && !now.Before(s.from) && now.Before(s.start) && now.Before(s.publish) {
+	if s.version == v && !now.Before(s.from) && now.Before(s.start) && now.Before(s.publish) {
 		return s
 	}
 	start, publish := int64(math.MaxInt64), int64(math.MaxInt64)
@@ -432,7 +461,7 @@ func (ix *Index) stability(now time.Time) stability {
 		}
 		return time.Unix(sec, 0)
 	}
-	s = stability{seq: applied, from: now, start: instant(start), publish: instant(publish)}
+	s = stability{version: v, from: now, start: instant(start), publish: instant(publish)}
 	ix.mu.Lock()
 	ix.stable = s
 	ix.mu.Unlock()

@@ -91,7 +91,7 @@ func TestLanguageSearch(t *testing.T) {
 			if err := idx.Batch(b); err != nil {
 				t.Fatal(err)
 			}
-			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.searched, 0)
+			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.searched, Version{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -75,7 +75,7 @@ type Page struct {
 // Events answers an events list.
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search, ix.Applied())
+	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search, ix.Version())
 	if err != nil || f.Empty {
 		return Page{}, err
 	}
@@ -324,7 +324,7 @@ type PlaceFilter struct {
 // Places answers a venues or organizers list, newest publication first.
 func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, f.Type, f.Search, ix.Applied())
+	text, err := l.textMatches(ctx, f.Type, f.Search, ix.Version())
 	if err != nil {
 		return Page{}, err
 	}
@@ -401,13 +401,13 @@ func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor
 }
 
 // textMatches returns the IDs of records of type t whose text matches search, or nil when search
-// does not restrict anything. applied is the index's position, read before the search.
-func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string, applied uint64) (idSet, error) {
+// does not restrict anything. v is the index's version, read before the search.
+func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string, v Version) (idSet, error) {
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
 	}
 	key := t.String() + "\x00" + search
-	if set, ok := l.texts.get(key, applied); ok {
+	if set, ok := l.texts.get(key, v); ok {
 		return set, nil
 	}
 	must, mustNot := textQuery(l.mapping, search)
@@ -421,7 +421,7 @@ func (l *lang) textMatches(ctx context.Context, t storage.PostType, search strin
 	b.AddMustNot(mustNot...)
 	set, err := l.matchingIDs(ctx, b)
 	if err == nil {
-		l.texts.put(key, applied, set)
+		l.texts.put(key, v, set)
 	}
 	return set, err
 }

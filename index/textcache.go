@@ -6,35 +6,35 @@ import "sync"
 const textCacheBytes = 16 << 20
 
 // textCache remembers the records a search matched, by record type and search string, for one
-// applied change-log position: a search word comes back in many lists (other filters, other pages),
-// and walking its postings costs more than the rest of a list. Entries of an older position are
-// dropped as soon as a newer one is seen. The sets are shared and never modified.
+// version of the index: a search word comes back in many lists (other filters, other pages), and
+// walking its postings costs more than the rest of a list. Entries of an older version are dropped as
+// soon as a newer one is seen. The sets are shared and never modified.
 type textCache struct {
 	mu      sync.Mutex
-	applied uint64
+	version Version
 	m       map[string]idSet
 	bytes   int
 }
 
-func (c *textCache) get(key string, applied uint64) (idSet, bool) {
+func (c *textCache) get(key string, v Version) (idSet, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.applied != applied {
+	if c.version != v {
 		return nil, false
 	}
 	s, ok := c.m[key]
 	return s, ok
 }
 
-// put remembers set, computed from an index that had applied at least applied.
-func (c *textCache) put(key string, applied uint64, set idSet) {
+// put remembers set, computed from an index at version v or newer.
+func (c *textCache) put(key string, v Version, set idSet) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case applied < c.applied:
-		return // computed before the newest position seen: it may be stale already
-	case applied > c.applied || c.m == nil:
-		c.applied, c.m, c.bytes = applied, map[string]idSet{}, 0
+	case v.Less(c.version):
+		return // computed before the newest version seen: it may be stale already
+	case c.version.Less(v) || c.m == nil:
+		c.version, c.m, c.bytes = v, map[string]idSet{}, 0
 	}
 	for k, old := range c.m {
 		if c.bytes+8*len(set) <= textCacheBytes {
@@ -45,11 +45,4 @@ func (c *textCache) put(key string, applied uint64, set idSet) {
 	}
 	c.m[key] = set
 	c.bytes += 8 * len(set)
-}
-
-// reset forgets everything, for changes made without moving the applied position (repairs).
-func (c *textCache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m, c.bytes = nil, 0
 }

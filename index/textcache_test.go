@@ -5,50 +5,53 @@ import "testing"
 func TestTextCache(t *testing.T) {
 	big := make(idSet, textCacheBytes/8/2+1) // more than half the budget: two cannot stay together
 	type step struct {
-		op      string // get, put, reset
-		key     string
-		applied uint64
-		set     idSet
-		want    bool // get: found
+		op   string // get, put
+		key  string
+		v    Version
+		set  idSet
+		want bool // get: found
 	}
 	for _, tc := range []struct {
 		name  string
 		steps []step
 	}{
-		{"miss when empty", []step{{op: "get", key: "a", applied: 1}}},
+		{"miss when empty", []step{{op: "get", key: "a", v: Version{Applied: 1}}}},
 		{"hit at the same position", []step{
-			{op: "put", key: "a", applied: 1, set: idSet{1}},
-			{op: "get", key: "a", applied: 1, want: true},
-			{op: "get", key: "b", applied: 1},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
+			{op: "get", key: "b", v: Version{Applied: 1}},
 		}},
 		{"miss at another position", []step{
-			{op: "put", key: "a", applied: 1, set: idSet{1}},
-			{op: "get", key: "a", applied: 2},
-			{op: "get", key: "a", applied: 0},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "get", key: "a", v: Version{Applied: 2}},
+			{op: "get", key: "a", v: Version{Applied: 0}},
 		}},
 		{"a newer position drops older entries", []step{
-			{op: "put", key: "a", applied: 1, set: idSet{1}},
-			{op: "put", key: "b", applied: 2, set: idSet{1}},
-			{op: "get", key: "b", applied: 2, want: true},
-			{op: "get", key: "a", applied: 2},
-			{op: "get", key: "a", applied: 1},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: idSet{1}},
+			{op: "get", key: "b", v: Version{Applied: 2}, want: true},
+			{op: "get", key: "a", v: Version{Applied: 2}},
+			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
 		{"an older position is not stored", []step{
-			{op: "put", key: "b", applied: 2, set: idSet{1}},
-			{op: "put", key: "a", applied: 1, set: idSet{1}},
-			{op: "get", key: "a", applied: 1},
-			{op: "get", key: "b", applied: 2, want: true},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: idSet{1}},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "get", key: "a", v: Version{Applied: 1}},
+			{op: "get", key: "b", v: Version{Applied: 2}, want: true},
 		}},
-		{"reset forgets", []step{
-			{op: "put", key: "a", applied: 1, set: idSet{1}},
-			{op: "reset"},
-			{op: "get", key: "a", applied: 1},
+		{"a repair is a newer version", []step{
+			{op: "put", key: "a", v: Version{Applied: 3}, set: idSet{1}},
+			{op: "put", key: "b", v: Version{Applied: 3, Repairs: 1}, set: idSet{1}},
+			{op: "get", key: "a", v: Version{Applied: 3}},
+			{op: "get", key: "b", v: Version{Applied: 3, Repairs: 1}, want: true},
+			{op: "put", key: "c", v: Version{Applied: 2, Repairs: 2}, set: idSet{1}},
+			{op: "get", key: "c", v: Version{Applied: 2, Repairs: 2}},
 		}},
 		{"the budget evicts", []step{
-			{op: "put", key: "a", applied: 1, set: big},
-			{op: "put", key: "b", applied: 1, set: big},
-			{op: "get", key: "b", applied: 1, want: true},
-			{op: "get", key: "a", applied: 1},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: big},
+			{op: "get", key: "b", v: Version{Applied: 1}, want: true},
+			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,12 +59,10 @@ func TestTextCache(t *testing.T) {
 			for i, s := range tc.steps {
 				switch s.op {
 				case "put":
-					c.put(s.key, s.applied, s.set)
-				case "reset":
-					c.reset()
+					c.put(s.key, s.v, s.set)
 				case "get":
-					if _, ok := c.get(s.key, s.applied); ok != s.want {
-						t.Errorf("step %d: get(%q, %d) found %v, want %v", i, s.key, s.applied, ok, s.want)
+					if _, ok := c.get(s.key, s.v); ok != s.want {
+						t.Errorf("step %d: get(%q, %+v) found %v, want %v", i, s.key, s.v, ok, s.want)
 					}
 				}
 			}
