@@ -64,50 +64,37 @@ func (o obj) encode(buf *bytes.Buffer) error {
 	return nil
 }
 
+// encodeArray writes items as a JSON array, each with encode.
+func encodeArray[T any](buf *bytes.Buffer, items []T, encode func(T, *bytes.Buffer) error) error {
+	buf.WriteByte('[')
+	for i, item := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := encode(item, buf); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(']')
+	return nil
+}
+
 func encodeValue(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
 	case obj:
 		return v.encode(buf)
 	case []obj:
-		buf.WriteByte('[')
-		for i, o := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := o.encode(buf); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-		return nil
+		return encodeArray(buf, v, obj.encode)
 	case rawJSON:
 		buf.Write(v)
 		return nil
 	case []any:
-		buf.WriteByte('[')
-		for i, item := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := encodeValue(buf, item); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-		return nil
+		return encodeArray(buf, v, func(item any, b *bytes.Buffer) error { return encodeValue(b, item) })
 	case string:
 		writeString(buf, v)
 		return nil
 	case []string:
-		buf.WriteByte('[')
-		for i, s := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, s)
-		}
-		buf.WriteByte(']')
-		return nil
+		return encodeArray(buf, v, func(s string, b *bytes.Buffer) error { writeString(b, s); return nil })
 	case bool:
 		buf.WriteString(strconv.FormatBool(v))
 		return nil
