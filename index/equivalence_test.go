@@ -476,8 +476,9 @@ func TestEventsEqualBruteForce(t *testing.T) {
 // TestCandidatesEqualBruteForce sends every query with an ID filter through the candidate path, which
 // the small random stores would otherwise rarely take.
 func TestCandidatesEqualBruteForce(t *testing.T) {
+	share := candidateShare
 	candidateShare = 1
-	t.Cleanup(func() { candidateShare = 32 })
+	t.Cleanup(func() { candidateShare = share })
 	w := newWorld(t, 77, 300)
 	checked := 0
 	for i := 0; checked < 150; i++ {
