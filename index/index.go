@@ -425,9 +425,8 @@ type stability struct {
 }
 
 func (ix *Index) stability(now time.Time) stability {
-	v := ix.Version()
 	ix.mu.Lock()
-	s := ix.stable
+	v, s := Version{ix.applied, ix.repairs}, ix.stable
 	ix.mu.Unlock()
 	if s.version == v && !now.Before(s.from) && now.Before(s.start) && now.Before(s.publish) {
 		return s
