@@ -54,9 +54,9 @@ type Handler struct {
 	router *httprouter.Router
 	table  []*route
 	lists  *listCache
-	// fragments holds the encoded JSON of list items (fragments.go).
-	fragments *listCache
-	rate      *limiter // nil: no rate limit
+	// items holds the encoded JSON of list items (items.go).
+	items *listCache
+	rate  *limiter // nil: no rate limit
 }
 
 // New returns the API's http.Handler.
@@ -73,7 +73,7 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), fragments: newListCache(fragmentCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute)}
+	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute)}
 	h.router = h.routes()
 	return h
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// fragmentCacheBytes bounds the memory the list-item cache holds: about 30 000 events as the lists
+// itemCacheBytes bounds the memory the list-item cache holds: about 30 000 events as the lists
 // embed them, which covers the pages near today that front ends ask for most.
-const fragmentCacheBytes = 128 << 20
+const itemCacheBytes = 128 << 20
 
 // rawJSON is an already encoded JSON value, written as it is.
 type rawJSON []byte
@@ -39,7 +39,7 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 	return recs, loaded.Head, nil
 }
 
-// listItems renders the records ids of type t as the items of a list page, in order, skipping IDs
+// renderItems renders the records ids of type t as the items of a list page, in order, skipping IDs
 // whose record is gone.
 //
 // An item's JSON is the same in every list that shows it, and rendering it (loading what it embeds,
@@ -54,7 +54,7 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 //
 // One page never mixes snapshots: when a write lands between looking items up and loading the
 // missing ones, the whole page is rendered again from the newer snapshot.
-func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
+func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
 	ctx := rq.r.Context()
 	if len(rq.fields) > 0 {
 		// _fields cuts each item down to its own shape: nothing to share.
@@ -74,7 +74,7 @@ func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]an
 	found := make(map[uint64][]byte, len(ids))
 	var missing []uint64
 	for _, id := range ids {
-		if c := h.fragments.get(utoa(id)+suffix, head, version, rq.now); c != nil {
+		if c := h.items.get(utoa(id)+suffix, head, version, rq.now); c != nil {
 			found[id] = c.body
 		} else {
 			missing = append(missing, id)
@@ -99,7 +99,7 @@ func (h *Handler) listItems(rq *request, t storage.PostType, ids []uint64) ([]an
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			h.fragments.put(utoa(r.id)+suffix, &cachedList{head: snapshot, version: version, from: rq.now, until: until, body: body})
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot, version: version, from: rq.now, until: until, body: body})
 		}
 	}
 	items := make([]any, 0, len(ids))

@@ -457,7 +457,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	items, err := h.listItems(rq, storage.TypeEvent, res.IDs)
+	items, err := h.renderItems(rq, storage.TypeEvent, res.IDs)
 	if err != nil {
 		return err
 	}
@@ -508,7 +508,7 @@ func (h *Handler) listPlaces(k *placeKind) handleFunc {
 		if err != nil {
 			return err
 		}
-		items, err := h.listItems(rq, k.postType, res.IDs)
+		items, err := h.renderItems(rq, k.postType, res.IDs)
 		if err != nil {
 			return err
 		}
