@@ -47,10 +47,10 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // An item depends on the store, not only on its own record: it embeds its venue, organizers, terms
 // with their counts, and the translations the caller may read. Rather than track those links, an
 // item is reused only while the change log has not moved since the snapshot it was rendered from,
-// the index is at the same version, and the clock has not reached the next instant at which
-// time alone changes a record (Index.NextPublication). Its key holds what the
-// rendering takes from the request: the origin and language prefix of its URLs, and the caller,
-// whose rights decide the translations shown.
+// the index is at the same version, and the clock has not reached the next instant at which time
+// alone changes a record (Index.NextPublication). Its key holds what the rendering takes from the
+// request: the origin and language prefix of its URLs, and the caller, whose rights decide the
+// translations shown.
 //
 // One page never mixes snapshots: when a write lands between looking items up and loading the
 // missing ones, the whole page is rendered again from the newer snapshot.
