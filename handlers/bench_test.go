@@ -56,6 +56,11 @@ func benchHandler(b *testing.B, n int) http.Handler {
 				return err
 			}
 		}
+		for i := range 60 { // IDs 41 to 100, after the categories
+			if _, err := bk.CreateTerm(storage.TaxTag, &storage.TermInput{Name: str(fmt.Sprint("Tag ", i))}); err != nil {
+				return err
+			}
+		}
 		for i := range max(n/20, 5) {
 			id, err := bk.CreateVenue("en", &storage.VenueInput{PostInput: storage.PostInput{Title: str(fmt.Sprint("Venue ", i))},
 				City: str("Paris"), Geo: &storage.Geo{Lat: 48 + rng.Float64()*4, Lng: 2 + rng.Float64()*6}})
@@ -83,9 +88,10 @@ func benchHandler(b *testing.B, n int) http.Handler {
 				s, _ := datetime.Parse(start.Format(datetime.DB))
 				e, _ := datetime.Parse(start.Add(2 * time.Hour).Format(datetime.DB))
 				cats := []string{fmt.Sprint(1 + rng.IntN(40))}
+				tags := []string{fmt.Sprint(41 + rng.IntN(60)), fmt.Sprint(41 + rng.IntN(60))}
 				_, err := bk.CreateEvent("en", &storage.EventInput{
 					PostInput: storage.PostInput{Title: str(text(3)), Description: str(text(30))},
-					Start:     &s, End: &e, Categories: &cats,
+					Start:     &s, End: &e, Categories: &cats, Tags: &tags,
 					Venue:      &storage.VenueRef{ID: venues[rng.IntN(len(venues))]},
 					Organizers: &[]storage.OrganizerRef{{ID: orgs[rng.IntN(len(orgs))]}},
 					Cost:       &[]string{fmt.Sprint(rng.IntN(50), "€")},
