@@ -14,8 +14,11 @@ LOADFLAGS ?=
 build:
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/calendard ./cmd/calendard
 
+# Every benchmark also runs once, so that a benchmark that no longer works is found here, not when
+# someone needs its figures.
 test:
 	go test -race -count=1 ./...
+	go test -run='^$$' -bench=. -benchtime=1x ./...
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
