@@ -20,12 +20,13 @@ type Related struct {
 	// Groups maps a translation group to its non-trashed members.
 	Groups map[uint64][]Post
 
-	cache *recordCache
+	cache, terms *recordCache
 }
 
 func (db *DB) newRelated() *Related {
 	return &Related{
 		cache:      db.cache,
+		terms:      db.terms,
 		Venues:     map[uint64]*Venue{},
 		Organizers: map[uint64]*Organizer{},
 		Terms:      map[uint64]*Term{},
@@ -122,10 +123,11 @@ func (r *Related) addTerm(tx *bolt.Tx, tax Taxonomy, id uint64) error {
 		if _, ok := r.Terms[id]; ok {
 			return nil
 		}
-		t, err := get[Term](tx, termBucket(tax), id)
-		if err == ErrNotFound {
+		raw := tx.Bucket(termBucket(tax)).Get(u64(id))
+		if raw == nil {
 			return nil
 		}
+		t, err := decode[Term](r.terms, id, raw)
 		if err != nil {
 			return err
 		}

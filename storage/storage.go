@@ -76,7 +76,9 @@ type DB struct {
 	siteZone datetime.Zone
 	hashKey  []byte
 	notify   chan struct{}
-	cache    *recordCache
+	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
+	// have their own.
+	cache, terms *recordCache
 }
 
 // ErrLocked is returned by Open when another process holds the data file.
@@ -104,7 +106,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, notify: make(chan struct{}, 1),
-		cache: newRecordCache()}
+		cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
 		bdb.Close()
 		return nil, err

@@ -461,3 +461,27 @@ func TestRecordCacheServesTheCurrentVersion(t *testing.T) {
 		t.Fatalf("load: %v %v", err, recs.Events)
 	}
 }
+
+func TestTermCacheServesTheCurrentVersion(t *testing.T) {
+	db := mustOpenDB(t)
+	in := newEvent(t, "Concert")
+	in.Categories = &[]string{"Music"}
+	e := mustCreateEvent(t, db, admin, in)
+	cat := e.Categories[0]
+	for _, name := range []string{"Live music", "Jazz"} {
+		_, rel, err := db.Load(ctx, TypeEvent, []uint64{e.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel.Terms[cat].Name = "changed by a caller" // a caller's copy: the cache must not see this
+		if _, err := db.UpdateTerm(ctx, TaxCategory, cat, &TermInput{Name: ptr(name)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, rel, _ := db.Load(ctx, TypeEvent, []uint64{e.ID}); rel.Terms[cat].Name != name {
+			t.Errorf("load after rename: %q, want %q", rel.Terms[cat].Name, name)
+		}
+		if terms, _ := db.Terms(ctx, TaxCategory); len(terms) != 1 || terms[0].Name != name {
+			t.Errorf("terms after rename: %+v, want %q", terms, name)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -53,7 +52,7 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 			return nil, err
 		}
 	}
-	terms, err := allTerms(w.tx, tax)
+	terms, err := allTerms(w.tx, tax, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +177,7 @@ func (w *writer) touchTermEvents(tax Taxonomy, id uint64) {
 	if tax != TaxCategory {
 		return
 	}
-	terms, _ := allTerms(w.tx, tax)
+	terms, _ := allTerms(w.tx, tax, nil)
 	for _, child := range terms {
 		if child.Parent == id {
 			w.touchTermEvents(tax, child.ID)
@@ -211,7 +210,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 				return err
 			}
 		}
-		terms, err := allTerms(tx, tax)
+		terms, err := allTerms(tx, tax, nil)
 		if err != nil {
 			return err
 		}
@@ -256,20 +255,21 @@ func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Relate
 func (db *DB) Terms(ctx context.Context, tax Taxonomy) ([]*Term, error) {
 	var out []*Term
 	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
-		out, err = allTerms(tx, tax)
+		out, err = allTerms(tx, tax, db.terms)
 		return err
 	})
 	return out, err
 }
 
-func allTerms(tx *bolt.Tx, tax Taxonomy) ([]*Term, error) {
+// allTerms reads every term of a taxonomy, through c when it is not nil.
+func allTerms(tx *bolt.Tx, tax Taxonomy, c *recordCache) ([]*Term, error) {
 	var out []*Term
-	err := tx.Bucket(termBucket(tax)).ForEach(func(_, v []byte) error {
-		var t Term
-		if err := json.Unmarshal(v, &t); err != nil {
+	err := tx.Bucket(termBucket(tax)).ForEach(func(k, v []byte) error {
+		t, err := decode[Term](c, beUint(k), v)
+		if err != nil {
 			return err
 		}
-		out = append(out, &t)
+		out = append(out, t)
 		return nil
 	})
 	return out, err
@@ -305,7 +305,7 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 		}
 	}
 	if *terms == nil {
-		all, err := allTerms(w.tx, tax)
+		all, err := allTerms(w.tx, tax, nil)
 		if err != nil {
 			return 0, err
 		}
