@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,4 +228,70 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	check("organizer trashed")
 	write("PATCH", "/calendar/events/v1/events/"+id, `{"title":"Jazz night"}`)
 	check("event renamed")
+}
+
+// TestPageNeverMixesSnapshots lists two events of one venue while the venue is renamed over and over,
+// with pages of one event (which cache the first item alone) between pages of both: every page of
+// both must show one venue name, whatever each item's cached state.
+func TestPageNeverMixesSnapshots(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	hh := h.(*Handler)
+	ctx := context.Background()
+	var venue int64
+	for i, day := range []string{"01", "02"} {
+		body := `{"title":"Concert","start_date":"2026-12-` + day + ` 20:00","end_date":"2026-12-` + day + ` 22:00","venue":`
+		if i == 0 {
+			body += `{"venue":"Hall 0"}}`
+		} else {
+			body += itoa(venue) + `}`
+		}
+		w := serve(h, "POST", "/calendar/events/v1/events", "application/json", body)
+		var created struct{ Venue struct{ ID int64 } }
+		if w.Code != 201 || json.Unmarshal(w.Body.Bytes(), &created) != nil {
+			t.Fatalf("create: %d %s", w.Code, w.Body)
+		}
+		venue = created.Venue.ID
+	}
+	for {
+		if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+			break
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(done)
+		for i := 1; i <= 100; i++ {
+			if w := serve(h, "PATCH", "/calendar/events/v1/venues/"+itoa(venue), "application/json", `{"venue":"Hall `+itoa(int64(i))+`"}`); w.Code != 200 {
+				t.Errorf("rename: %d %s", w.Code, w.Body)
+				return
+			}
+		}
+	})
+	for r := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				// A parameter no route knows makes every page new to the list cache.
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/events?per_page="+itoa(int64(1+i%2))+"&r="+itoa(int64(r*1e6+i)), nil))
+				var page struct {
+					Events []struct{ Venue struct{ Venue string } }
+				}
+				if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &page) != nil {
+					t.Errorf("list: %d %s", w.Code, w.Body)
+					return
+				}
+				if len(page.Events) == 2 && page.Events[0].Venue.Venue != page.Events[1].Venue.Venue {
+					t.Errorf("one page shows two states of the venue: %q and %q", page.Events[0].Venue.Venue, page.Events[1].Venue.Venue)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
