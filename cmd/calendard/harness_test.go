@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -97,6 +98,21 @@ func (s *server) stop() {
 func (s *server) restart(env ...string) *server {
 	s.stop()
 	return startServerIn(s.t, s.dir, env...)
+}
+
+// settle waits until the index has applied everything in the store. Writes made straight to the store,
+// unlike writes through HTTP, return before the index has them.
+func (s *server) settle() {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	head, err := s.app.db.ChangeHead(ctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := s.app.index.WaitApplied(ctx, head); err != nil {
+		s.t.Fatalf("index has not applied change %d: %v", head, err)
+	}
 }
 
 // user creates a user with the given role and returns its Basic credentials "login:password".

@@ -651,6 +651,7 @@ func newPermFixture(t *testing.T, s *server, cases []permCase) *permFixture {
 			f.fresh[key] = append(f.fresh[key], rec)
 		}
 	}
+	s.settle()
 	return f
 }
 
