@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -153,7 +154,7 @@ func openLang(path string, code storage.Lang, head uint64, log *zap.Logger) (l *
 			l.bleve, l.checkpoint = idx, binary.BigEndian.Uint64(cp)
 			return l, false, nil
 		}
-		idx.Close()
+		closeBleve(idx)
 	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		log.Warn("index unreadable: rebuilding", zap.String("lang", string(code)), zap.Error(err))
 	}
@@ -165,7 +166,7 @@ func openLang(path string, code storage.Lang, head uint64, log *zap.Logger) (l *
 		return nil, false, fmt.Errorf("index: create %s: %w", path, err)
 	}
 	if err := idx.SetInternal(keyMapping, []byte(mappingVersion)); err != nil {
-		idx.Close()
+		closeBleve(idx)
 		return nil, false, err
 	}
 	l.bleve = idx
@@ -334,11 +335,42 @@ func (ix *Index) Close() error {
 	var errs []error
 	for _, l := range ix.langs {
 		if l.bleve != nil {
-			errs = append(errs, l.bleve.Close())
+			errs = append(errs, closeBleve(l.bleve))
 			l.bleve = nil
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// closeWait bounds how long closing an index waits for Bleve's background work: a shutdown must not
+// hang on it.
+const closeWait = 10 * time.Second
+
+// closeBleve closes idx once Bleve's persister and merger have caught up with its newest snapshot.
+// Bleve v2.5.7 races with itself when an index closes while the persister swaps freshly written
+// segments in: persistSnapshotDirect's cleanup walks the map introducePersist is still editing, which
+// the race detector reports and which may close a segment twice. Bleve signals nothing when it goes
+// idle, so its epochs are polled.
+func closeBleve(idx bleve.Index) error {
+	if s, err := idx.Advanced(); err == nil {
+		if sc, ok := s.(*scorch.Scorch); ok {
+			if st, ok := sc.Stats().(*scorch.Stats); ok {
+				deadline := time.Now().Add(closeWait)
+				for !bleveIdle(st) && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}
+	}
+	return idx.Close()
+}
+
+// bleveIdle reports whether the persister and the merger have both handled the current root
+// snapshot, as Bleve's own index_bgthreads_active stat does, but with ≥: Bleve records the root's
+// epoch only when it introduces a new root, so a reopened index reads 0 until its first write.
+func bleveIdle(st *scorch.Stats) bool {
+	root := atomic.LoadUint64(&st.CurRootEpoch)
+	return atomic.LoadUint64(&st.LastPersistedEpoch) >= root && atomic.LoadUint64(&st.LastMergedEpoch) >= root
 }
 
 // Applied is the change-log position the index has caught up with.
