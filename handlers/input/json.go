@@ -155,22 +155,13 @@ func (d *decoder) literal(word string) error {
 }
 
 func (d *decoder) object() (any, error) {
-	if d.depth >= MaxDepth {
-		return nil, errDepth
-	}
-	d.depth++
-	d.pos++ // '{'
 	m := make(map[string]any)
-	d.skipSpace()
-	if d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case '}':
-			d.pos++
-			d.depth--
-			return m, nil
-		case ']':
-			return nil, errStateMismatch
-		}
+	closed, err := d.enter('}', ']')
+	if err != nil {
+		return nil, err
+	}
+	if closed {
+		return m, nil
 	}
 	for {
 		d.skipSpace()
@@ -192,42 +183,25 @@ func (d *decoder) object() (any, error) {
 			return nil, err
 		}
 		m[k] = v
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				continue
-			case '}':
-				d.pos++
-				d.depth--
-				return m, nil
-			case ']':
-				return nil, errStateMismatch
-			}
+		closed, err := d.next('}', ']')
+		if err != nil {
+			return nil, err
 		}
-		return nil, d.unexpected()
+		if closed {
+			return m, nil
+		}
 	}
 }
 
 func (d *decoder) array() (any, error) {
-	if d.depth >= MaxDepth {
-		return nil, errDepth
-	}
-	d.depth++
-	d.pos++ // '['
 	// A non-nil empty slice, so that [] and a missing value stay distinguishable.
 	a := []any{}
-	d.skipSpace()
-	if d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ']':
-			d.pos++
-			d.depth--
-			return a, nil
-		case '}':
-			return nil, errStateMismatch
-		}
+	closed, err := d.enter(']', '}')
+	if err != nil {
+		return nil, err
+	}
+	if closed {
+		return a, nil
 	}
 	for {
 		d.skipSpace()
@@ -236,22 +210,56 @@ func (d *decoder) array() (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				continue
-			case ']':
-				d.pos++
-				d.depth--
-				return a, nil
-			case '}':
-				return nil, errStateMismatch
-			}
+		closed, err := d.next(']', '}')
+		if err != nil {
+			return nil, err
 		}
-		return nil, d.unexpected()
+		if closed {
+			return a, nil
+		}
 	}
+}
+
+// enter opens the container whose opening byte is at pos and reports whether it is empty, closed at
+// once by end.
+func (d *decoder) enter(end, other byte) (closed bool, err error) {
+	if d.depth >= MaxDepth {
+		return false, errDepth
+	}
+	d.depth++
+	d.pos++
+	d.skipSpace()
+	return d.closing(end, other)
+}
+
+// next moves past what follows a container's element, a comma or the container's end, and reports
+// whether it was the end.
+func (d *decoder) next(end, other byte) (closed bool, err error) {
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		d.pos++
+		return false, nil
+	}
+	if closed, err = d.closing(end, other); !closed && err == nil {
+		err = d.unexpected()
+	}
+	return closed, err
+}
+
+// closing consumes end if it is at pos; the other container's closer there is a state mismatch, not
+// a plain syntax error.
+func (d *decoder) closing(end, other byte) (bool, error) {
+	if d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case end:
+			d.pos++
+			d.depth--
+			return true, nil
+		case other:
+			return false, errStateMismatch
+		}
+	}
+	return false, nil
 }
 
 // number scans the longest prefix matching the JSON number grammar, as a
