@@ -211,8 +211,8 @@ func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
 	if n := len(segs); n > 1 && segs[n-1] == "" {
 		segs = segs[:n-1]
 	}
-	if len(segs) == 1 && segs[0] == "" {
-		return "/", true // the root index
+	if len(segs) == 0 || len(segs) == 1 && segs[0] == "" {
+		return "/", true // the root index, with or without a language prefix and its slash
 	}
 	for i, s := range segs {
 		if i == 5 && strings.EqualFold(segs[4], "by-slug") {

@@ -24,9 +24,13 @@ func (h *Handler) describe(rt *route, rq *request) obj {
 		}
 		endpoints = append(endpoints, obj{{"methods", ep.methods}, {"args", args}})
 	}
-	o := obj{{"namespace", namespace}, {"methods", methods}, {"endpoints", endpoints}}
+	ns, self := namespace, rq.base()+rt.pattern
+	if rt.pattern == "" { // the root belongs to no namespace, as in WordPress
+		ns, self = "", rq.base()+"/"
+	}
+	o := obj{{"namespace", ns}, {"methods", methods}, {"endpoints", endpoints}}
 	if rt.kind == pathNone {
-		o = append(o, member{"_links", obj{{"self", []obj{{{"href", rq.base() + rt.pattern}}}}}})
+		o = append(o, member{"_links", obj{{"self", []obj{{{"href", self}}}}}})
 	}
 	return o
 }

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -90,7 +91,9 @@ func (h *Handler) routes() *httprouter.Router {
 		h.writeError(w, requestOf(req), errNoRoute)
 	})
 	table := h.routeTable()
-	for _, rt := range table {
+	// The root index (CONTRACT 6.3) is a route like the others, though the namespace index omits it.
+	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, handle: h.rootIndex}}}
+	for _, rt := range append(slices.Clone(table), root) {
 		path := routerPath(rt)
 		served := map[string]bool{http.MethodOptions: true}
 		for _, ep := range rt.endpoints {
@@ -107,8 +110,6 @@ func (h *Handler) routes() *httprouter.Router {
 			}
 		}
 	}
-	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, params: []Param{langParam}, handle: h.rootIndex}}}
-	r.GET("/", h.dispatch(root, root.endpoints[0]))
 	h.probes(r) // /healthz and /readyz, outside the namespace and the table (health.go)
 	h.table = table
 	return r
@@ -116,6 +117,9 @@ func (h *Handler) routes() *httprouter.Router {
 
 func routerPath(rt *route) string {
 	p := rt.pattern
+	if p == "" {
+		return "/"
+	}
 	if i := strings.Index(p, "/(?P<id>"); i >= 0 {
 		return p[:i] + "/:ref"
 	}
@@ -149,9 +153,7 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 			h.writeError(w, rq, errNoRoute)
 			return
 		}
-		if rt.pattern != "" || ep == nil {
-			w.Header().Set("Allow", h.allow(rt, rq))
-		}
+		w.Header().Set("Allow", h.allow(rt, rq))
 		if ep == nil {
 			rq.lang = h.cfg.DefaultLang
 			if rq.prefix != "" {

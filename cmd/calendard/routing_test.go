@@ -31,6 +31,12 @@ func TestRouting(t *testing.T) {
 		{"unknown route", req{method: "GET", path: "/calendar/events/v1/nothing"}, 404, ""},
 		{"wrong method is 404 with Allow", req{method: "PUT", path: "/calendar/events/v1/events"}, 404, "GET, POST"},
 		{"categories have no slug route", req{method: "GET", path: "/calendar/events/v1/categories/by-slug/x"}, 404, ""},
+		{"root", req{method: "GET", path: "/"}, 200, "GET"},
+		{"root under a prefix", req{method: "GET", path: "/de/"}, 200, "GET"},
+		{"root under a prefix without its slash", req{method: "GET", path: "/de"}, 200, "GET"},
+		{"root HEAD", req{method: "HEAD", path: "/nl"}, 200, "GET"},
+		{"root OPTIONS", req{method: "OPTIONS", path: "/"}, 200, "GET"},
+		{"root wrong method", req{method: "POST", path: "/"}, 404, "GET"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
