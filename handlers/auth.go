@@ -59,8 +59,8 @@ func authFailed(code string) *apiError {
 }
 
 // need is a route-level capability check (CONTRACT 7.6).
-func need(caps ...storage.Cap) func(*request) bool {
-	return func(rq *request) bool {
+func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
+	return func(rq *request, _ func() *storage.Post) bool {
 		for _, c := range caps {
 			if !rq.actor.Can(c) {
 				return false
@@ -70,9 +70,24 @@ func need(caps ...storage.Cap) func(*request) bool {
 	}
 }
 
+// onRecord is the route-level check of a write on one record (CONTRACT 7.6): the right may on the
+// record, or capability c when the path designates no record. Every role with a right on some
+// record holds c, so callers without it are refused before any lookup.
+func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*request, func() *storage.Post) bool {
+	return func(rq *request, record func() *storage.Post) bool {
+		if !rq.actor.Can(c) {
+			return false
+		}
+		if p := record(); p != nil {
+			return may(rq.actor, p)
+		}
+		return true
+	}
+}
+
 // require fails with rest_forbidden unless the caller holds every capability.
 func (rq *request) require(caps ...storage.Cap) error {
-	if !need(caps...)(rq) {
+	if !need(caps...)(rq, nil) {
 		return forbidden(rq)
 	}
 	return nil

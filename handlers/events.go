@@ -126,6 +126,14 @@ func (h *Handler) findEvent(rq *request) (*storage.Event, *storage.Related, erro
 	return e, rel, err
 }
 
+// eventRecord is the event the path designates, for the permission checks on it; nil when none.
+func (h *Handler) eventRecord(rq *request) *storage.Post {
+	if e, _, err := h.findEvent(rq); err == nil {
+		return &e.Post
+	}
+	return nil
+}
+
 func (h *Handler) getEvent(w http.ResponseWriter, rq *request) error {
 	e, rel, err := h.findEvent(rq)
 	if err != nil {

@@ -214,7 +214,12 @@ func (h *Handler) placeCollection(k *placeKind) *route {
 }
 
 func (h *Handler) placeSingle(k *placeKind, kind pathKind) *route {
-	rt := &route{pattern: "/" + namespace + "/" + k.route + `/(?P<id>\d+)`, kind: kind}
+	rt := &route{pattern: "/" + namespace + "/" + k.route + `/(?P<id>\d+)`, kind: kind, record: func(rq *request) *storage.Post {
+		if p, err := h.findPlace(rq, k); err == nil {
+			return p.post
+		}
+		return nil
+	}}
 	path := idParams
 	if kind == pathSlug {
 		rt.pattern = "/" + namespace + "/" + k.route + "/by-slug/(?P<slug>[^/]+)"
@@ -222,8 +227,8 @@ func (h *Handler) placeSingle(k *placeKind, kind pathKind) *route {
 	}
 	rt.endpoints = []*endpoint{
 		{methods: []string{"GET"}, params: path, handle: h.getPlace(k)},
-		{methods: []string{"DELETE"}, params: path, handle: h.deletePlace(k), allowed: need(storage.CapDeletePosts)},
-		{methods: []string{"POST", "PUT", "PATCH"}, params: append(path, optional(k.params)...), handle: h.updatePlace(k), allowed: need(storage.CapEditPosts)},
+		{methods: []string{"DELETE"}, params: path, handle: h.deletePlace(k), allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
+		{methods: []string{"POST", "PUT", "PATCH"}, params: append(path, optional(k.params)...), handle: h.updatePlace(k), allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)},
 	}
 	return rt
 }

@@ -27,9 +27,10 @@ type endpoint struct {
 	params  []Param
 	handle  handleFunc
 	// allowed is the route-level permission check (CONTRACT 7.6) as the Allow header reports it; nil
-	// means public. Handlers apply it themselves, at the point of CONTRACT 1.6 their route requires
-	// (venue and term routes validate the ID first).
-	allowed func(rq *request) bool
+	// means public. rec finds the record the path designates (nil when none). Handlers apply the
+	// check themselves, at the point of CONTRACT 1.6 their route requires (venue and term routes
+	// validate the ID first).
+	allowed func(rq *request, rec func() *storage.Post) bool
 }
 
 // pathKind says what a route's variable path segment is.
@@ -46,27 +47,29 @@ type route struct {
 	pattern   string // as the namespace index names it
 	kind      pathKind
 	endpoints []*endpoint
+	// record finds the record a single-record route's path designates, or nil; the permission
+	// checks on writes are checks on it.
+	record func(rq *request) *storage.Post
 }
 
 // routeTable is the route table of CONTRACT 1.2, in the order of the namespace index (6.1).
 func (h *Handler) routeTable() []*route {
 	ns := "/" + namespace
 	get, del, upd, post := []string{"GET"}, []string{"DELETE"}, []string{"POST", "PUT", "PATCH"}, []string{"POST"}
-	editPosts := need(storage.CapEditPosts)
 	return []*route{
 		{pattern: ns, endpoints: []*endpoint{{methods: get, params: indexParams, handle: h.namespaceIndex}}},
 		{pattern: ns + "/doc", endpoints: []*endpoint{{methods: get, handle: h.getDoc}}},
 		{pattern: ns + "/events", endpoints: []*endpoint{
 			{methods: get, params: eventListParams, handle: h.cached("events", h.listEvents)},
-			{methods: post, params: creating(eventParams), handle: h.createEvent, allowed: editPosts}}},
-		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, endpoints: []*endpoint{
+			{methods: post, params: creating(eventParams), handle: h.createEvent, allowed: need(storage.CapEditPosts)}}},
+		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, record: h.eventRecord, endpoints: []*endpoint{
 			{methods: get, params: idParams, handle: h.getEvent},
-			{methods: del, params: idParams, handle: h.deleteEvent, allowed: need(storage.CapDeletePosts)},
-			{methods: upd, params: append(idParams, optional(eventParams)...), handle: h.updateEvent, allowed: editPosts}}},
-		{pattern: ns + `/events/by-slug/(?P<slug>[^/]+)`, kind: pathSlug, endpoints: []*endpoint{
+			{methods: del, params: idParams, handle: h.deleteEvent, allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
+			{methods: upd, params: append(idParams, optional(eventParams)...), handle: h.updateEvent, allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)}}},
+		{pattern: ns + `/events/by-slug/(?P<slug>[^/]+)`, kind: pathSlug, record: h.eventRecord, endpoints: []*endpoint{
 			{methods: get, params: slugParams, handle: h.getEvent},
-			{methods: del, params: slugParams, handle: h.deleteEvent, allowed: need(storage.CapDeletePosts)},
-			{methods: upd, params: append(slugParams, optional(eventParams)...), handle: h.updateEvent, allowed: editPosts}}},
+			{methods: del, params: slugParams, handle: h.deleteEvent, allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
+			{methods: upd, params: append(slugParams, optional(eventParams)...), handle: h.updateEvent, allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)}}},
 		h.placeCollection(venueKind),
 		h.placeSingle(venueKind, pathID),
 		h.placeSingle(venueKind, pathSlug),
@@ -153,15 +156,17 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 			h.writeError(w, rq, errNoRoute)
 			return
 		}
+		// The language as far as it is known before the parameters are validated: the Allow header
+		// looks up by-slug records in it.
+		rq.lang = h.cfg.DefaultLang
+		if rq.prefix != "" {
+			rq.lang = rq.prefix
+		}
+		if l, ok := storage.ParseLang(rq.r.URL.Query().Get("translation_language")); ok {
+			rq.lang = l
+		}
 		w.Header().Set("Allow", h.allow(rt, rq))
 		if ep == nil {
-			rq.lang = h.cfg.DefaultLang
-			if rq.prefix != "" {
-				rq.lang = rq.prefix
-			}
-			if l, ok := storage.ParseLang(rq.r.URL.Query().Get("translation_language")); ok {
-				rq.lang = l
-			}
 			h.writeJSON(w, rq, http.StatusOK, h.describe(rt, rq))
 			return
 		}
@@ -179,10 +184,6 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint
 	rq.params = params
 	if rq.vals, err = validate(rq, ep.params, params); err != nil {
 		return err
-	}
-	rq.lang = h.cfg.DefaultLang
-	if rq.prefix != "" {
-		rq.lang = rq.prefix
 	}
 	if l := rq.vals.str("translation_language"); l != nil {
 		rq.lang = storage.Lang(*l)
@@ -225,9 +226,17 @@ func matchRef(rt *route, rq *request, ps httprouter.Params) bool {
 
 // allow lists the route's methods that pass the route-level permission check for the caller.
 func (h *Handler) allow(rt *route, rq *request) string {
+	var rec *storage.Post
+	found := false
+	record := func() *storage.Post { // looked up once, and only for a caller who might write
+		if !found && rt.record != nil {
+			rec, found = rt.record(rq), true
+		}
+		return rec
+	}
 	var methods []string
 	for _, ep := range rt.endpoints {
-		if ep.allowed == nil || ep.allowed(rq) {
+		if ep.allowed == nil || ep.allowed(rq, record) {
 			methods = append(methods, ep.methods...)
 		}
 	}

@@ -236,6 +236,34 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 		}
 	})
+	// 1.7: Allow lists the methods whose route-level check (7.6) passes, which on a single record is the
+	// caller's right on that record: GET always, DELETE with D, the updates with E.
+	t.Run("allow", func(t *testing.T) {
+		for _, g := range permGrid {
+			owner := "other"
+			if g.own {
+				owner = g.role
+			}
+			for i, status := range permStatuses {
+				for _, res := range permResources {
+					rec := f.recs[res+"/"+owner+"/"+status]
+					want := "GET"
+					if strings.Contains(g.perms[i], "D") {
+						want += ", DELETE"
+					}
+					if strings.Contains(g.perms[i], "E") {
+						want += ", POST, PUT, PATCH"
+					}
+					for _, path := range []string{permNS + "/" + res + "s/" + utoa(rec.id), permNS + "/" + res + "s/by-slug/" + rec.slug} {
+						r := req{method: "OPTIONS", path: path, auth: f.auth[g.role]}
+						if got := f.server(t).do(r).header.Get("Allow"); got != want {
+							t.Errorf("OPTIONS %s as %s on %s's %s %s: Allow %q, want %q", path, g.role, owner, status, res, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
 	// Cases that trash a shared record (a denial the service wrongly grants) run after every case that
 	// reads one; a case expected to trash or change a record gets a fresh one of its own.
 	var reads, trashes []permCase
