@@ -4,12 +4,23 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/calendard/calendard/handlers/input"
 	"github.com/calendard/calendard/storage"
 )
 
 var indexParams = []Param{
-	{Name: "namespace", Type: tString, Default: namespace, Desc: "The namespace to describe."},
-	{Name: "context", Type: tString, Default: "view", Desc: "Scope of the response."},
+	{Name: "namespace", Type: tUntyped, parse: parseText, Default: namespace, Desc: "The namespace to describe."},
+	{Name: "context", Type: tUntyped, parse: parseText, Default: "view", Desc: "Scope of the response."},
+}
+
+// parseText reads a parameter the seed leaves untyped, so that its description has no type (CONTRACT
+// 6.1), as a string.
+func parseText(_ *request, v any) (any, *problem) {
+	s, err := input.String(v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	return s, nil
 }
 
 // describe is a route's description object (CONTRACT 6.1), also the body of OPTIONS (1.5).
