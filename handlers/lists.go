@@ -40,12 +40,16 @@ func parseBounded(lo, hi int64) func(*request, any) (any, *problem) {
 	}
 }
 
-func parsePerPage(rq *request, v any) (any, *problem) {
-	n, prob := parseBounded(1, 1<<62)(rq, v)
-	if prob != nil {
-		return nil, prob
+// parsePerPage clamps any larger integer to MaxPerPage (CONTRACT 5.1), however large.
+func parsePerPage(_ *request, v any) (any, *problem) {
+	n, err := input.Int(v)
+	if err != nil {
+		return nil, typeProblem(err)
 	}
-	return min(n.(int64), MaxPerPage), nil
+	if n < 1 {
+		return nil, bad("must be at least 1")
+	}
+	return min(n, MaxPerPage), nil
 }
 
 // eventListParams is the events list table (CONTRACT 5.2), in the order rest_url echoes them.
@@ -176,11 +180,12 @@ func parseIDs(v any) (idList, *problem) {
 	}
 	var ids idList
 	for _, item := range items {
-		n, err := strconv.ParseUint(item, 10, 64)
-		if err != nil || n == 0 {
+		// Each item is an integer as CONTRACT 2.4 reads one, sign included.
+		n, err := input.Int(item)
+		if err != nil || n < 1 {
 			return nil, &problem{code: "rest_invalid_type", message: "must be a list of positive integers"}
 		}
-		ids = append(ids, n)
+		ids = append(ids, uint64(n))
 	}
 	return ids, nil
 }

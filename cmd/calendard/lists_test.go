@@ -675,6 +675,9 @@ func testListEvents(t *testing.T, f *listFixture) {
 			next:    u("?per_page=1&include=" + id("concerts") + "%2C" + id("far") + "%2C" + id("past") + "&page=3"),
 			prev:    u("?per_page=1&include=" + id("concerts") + "%2C" + id("far") + "%2C" + id("past"))},
 		{name: "include an unknown ID", path: eventsPath + "?include=999999", restURL: u("?include=999999")},
+		{name: "include with signs", path: eventsPath + "?include=%2B" + id("far") + ",+%2B" + id("yoga"), want: []string{"far", "yoga"},
+			restURL: u("?include=" + id("far") + "%2C" + id("yoga"))},
+		{name: "include negative", path: eventsPath + "?include=-1", wantStatus: 400, wantCode: "rest_invalid_param", wantParams: []string{"include"}},
 		{name: "include zero", path: eventsPath + "?include=0", wantStatus: 400, wantCode: "rest_invalid_param", wantParams: []string{"include"}},
 		{name: "include not a number", path: eventsPath + "?include=abc", wantStatus: 400, wantCode: "rest_invalid_param", wantParams: []string{"include"}},
 		{name: "include too many", path: eventsPath + "?include=" + strings.Repeat("1,", 100) + "1", wantStatus: 400, wantCode: "rest_invalid_param",
@@ -722,6 +725,9 @@ func testListEvents(t *testing.T, f *listFixture) {
 
 		// Paging (5.1).
 		{name: "per_page clamped to 100", path: eventsPath + "?per_page=500", want: defaultEvents, restURL: u("?per_page=100")},
+		{name: "the largest per_page clamped", path: eventsPath + "?per_page=9223372036854775807", want: defaultEvents, restURL: u("?per_page=100")},
+		{name: "per_page beyond 64 bits", path: eventsPath + "?per_page=9223372036854775808", wantStatus: 400, wantCode: "rest_invalid_param",
+			wantParams: []string{"per_page"}},
 		{name: "first page", path: eventsPath + "?per_page=3", want: []string{"westside", "yoga", "football"}, total: 8, perPage: 3,
 			restURL: u("?per_page=3"), next: u("?per_page=3&page=2")},
 		{name: "middle page", path: eventsPath + "?page=2&per_page=3&_fields=id,title", want: []string{"cafe", "concerts", "zebra"}, total: 8, perPage: 3,
