@@ -440,6 +440,33 @@ func TestAppPasswords(t *testing.T) {
 	}
 }
 
+func TestCreateUserChecksLoginAndEmail(t *testing.T) {
+	db := mustOpenDB(t)
+	tests := []struct {
+		login, email string
+		ok           bool
+	}{
+		{"ann", "ann@example.org", true},
+		{"admin", "admin@localhost", true},
+		{"Bob Smith", "bob+cal@example.org", true},
+		{"", "c@example.org", false},
+		{"c:d", "c@example.org", false},
+		{"c\x01", "c@example.org", false},
+		{"d", "", false},
+		{"d", "notanemail", false},
+		{"d", "d@", false},
+		{"d", "@example.org", false},
+		{"d", "d@e@example.org", false},
+		{"d", "d e@example.org", false},
+	}
+	for _, tc := range tests {
+		_, err := db.CreateUser(ctx, User{Login: tc.login, Email: tc.email, Role: RoleAuthor})
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrInvalid) {
+			t.Errorf("CreateUser(%q, %q): %v", tc.login, tc.email, err)
+		}
+	}
+}
+
 func TestRecordCacheServesTheCurrentVersion(t *testing.T) {
 	db := mustOpenDB(t)
 	e := mustCreateEvent(t, db, admin, newEvent(t, "First"))

@@ -82,11 +82,15 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 	return a, nil
 }
 
-// bootstrapAdmin creates the first administrator when the store has no users (CONTRACT 7.7).
+// bootstrapAdmin creates the first administrator when the store has no users (CONTRACT 7.7). The admin
+// settings are checked only then: once users exist they are ignored, malformed or not.
 func (a *app) bootstrapAdmin(ctx context.Context, stderr io.Writer) error {
 	users, err := a.db.Users(ctx)
 	if err != nil || len(users) > 0 {
 		return err
+	}
+	if a.cfg.AdminAppPassword != "" && !storage.ValidAppPassword(a.cfg.AdminAppPassword) {
+		return errors.New("admin-app-password must be 24 characters from [A-Za-z0-9]")
 	}
 	if _, err := a.db.CreateUser(ctx, storage.User{Login: a.cfg.AdminLogin, Email: a.cfg.AdminEmail, Role: storage.RoleAdministrator}); err != nil {
 		return fmt.Errorf("create administrator: %w", err)

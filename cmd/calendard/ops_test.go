@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
 )
 
 // runCmd runs a calendard command line against dir.
@@ -66,5 +68,49 @@ func TestUserCommands(t *testing.T) {
 	s = startServerIn(t, dir)
 	if res := s.do(req{method: "GET", path: "/calendar/events/v1/categories", auth: "ann:" + pw}); res.status != 401 {
 		t.Fatalf("revoked password: %d", res.status)
+	}
+}
+
+// TestAdminSettings: the first administrator's settings abort start-up when malformed, but only while
+// the store has no users; once users exist they are ignored (CONTRACT 7.7).
+func TestAdminSettings(t *testing.T) {
+	openWith := func(dir string, vars map[string]string) error {
+		vars["CALENDAR_DATA_DIR"] = dir
+		cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+		if err != nil {
+			return err
+		}
+		a, err := open(context.Background(), cfg, zap.NewNop(), io.Discard)
+		if err != nil {
+			return err
+		}
+		return a.close()
+	}
+	malformed := []map[string]string{
+		{"CALENDAR_ADMIN_APP_PASSWORD": "short"},
+		{"CALENDAR_ADMIN_EMAIL": "notanemail"},
+		{"CALENDAR_ADMIN_EMAIL": "admin @example.org"},
+		{"CALENDAR_ADMIN_LOGIN": "ad:min"},
+	}
+	for _, vars := range malformed {
+		if err := openWith(t.TempDir(), vars); err == nil {
+			t.Errorf("%v on an empty store: started", vars)
+		}
+	}
+	dir := t.TempDir()
+	if err := openWith(dir, map[string]string{"CALENDAR_ADMIN_APP_PASSWORD": "short"}); err == nil {
+		t.Fatal("short password on an empty store: started")
+	}
+	// The refused start created no user, so the next start still bootstraps.
+	if err := openWith(dir, map[string]string{"CALENDAR_ADMIN_APP_PASSWORD": adminPass}); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := runCmd(t, dir, "user", "list"); err != nil || !strings.Contains(list, "admin@localhost") {
+		t.Fatalf("user list after bootstrap: %v %q", err, list)
+	}
+	for _, vars := range malformed {
+		if err := openWith(dir, vars); err != nil {
+			t.Errorf("%v with users in the store: %v", vars, err)
+		}
 	}
 }
