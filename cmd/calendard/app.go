@@ -24,8 +24,10 @@ const (
 	readTimeout       = 30 * time.Second
 	writeTimeout      = 60 * time.Second
 	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 64 << 10
-	shutdownTimeout   = 30 * time.Second
+	// net/http reads up to 4 KiB past MaxHeaderBytes before it refuses, so the request line and
+	// headers together are allowed exactly 64 KiB.
+	maxHeaderBytes  = 64<<10 - 4096
+	shutdownTimeout = 30 * time.Second
 )
 
 // app is one running service: opened by open, run by serve, torn down by close.

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -125,15 +128,39 @@ func TestLimits(t *testing.T) {
 	if res.status != http.StatusRequestEntityTooLarge || res.json(t)["code"] != "rest_request_too_large" {
 		t.Fatalf("big body: %d %s", res.status, res.body)
 	}
-	res = s.do(req{method: "GET", path: "/calendar/events/v1/events/1", header: map[string]string{"X-Big": strings.Repeat("h", 70<<10)}})
-	if res.status != http.StatusRequestHeaderFieldsTooLarge {
-		t.Fatalf("big header: %d", res.status)
+	// Request line and headers: 64 KiB pass, one byte more is 431 (10.1).
+	for size, want := range map[int]int{64 << 10: http.StatusNotFound, 64<<10 + 1: http.StatusRequestHeaderFieldsTooLarge} {
+		if got := rawStatus(t, s, size); got != want {
+			t.Errorf("request line and headers of %d bytes: %d, want %d", size, got, want)
+		}
 	}
 	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
 	res = s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: `{"a":` + deep + `}`, contentType: "application/json"})
 	if res.status != 400 || res.json(t)["code"] != "rest_invalid_json" {
 		t.Fatalf("deep json: %d %s", res.status, res.body)
 	}
+}
+
+// rawStatus sends a GET of an unknown event whose request line and headers are exactly size bytes, and
+// returns the status of the answer.
+func rawStatus(t *testing.T, s *server, size int) int {
+	t.Helper()
+	conn, err := net.Dial("tcp", s.ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := "GET /calendar/events/v1/events/999 HTTP/1.1\r\nHost: x\r\nX-Pad: "
+	const end = "\r\n\r\n"
+	if _, err := io.WriteString(conn, head+strings.Repeat("p", size-len(head)-len(end))+end); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
 
 func TestFormBodies(t *testing.T) {
