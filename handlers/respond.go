@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,7 +65,7 @@ func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 	etag := `"` + hex.EncodeToString(sum[:]) + `"`
 	w.Header().Set("ETag", etag)
 	w.Header().Add("Vary", "Authorization")
-	if matchesETag(rq.r.Header.Get("If-None-Match"), etag) {
+	if matchesETag(rq.r.Header.Values("If-None-Match"), etag) {
 		h.finishHeaders(w, rq)
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -72,11 +73,15 @@ func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 	h.send(w, rq, http.StatusOK, buf.Bytes())
 }
 
-func matchesETag(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
+// matchesETag reports whether If-None-Match lists etag, in any of its lines (RFC 9110 5.3: repeated
+// header lines are one comma-separated list).
+func matchesETag(lines []string, etag string) bool {
+	for _, line := range lines {
+		for _, t := range strings.Split(line, ",") {
+			t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+			if t == "*" || t == etag {
+				return true
+			}
 		}
 	}
 	return false
@@ -96,6 +101,9 @@ func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []byte) {
 	h.finishHeaders(w, rq)
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	// Set here, not left to net/http, so that HEAD answers with the same headers as GET (CONTRACT 1.5)
+	// and a large body is not chunked.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if rq.r.Method != http.MethodHead && rq.method != http.MethodHead {
 		w.Write(body)

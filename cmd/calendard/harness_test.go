@@ -151,7 +151,7 @@ type req struct {
 	auth         string // "login:password" for Basic, "Bearer x" as is, "" anonymous
 	body         any
 	contentType  string
-	header       map[string]string
+	header       map[string]string // a value with newlines is sent as that many header lines
 }
 
 func (s *server) do(r req) *response {
@@ -186,7 +186,7 @@ func (s *server) do(r req) *response {
 		hr.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(r.auth)))
 	}
 	for k, v := range r.header {
-		hr.Header.Set(k, v)
+		hr.Header[http.CanonicalHeaderKey(k)] = strings.Split(v, "\n")
 	}
 	res, err := s.ts.Client().Do(hr)
 	if err != nil {

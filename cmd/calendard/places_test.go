@@ -266,6 +266,8 @@ func TestVenueCreateAndGet(t *testing.T) {
 			wantStatus: 304, wantHeader: map[string]string{"ETag": etag}},
 		{name: "if-none-match weak and listed", r: req{method: "GET", path: venuesPath + "/1",
 			header: map[string]string{"If-None-Match": `"abc", W/` + etag}}, wantStatus: 304},
+		{name: "if-none-match over two lines", r: req{method: "GET", path: venuesPath + "/1",
+			header: map[string]string{"If-None-Match": `"abc"` + "\n" + etag}}, wantStatus: 304},
 		{name: "if-none-match star", r: req{method: "GET", path: venuesPath + "/1", header: map[string]string{"If-None-Match": "*"}},
 			wantStatus: 304},
 		{name: "if-none-match other tag", r: req{method: "GET", path: venuesPath + "/1", header: map[string]string{"If-None-Match": `"abc"`}},

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,6 +62,28 @@ func TestRouting(t *testing.T) {
 				t.Errorf("Link = %q", res.header.Get("Link"))
 			}
 		})
+	}
+}
+
+// TestHeadMatchesGet: HEAD answers with GET's status and headers, Content-Length included, for a
+// record, a list (larger than net/http's buffer), a term, an error and the discovery routes (1.5).
+func TestHeadMatchesGet(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	for _, path := range []string{"/calendar/events/v1/events/1", "/calendar/events/v1/events", "/calendar/events/v1/categories",
+		"/calendar/events/v1/events/999", "/calendar/events/v1", "/"} {
+		get, head := s.do(req{method: "GET", path: path}), s.do(req{method: "HEAD", path: path})
+		if head.status != get.status || len(head.body) != 0 {
+			t.Errorf("HEAD %s: %d with %d bytes, GET %d", path, head.status, len(head.body), get.status)
+		}
+		if got := get.header.Get("Content-Length"); got != strconv.Itoa(len(get.body)) {
+			t.Errorf("GET %s: Content-Length %q for %d bytes", path, got, len(get.body))
+		}
+		get.header.Del("Date")
+		head.header.Del("Date")
+		if !reflect.DeepEqual(head.header, get.header) {
+			t.Errorf("HEAD %s headers\n%v\nGET\n%v", path, head.header, get.header)
+		}
 	}
 }
 
