@@ -61,7 +61,8 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 			return nil, &TermExistsError{ID: other.ID}
 		}
 	}
-	base := ""
+	// An explicit slug that normalises to nothing gives the ID, not the name's slug (Appendix B 9).
+	base := slug.Normalize(*in.Name)
 	if in.Slug != nil {
 		base = slug.Normalize(*in.Slug)
 	}
@@ -74,14 +75,12 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 	return t, put(w.tx, termBucket(tax), t.ID, t)
 }
 
-// newTerm creates and stores a term with a unique slug derived from base (or the name).
+// newTerm creates and stores a term with a unique slug derived from base, a normalised slug (the ID when
+// empty).
 func (w *writer) newTerm(tax Taxonomy, name, base string) (*Term, error) {
 	id, err := w.tx.Bucket(bSeqTerms).NextSequence()
 	if err != nil {
 		return nil, err
-	}
-	if base == "" {
-		base = slug.Normalize(name)
 	}
 	if base == "" {
 		base = utoa(id)
@@ -316,7 +315,7 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 			return t.ID, nil
 		}
 	}
-	t, err := w.newTerm(tax, item, "")
+	t, err := w.newTerm(tax, item, slug.Normalize(item))
 	if err != nil {
 		return 0, err
 	}

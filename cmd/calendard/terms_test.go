@@ -137,6 +137,8 @@ func TestCategoryCreateRules(t *testing.T) {
 		{name: "name limit is inclusive", r: create(map[string]any{"name": strings.Repeat("ń", 200)}), wantStatus: 201},
 		{name: "slug of nothing is the term ID", r: create(map[string]any{"name": "???"}), wantStatus: 201,
 			want: map[string]any{"id": next + 6, "slug": utoa(next + 6), "url": testOrigin + "/events/category/" + utoa(next+6) + "/"}},
+		{name: "explicit slug of nothing is the term ID, not the name's", r: create(map[string]any{"name": "Punk", "slug": "!!!"}), wantStatus: 201,
+			want: map[string]any{"id": next + 7, "slug": utoa(next + 7)}},
 		{name: "anonymous", r: req{method: "POST", path: categoriesPath, body: map[string]any{"name": "Anon"}}, wantStatus: 401,
 			wantCode: "rest_forbidden", golden: "category_forbidden"},
 		{name: "anonymous without name is 400 first", r: req{method: "POST", path: categoriesPath, body: map[string]any{}}, wantStatus: 400,
