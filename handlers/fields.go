@@ -39,8 +39,10 @@ func parseZone(_ *request, v any) (any, *problem) {
 		return s, nil
 	}
 	z, err := datetime.ParseZone(s)
-	if err != nil {
-		return nil, bad("must be an IANA time zone name, UTC, or UTC±H[:MM]")
+	// ParseZone also reads WordPress's quarter hours (UTC+5.75), which a stored record or the site
+	// setting may hold; a client may send only ".5" (CONTRACT 3.9.1). IANA names hold no dot.
+	if err != nil || strings.Contains(z.Name, ".") && !strings.HasSuffix(z.Name, ".5") {
+		return nil, bad("must be an IANA time zone name, UTC, UTC±H, UTC±H:MM or UTC±H.5")
 	}
 	return z.Name, nil
 }

@@ -249,3 +249,22 @@ func TestEventPersistsAcrossRestart(t *testing.T) {
 		t.Fatalf("after restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
 	}
 }
+
+// TestEventTimezoneForms: the zone forms CONTRACT 3.9.1 accepts from clients, and the fractional hours
+// it does not.
+func TestEventTimezoneForms(t *testing.T) {
+	s := startServer(t)
+	for zone, want := range map[string]string{
+		"UTC+5.5": "UTC+5.5", "UTC-3:30": "UTC-3:30", "UTC+05": "UTC+05", "utc-9": "UTC-9", "UTC": "UTC", "Asia/Kathmandu": "Asia/Kathmandu",
+		"UTC+5.75": "", "UTC+5.25": "", "UTC+5.0": "", "UTC+5.50": "",
+	} {
+		res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth,
+			body: map[string]any{"title": "Zone " + zone, "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00", "timezone": zone}})
+		switch {
+		case want == "" && (res.status != 400 || res.json(t)["code"] != "rest_invalid_param"):
+			t.Errorf("timezone %q: %d %s, want 400 rest_invalid_param", zone, res.status, res.body)
+		case want != "" && (res.status != 201 || res.json(t)["timezone"] != want):
+			t.Errorf("timezone %q: %d %s, want 201 with %q", zone, res.status, res.body, want)
+		}
+	}
+}

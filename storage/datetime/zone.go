@@ -27,7 +27,8 @@ var quarterHours = map[string]int{".0": 0, ".00": 0, ".25": 15, ".5": 30, ".50":
 // cache is bounded by the size of the tz database.
 var locations sync.Map // string → *time.Location
 
-// ParseZone parses a time zone as CONTRACT 3.9.1 allows it:
+// ParseZone parses a time zone as records and the site setting may hold it, a superset of what
+// CONTRACT 3.9.1 accepts from clients (handlers narrow the fractional hours to ".5"):
 //   - "UTC", in any case;
 //   - a fixed offset "UTC±H", "UTC±HH", "UTC±H:MM", "UTC±HH:MM", or WordPress's fractional hours
 //     "UTC±H.25", "UTC±H.5", "UTC±H.75" (".0" and ".50" are accepted too), with hours from 0 to 14 and
