@@ -24,6 +24,7 @@ var (
 	bLinkVenue    = []byte("links/venue")
 	bLinkOrg      = []byte("links/organizer")
 	bLinkTerm     = []byte("links/term")
+	bScheduled    = []byte("scheduled")
 	bGroups       = []byte("groups")
 	bOutbox       = []byte("outbox")
 	bUsers        = []byte("users")
@@ -38,7 +39,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bGroups, bOutbox, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bScheduled, bGroups, bOutbox, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

@@ -279,12 +279,16 @@ func (w *writer) linkEvent(old, e *Event) error {
 	if err := w.relink(bLinkOrg, e.ID, oldE.OrganizerIDs, e.OrganizerIDs); err != nil {
 		return err
 	}
-	oldTerms := append(slices.Clone(oldE.Categories), oldE.Tags...)
-	newTerms := append(slices.Clone(e.Categories), e.Tags...)
+	oldTerms, newTerms := oldE.termIDs(), e.termIDs()
 	if err := w.relink(bLinkTerm, e.ID, oldTerms, newTerms); err != nil {
 		return err
 	}
-	wasPublished := old != nil && old.Status == StatusPublish
+	if err := schedule(w.tx, old, e); err != nil {
+		return err
+	}
+	// Counts follow stored statuses: a due scheduled event that reads as published is not yet counted
+	// (reads add it, dueTermCounts).
+	wasPublished := old != nil && old.storedStatus() == StatusPublish
 	isPublished := e.Status == StatusPublish
 	for _, id := range oldTerms {
 		if wasPublished && !(isPublished && slices.Contains(newTerms, id)) {

@@ -1,6 +1,9 @@
 package storage
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // PostType is the kind of a record that draws its ID from the shared post sequence (CONTRACT 0.1).
 type PostType uint8
@@ -62,6 +65,9 @@ type Post struct {
 	Title       string    `json:"title"`
 	Description string    `json:"description,omitempty"`
 	ImageID     uint64    `json:"image,omitempty"`
+	// promoted is set when a read reports the stored `future` as `publish` (promote): writes compare
+	// against what is stored.
+	promoted bool
 }
 
 func (p *Post) effectiveStatus() Status {
@@ -75,8 +81,16 @@ func (p *Post) effectiveStatus() Status {
 // through it, so no response shows a stale `future`.
 func (p *Post) promote(now time.Time) {
 	if p.Status == StatusFuture && !p.Date.After(now) {
-		p.Status = StatusPublish
+		p.Status, p.promoted = StatusPublish, true
 	}
+}
+
+// storedStatus is the status as stored, before promote.
+func (p *Post) storedStatus() Status {
+	if p.promoted {
+		return StatusFuture
+	}
+	return p.Status
 }
 
 // Event is a calendar event.
@@ -103,6 +117,11 @@ type Event struct {
 	Tags             []uint64 `json:"tags,omitempty"`
 	VenueID          uint64   `json:"venue,omitempty"`
 	OrganizerIDs     []uint64 `json:"organizers,omitempty"`
+}
+
+// termIDs are the event's categories and tags, which share one ID space.
+func (e *Event) termIDs() []uint64 {
+	return append(slices.Clone(e.Categories), e.Tags...)
 }
 
 // Geo is a venue's position in degrees.

@@ -168,3 +168,119 @@ func TestTrimChanges(t *testing.T) {
 		t.Errorf("trimming again = %d, %v; want 0, nil", n, err)
 	}
 }
+
+// TestDueScheduledEventsAreCounted: a scheduled event reads as published from its date on, so its terms
+// count it from then, before PublishDue rewrites it, through every read of a term (CONTRACT 3.5, 8.4);
+// writes to it in between count it once.
+func TestDueScheduledEventsAreCounted(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTag := func(title string, status Status, date *time.Time) *Event {
+		in := newEvent(t, title)
+		in.Status, in.Date, in.Tags = &status, date, &[]string{utoa(tag.ID)}
+		return mustCreateEvent(t, db, admin, in)
+	}
+	published := withTag("Out already", StatusPublish, nil)
+	when := testNow.Add(time.Hour)
+	later := withTag("Later", StatusFuture, &when)
+	soon := withTag("Soon", StatusFuture, &when)
+	counts := func() [3]int {
+		t.Helper()
+		one, _, err := db.Term(ctx, TaxTag, tag.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := db.Terms(ctx, TaxTag)
+		if err != nil || len(all) != 1 {
+			t.Fatalf("Terms: %v %v", all, err)
+		}
+		_, rel, err := db.Event(ctx, published.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [3]int{one.Count, all[0].Count, rel.Terms[tag.ID].Count}
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"before the date", func() error { return nil }, 1},
+		{"the date passes", func() error { now = when; return nil }, 3},
+		{"a due event is edited", func() error {
+			_, err := db.UpdateEvent(ctx, admin, later.ID, &EventInput{PostInput: PostInput{Title: ptr("Later, edited")}})
+			return err
+		}, 3},
+		{"a due event is trashed", func() error { _, err := db.TrashEvent(ctx, admin, soon.ID); return err }, 2},
+		{"PublishDue", func() error { _, err := db.PublishDue(ctx); return err }, 2},
+		{"the edited event is trashed", func() error { _, err := db.TrashEvent(ctx, admin, later.ID); return err }, 1},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := counts(); got != [3]int{s.want, s.want, s.want} {
+			t.Errorf("%s: counts by Term, Terms, embedded %v, want %d (CONTRACT 3.5, 8.4)", s.name, got, s.want)
+		}
+	}
+}
+
+// TestSchema1Migrates: a store written before the scheduled bucket gets it at open, and its term counts
+// are recounted from stored statuses.
+func TestSchema1Migrates(t *testing.T) {
+	now := testNow
+	path := filepath.Join(t.TempDir(), "calendar.db")
+	open := func() *DB {
+		db, err := Open(path, Options{Now: func() time.Time { return now }, Logger: zaptest.NewLogger(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open()
+	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := newEvent(t, "Out")
+	in.Tags = &[]string{utoa(tag.ID)}
+	mustCreateEvent(t, db, admin, in)
+	when := testNow.Add(time.Hour)
+	in = newEvent(t, "Scheduled")
+	in.Tags, in.Status, in.Date = &[]string{utoa(tag.ID)}, ptr(StatusFuture), &when
+	mustCreateEvent(t, db, admin, in)
+	err = db.bolt.Update(func(tx *bolt.Tx) error { // what schema 1 had: no bucket, and a count gone wrong
+		if err := tx.DeleteBucket(bScheduled); err != nil {
+			return err
+		}
+		term, err := get[Term](tx, bTags, tag.ID)
+		if err != nil {
+			return err
+		}
+		term.Count = 5
+		if err := put(tx, bTags, tag.ID, term); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(kSchema, u64(1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = open()
+	defer db.Close()
+	for _, step := range []struct {
+		at   time.Time
+		want int
+	}{{testNow, 1}, {when, 2}} {
+		now = step.at
+		if term, _, err := db.Term(ctx, TaxTag, tag.ID); err != nil || term.Count != step.want {
+			t.Errorf("at %v: count %v, %v; want %d", step.at, term, err, step.want)
+		}
+	}
+}

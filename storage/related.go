@@ -21,12 +21,17 @@ type Related struct {
 	Groups map[uint64][]Post
 
 	cache, terms *recordCache
+	// due counts the due scheduled events per term, read with the first term (dueTermCounts).
+	now     time.Time
+	due     map[uint64]int
+	dueRead bool
 }
 
 func (db *DB) newRelated() *Related {
 	return &Related{
 		cache:      db.cache,
 		terms:      db.terms,
+		now:        db.now(),
 		Venues:     map[uint64]*Venue{},
 		Organizers: map[uint64]*Organizer{},
 		Terms:      map[uint64]*Term{},
@@ -131,6 +136,10 @@ func (r *Related) addTerm(tx *bolt.Tx, tax Taxonomy, id uint64) error {
 		if err != nil {
 			return err
 		}
+		if !r.dueRead {
+			r.due, r.dueRead = dueTermCounts(tx, r.now), true
+		}
+		t.Count += r.due[id]
 		r.Terms[id] = t
 		id = t.Parent
 	}

@@ -26,6 +26,8 @@
 //	links/venue, links/organizer, links/term
 //	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
 //	                          term to the events that use it
+//	scheduled                 publication date ‖ event id → its term ids: events stored as future,
+//	                          whose terms count them once the date passes (scheduled.go)
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
@@ -53,7 +55,8 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-const schemaVersion = 1
+// schemaVersion 2 added the scheduled bucket (migrateScheduled).
+const schemaVersion = 2
 
 // Options configure a DB. The zero value of every field but SiteZone has a usable default.
 type Options struct {
@@ -122,8 +125,17 @@ func (db *DB) init() error {
 			}
 		}
 		meta := tx.Bucket(bMeta)
-		if v := meta.Get(kSchema); v != nil && binary.BigEndian.Uint64(v) > schemaVersion {
-			return fmt.Errorf("storage: data written by a newer calendard (schema %d)", binary.BigEndian.Uint64(v))
+		schema := uint64(0)
+		if v := meta.Get(kSchema); v != nil {
+			schema = binary.BigEndian.Uint64(v)
+		}
+		if schema > schemaVersion {
+			return fmt.Errorf("storage: data written by a newer calendard (schema %d)", schema)
+		}
+		if schema < 2 {
+			if err := migrateScheduled(tx); err != nil {
+				return fmt.Errorf("storage: migrate to schema 2: %w", err)
+			}
 		}
 		if err := meta.Put(kSchema, u64(schemaVersion)); err != nil {
 			return err

@@ -245,6 +245,7 @@ func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Relate
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
 			return err
 		}
+		t.Count += dueTermCounts(tx, db.now())[id]
 		return rel.addTerm(tx, tax, id)
 	})
 	return t, rel, err
@@ -254,8 +255,15 @@ func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Relate
 func (db *DB) Terms(ctx context.Context, tax Taxonomy) ([]*Term, error) {
 	var out []*Term
 	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
-		out, err = allTerms(tx, tax, db.terms)
-		return err
+		if out, err = allTerms(tx, tax, db.terms); err != nil {
+			return err
+		}
+		if due := dueTermCounts(tx, db.now()); due != nil {
+			for _, t := range out {
+				t.Count += due[t.ID]
+			}
+		}
+		return nil
 	})
 	return out, err
 }
