@@ -136,21 +136,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.router.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
 		return
 	}
-	if r.ContentLength > h.cfg.MaxBodyBytes {
+	// The rate limit (step 2) keys on the authenticated user, which only authenticate (step 3)
+	// knows: resolve the identity first without failing, then limit, then fail in the order of the
+	// steps. Invalid credentials leave the caller anonymous, so they spend a token of the remote IP's
+	// bucket, and once that is empty the 429 wins over the 401: guessing passwords is rate limited too.
+	// A body too large (step 1) spends a token as well and still answers 413 (10.3).
+	authErr := h.authenticate(rq)
+	wait := h.limitRate(sw, rq)
+	switch {
+	case r.ContentLength > h.cfg.MaxBodyBytes:
 		// The body stays unread: close the connection rather than let the server drain it.
 		sw.Header().Set("Connection", "close")
 		h.writeError(sw, rq, errTooLarge)
 		return
-	}
-	// The rate limit (step 2) keys on the authenticated user, which only authenticate (step 3)
-	// knows: resolve the identity first without failing, then limit, then fail. Invalid credentials
-	// leave the caller anonymous, so they spend a token of the remote IP's bucket, and once that is
-	// empty the 429 wins over the 401: guessing passwords is rate limited too.
-	authErr := h.authenticate(rq)
-	if !h.limitRate(sw, rq) {
+	case wait > 0:
+		h.writeTooManyRequests(sw, rq, wait)
 		return
-	}
-	if authErr != nil {
+	case authErr != nil:
 		h.writeError(sw, rq, authErr)
 		return
 	}

@@ -112,25 +112,26 @@ func (l *limiter) sweep(now time.Time) {
 	l.nextSweep = now.Add(time.Minute)
 }
 
-// limitRate is step 2 of CONTRACT 1.6 (10.3): it spends a token of the caller's bucket and reports
-// whether the request goes on; when it does not, the 429 has been written. It needs the identity
-// from authenticate (a valid user is keyed by user ID, everyone else by remote IP).
-func (h *Handler) limitRate(sw *statusWriter, rq *request) bool {
+// limitRate is step 2 of CONTRACT 1.6 (10.3): it spends a token of the caller's bucket, sees that
+// the response carries the bucket's headers, and returns how long until a token is back when none was
+// left (0: the request goes on). It needs the identity from authenticate (a valid user is keyed by
+// user ID, everyone else by remote IP).
+func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 	if h.rate == nil {
-		return true
+		return 0
 	}
 	remaining, wait := h.rate.take(rateKey(rq), rq.now)
 	// The headers are set as the response starts, not now: a replayed list-cache entry copies the
 	// headers it recorded over the response's, and would otherwise carry a stale count.
 	sw.ResponseWriter = &rateHeaders{ResponseWriter: sw.ResponseWriter,
 		limit: strconv.FormatInt(h.rate.n, 10), remaining: strconv.FormatInt(remaining, 10)}
-	if wait > 0 {
-		secs := max(1, int64((wait+time.Second-1)/time.Second))
-		sw.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		h.writeError(sw, rq, errTooManyRequests)
-		return false
-	}
-	return true
+	return wait
+}
+
+// writeTooManyRequests answers 429 with Retry-After: the whole seconds until a token is back, at least 1.
+func (h *Handler) writeTooManyRequests(w http.ResponseWriter, rq *request, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.FormatInt(max(1, int64((wait+time.Second-1)/time.Second)), 10))
+	h.writeError(w, rq, errTooManyRequests)
 }
 
 // rateKey is the client key of CONTRACT 10.3. X-Forwarded-For is not trusted: anyone can send it.

@@ -130,6 +130,7 @@ func TestRateLimit(t *testing.T) {
 		auth       string // admin, anon or badPwd
 		remoteAddr string
 		header     map[string]string
+		bodyBytes  int64 // the Content-Length announced
 
 		wantStatus     int
 		wantRemaining  string // "" when no X-RateLimit headers are wanted
@@ -186,6 +187,11 @@ func TestRateLimit(t *testing.T) {
 			get(anon, ipA, 200, "0"),
 			limited(req{method: http.MethodOptions, target: ns + "/events", remoteAddr: ipA}, "15"),
 		}},
+		{"a body too large costs a token, and its 413 wins over the 429", 2, []req{
+			{method: http.MethodPost, target: ns + "/events", remoteAddr: ipA, bodyBytes: 1 << 30, wantStatus: 413, wantRemaining: "1"},
+			get(anon, ipA, 200, "0"),
+			{method: http.MethodPost, target: ns + "/events", remoteAddr: ipA, bodyBytes: 1 << 30, wantStatus: 413, wantRemaining: "0"},
+		}},
 		{"a cached list answers with the current count", 5, []req{
 			{method: http.MethodGet, target: ns + "/events", remoteAddr: ipA, wantStatus: 200, wantRemaining: "4"},
 			{method: http.MethodGet, target: ns + "/events", remoteAddr: ipA, wantStatus: 200, wantRemaining: "3"},
@@ -200,6 +206,7 @@ func TestRateLimit(t *testing.T) {
 				now = now.Add(rr.advance)
 				r := httptest.NewRequest(rr.method, rr.target, nil)
 				r.RemoteAddr = rr.remoteAddr
+				r.ContentLength = rr.bodyBytes
 				switch rr.auth {
 				case admin:
 					r.SetBasicAuth("admin", adminPassword)
