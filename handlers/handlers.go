@@ -174,9 +174,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.HandlerTimeout)
 	defer cancel()
 	r2 := r.WithContext(context.WithValue(ctx, ctxKey{}, rq))
-	r2.Method = rq.method
-	if rq.method == http.MethodHead {
+	switch r2.Method = rq.method; rq.method {
+	case http.MethodHead:
 		r2.Method = http.MethodGet
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+	default:
+		// Any other method is a wrong one (CONTRACT 1.4). It is routed as OPTIONS, which every route
+		// has, so that its answer names the route's methods.
+		r2.Method = http.MethodOptions
 	}
 	r2.URL = &url.URL{Path: path, RawQuery: r.URL.RawQuery}
 	rq.r = r2

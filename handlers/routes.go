@@ -138,14 +138,20 @@ func (h *Handler) wrongMethod(rt *route) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		rq := requestOf(r)
 		if matchRef(rt, rq, ps) {
-			var methods []string
-			for _, ep := range rt.endpoints {
-				methods = append(methods, ep.methods...)
-			}
-			w.Header().Set("Allow", strings.Join(methods, ", "))
+			h.writeWrongMethod(w, rt, rq)
+			return
 		}
 		h.writeError(w, rq, errNoRoute)
 	}
+}
+
+func (h *Handler) writeWrongMethod(w http.ResponseWriter, rt *route, rq *request) {
+	var methods []string
+	for _, ep := range rt.endpoints {
+		methods = append(methods, ep.methods...)
+	}
+	w.Header().Set("Allow", strings.Join(methods, ", "))
+	h.writeError(w, rq, errNoRoute)
 }
 
 // dispatch runs steps 4 to 9 of CONTRACT 1.6 for one endpoint (ep nil: OPTIONS).
@@ -154,6 +160,10 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 		rq := requestOf(r)
 		if !matchRef(rt, rq, ps) {
 			h.writeError(w, rq, errNoRoute)
+			return
+		}
+		if ep == nil && rq.method != http.MethodOptions { // a method no route has, routed as OPTIONS
+			h.writeWrongMethod(w, rt, rq)
 			return
 		}
 		// The language as far as it is known before the parameters are validated: the Allow header

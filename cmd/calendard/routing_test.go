@@ -42,6 +42,10 @@ func TestRouting(t *testing.T) {
 		{"root HEAD", req{method: "HEAD", path: "/nl"}, 200, "GET"},
 		{"root OPTIONS", req{method: "OPTIONS", path: "/"}, 200, "GET"},
 		{"root wrong method", req{method: "POST", path: "/"}, 404, "GET"},
+		{"a method no route has", req{method: "FOO", path: "/calendar/events/v1/events/1"}, 404, "GET, DELETE, POST, PUT, PATCH"},
+		{"methods are case-sensitive", req{method: "get", path: "/calendar/events/v1/events"}, 404, "GET, POST"},
+		{"TRACE on the root", req{method: "TRACE", path: "/"}, 404, "GET"},
+		{"a method no route has, on no route", req{method: "FOO", path: "/calendar/events/v1/nothing"}, 404, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
