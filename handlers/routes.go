@@ -270,10 +270,7 @@ func (h *Handler) readParams(rq *request) (map[string]any, error) {
 		}
 		decoded, err := input.JSON(data)
 		if err != nil {
-			je := err.(*input.JSONError)
-			e := newError(http.StatusBadRequest, "rest_invalid_json", "Invalid JSON body passed.")
-			e.data = obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}
-			return nil, e
+			return nil, invalidJSON("Invalid JSON body passed.", err.(*input.JSONError))
 		}
 		return input.Merge(decoded, query), nil
 	case ct == "application/x-www-form-urlencoded":
@@ -297,5 +294,14 @@ func bodyError(err error) error {
 	if errors.As(err, &tooLarge) {
 		return errTooLarge
 	}
-	return newError(http.StatusBadRequest, "rest_invalid_json", "The request body could not be read.")
+	// No code of the catalog (CONTRACT 9) fits a body that cannot be read or a malformed multipart
+	// form; rest_invalid_json does, with the data every rest_invalid_json carries (2.2).
+	return invalidJSON("The request body could not be read.", &input.JSONError{Code: input.JSONErrorSyntax, Message: "Syntax error"})
+}
+
+// invalidJSON is 400 rest_invalid_json with the json_error_code and json_error_message of CONTRACT 2.2.
+func invalidJSON(message string, je *input.JSONError) error {
+	e := newError(http.StatusBadRequest, "rest_invalid_json", message)
+	e.data = obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}
+	return e
 }

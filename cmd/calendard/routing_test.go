@@ -211,6 +211,13 @@ func TestFormBodies(t *testing.T) {
 	if res.status != 201 || res.json(t)["title"] != "FromBody" {
 		t.Fatalf("precedence: %d %s", res.status, res.body)
 	}
+	// A multipart body that never closes cannot be read: rest_invalid_json with its data (2.2).
+	res = s.do(req{method: "PATCH", path: "/calendar/events/v1/events/1", auth: adminAuth,
+		body: "--XX\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nUnclosed", contentType: "multipart/form-data; boundary=XX"})
+	data, _ := res.json(t)["data"].(map[string]any)
+	if res.status != 400 || res.json(t)["code"] != "rest_invalid_json" || data["json_error_code"] != float64(4) || data["json_error_message"] == nil {
+		t.Errorf("unclosed multipart: %d %s", res.status, res.body)
+	}
 }
 
 func TestFieldsFilter(t *testing.T) {
