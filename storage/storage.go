@@ -133,8 +133,13 @@ func (db *DB) init() error {
 			return fmt.Errorf("storage: data written by a newer calendard (schema %d)", schema)
 		}
 		if schema < 2 {
+			// One read of every event: about a second per 100 000, once.
+			start := time.Now()
 			if err := migrateScheduled(tx); err != nil {
 				return fmt.Errorf("storage: migrate to schema 2: %w", err)
+			}
+			if schema > 0 {
+				db.log.Info("store migrated to schema 2", zap.Duration("duration", time.Since(start)))
 			}
 		}
 		if err := meta.Put(kSchema, u64(schemaVersion)); err != nil {
