@@ -20,6 +20,10 @@ const (
 // without it before decoding: decoding dominates a scan, and scheduled records are few.
 var futureMarker = []byte(`"status":"future"`)
 
+// publishMarker is a published record's: a string value escapes its quotes, so neither marker can
+// occur inside one.
+var publishMarker = []byte(`"status":"publish"`)
+
 // PublishDue rewrites every scheduled (`future`) event, venue and organizer whose date has passed as
 // `publish` (CONTRACT 8.4) and reports how many it rewrote. Reads already report such records as
 // published (Post.promote); the rewrite makes the stored status, the term counts (CONTRACT 3.5) and the
