@@ -252,7 +252,8 @@ func parseStatusFilter(rq *request, v any) (any, *problem) {
 		}
 		out = append(out, storage.Status(item))
 	}
-	if !rq.actor.Can(storage.CapEditPosts) && (len(out) != 1 || out[0] != storage.StatusPublish) {
+	// "Exactly publish" is the set the list names: publish,publish asks for nothing more.
+	if !rq.actor.Can(storage.CapEditPosts) && slices.ContainsFunc(out, func(s storage.Status) bool { return s != storage.StatusPublish }) {
 		return nil, bad("only publish may be requested without the edit_posts capability")
 	}
 	return out, nil

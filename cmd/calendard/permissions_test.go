@@ -185,6 +185,8 @@ var permLists = []struct {
 	{"administrator", "", "*: publish future draft pending private"},
 
 	{"anonymous", "status=publish", "*: publish"},
+	{"anonymous", "status=publish,+publish", "*: publish"},
+	{"subscriber", "status=publish,draft", "400 rest_invalid_param"},
 	{"subscriber", "status=publish", "*: publish"},
 	{"anonymous", "status=draft", "400 rest_invalid_param"},
 	{"subscriber", "status=draft", "400 rest_invalid_param"},
