@@ -90,11 +90,12 @@ func matchesETag(lines []string, etag string) bool {
 func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 	hd := w.Header()
 	hd.Set("Link", "<"+rq.base()+`/>; rel="https://api.w.org/"`)
-	switch {
-	case !rq.actor.Anonymous():
-		hd.Set("Cache-Control", authenticatedCacheControl)
-	case hd.Get("ETag") != "":
+	// CONTRACT 11 sets no-cache on anonymous responses as 1.7 sets WordPress's value on authenticated
+	// ones: on every response, lists and errors included.
+	if rq.actor.Anonymous() {
 		hd.Set("Cache-Control", "no-cache")
+	} else {
+		hd.Set("Cache-Control", authenticatedCacheControl)
 	}
 }
 

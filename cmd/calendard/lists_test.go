@@ -282,8 +282,12 @@ func (f *listFixture) checkList(t *testing.T, key string, tc listCase) {
 	if etag := res.header.Get("ETag"); etag != "" {
 		t.Errorf("list response with ETag %q (CONTRACT 11)", etag)
 	}
-	if got := res.header.Get("Cache-Control"); tc.auth != "" && got != authCacheControl {
-		t.Errorf("Cache-Control %q, want %q (CONTRACT 1.7)", got, authCacheControl)
+	wantCache := "no-cache" // CONTRACT 11
+	if tc.auth != "" {
+		wantCache = authCacheControl
+	}
+	if got := res.header.Get("Cache-Control"); got != wantCache {
+		t.Errorf("Cache-Control %q, want %q (CONTRACT 1.7, 11)", got, wantCache)
 	}
 	if status != http.StatusOK {
 		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages"} {
