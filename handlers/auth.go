@@ -70,8 +70,8 @@ func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
 	}
 }
 
-// onRecord is the route-level check of a write on one record (CONTRACT 7.6): the right may on the
-// record, or capability c when the path designates no record. Every role with a right on some
+// onRecord is the route-level check of a write on one record (CONTRACT 7.6): may, the caller's right
+// on the record, or capability c when the path designates no record. Every role with a right on some
 // record holds c, so callers without it are refused before any lookup.
 func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*request, func() *storage.Post) bool {
 	return func(rq *request, record func() *storage.Post) bool {
