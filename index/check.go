@@ -55,11 +55,14 @@ func (ix *Index) Check(ctx context.Context) (int, error) {
 				}
 			}
 			if len(drift) > 0 {
-				if err := ix.reapply(ctx, t, drift); err != nil {
+				fixed, err := ix.reapply(ctx, t, drift)
+				if err != nil {
 					return repaired, err
 				}
-				repaired += len(drift)
-				ix.log.Warn("index drift repaired", zap.Stringer("type", t), zap.Uint64s("ids", drift))
+				if len(fixed) > 0 {
+					repaired += len(fixed)
+					ix.log.Warn("index drift repaired", zap.Stringer("type", t), zap.Uint64s("ids", fixed))
+				}
 			}
 			after = lastID(page, after)
 			if n < scanPage {
@@ -123,23 +126,28 @@ func samePlace(got, want *placeRow) bool {
 		got.trashed == want.trashed && got.date == want.date
 }
 
-// reapply loads records of type t from the store and applies them to the projections and to Bleve,
-// without moving the checkpoint.
-func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) error {
+// reapply loads records of type t from the store again and applies those the projections still do not
+// match to them and to Bleve, without moving the checkpoint; it returns their IDs. A record the
+// scan saw differ may have been written since, and applied by the syncer: it is not drift.
+func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) ([]uint64, error) {
+	ix.writing.Lock()
+	defer ix.writing.Unlock()
 	recs, _, err := ix.store.Load(ctx, t, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	venues, err := ix.venuesOf(ctx, recs.Events)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var fixed []uint64
 	batches := map[storage.Lang]*bleve.Batch{}
 	for _, d := range documents(recs, venues) {
 		l := ix.langs[d.lang]
-		if l == nil {
+		if l == nil || l.matches(d) {
 			continue
 		}
+		fixed = append(fixed, d.id)
 		l.apply(d)
 		b := batches[d.lang]
 		if b == nil {
@@ -147,16 +155,18 @@ func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) 
 			batches[d.lang] = b
 		}
 		if err := d.index(b); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for code, b := range batches {
 		if err := ix.langs[code].bleve.Batch(b); err != nil {
-			return fmt.Errorf("index: repair %s: %w", code, err)
+			return nil, fmt.Errorf("index: repair %s: %w", code, err)
 		}
 	}
-	ix.repaired()
-	return nil
+	if len(fixed) > 0 {
+		ix.repaired()
+	}
+	return fixed, nil
 }
 
 // removeExtra removes the projection rows and Bleve documents of records the scan did not find in
@@ -183,39 +193,53 @@ func (ix *Index) removeExtra(ctx context.Context, seen map[storage.Lang]map[uint
 		}
 		l.mu.RUnlock()
 		for t, ids := range extra {
-			recs, _, err := ix.store.Load(ctx, t, ids)
+			ids, err := ix.removeRows(ctx, l, t, ids)
 			if err != nil {
 				return removed, err
 			}
-			for _, d := range documents(recs, nil) {
-				if d.lang == code {
-					ids = slices.DeleteFunc(ids, func(id uint64) bool { return id == d.id })
-				}
+			if len(ids) > 0 {
+				removed += len(ids)
+				ix.log.Warn("index rows without a record removed", zap.String("lang", string(l.code)), zap.Stringer("type", t), zap.Uint64s("ids", ids))
 			}
-			if len(ids) == 0 {
-				continue
-			}
-			b := l.bleve.NewBatch()
-			l.mu.Lock()
-			for _, id := range ids {
-				switch t {
-				case storage.TypeEvent:
-					l.proj.removeEvent(id)
-				case storage.TypeVenue:
-					delete(l.proj.venues, id)
-				case storage.TypeOrganizer:
-					delete(l.proj.orgs, id)
-				}
-				b.Delete(docID(t, id))
-			}
-			l.mu.Unlock()
-			if err := l.bleve.Batch(b); err != nil {
-				return removed, fmt.Errorf("index: repair %s: %w", code, err)
-			}
-			ix.repaired()
-			removed += len(ids)
-			ix.log.Warn("index rows without a record removed", zap.String("lang", string(code)), zap.Stringer("type", t), zap.Uint64s("ids", ids))
 		}
 	}
 	return removed, nil
+}
+
+// removeRows removes from l the rows of type t among ids whose records the store does not hold in
+// l's language, as loaded again now, and returns their IDs.
+func (ix *Index) removeRows(ctx context.Context, l *lang, t storage.PostType, ids []uint64) ([]uint64, error) {
+	ix.writing.Lock()
+	defer ix.writing.Unlock()
+	recs, _, err := ix.store.Load(ctx, t, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range documents(recs, nil) {
+		if d.lang == l.code {
+			ids = slices.DeleteFunc(ids, func(id uint64) bool { return id == d.id })
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	b := l.bleve.NewBatch()
+	l.mu.Lock()
+	for _, id := range ids {
+		switch t {
+		case storage.TypeEvent:
+			l.proj.removeEvent(id)
+		case storage.TypeVenue:
+			delete(l.proj.venues, id)
+		case storage.TypeOrganizer:
+			delete(l.proj.orgs, id)
+		}
+		b.Delete(docID(t, id))
+	}
+	l.mu.Unlock()
+	if err := l.bleve.Batch(b); err != nil {
+		return nil, fmt.Errorf("index: repair %s: %w", l.code, err)
+	}
+	ix.repaired()
+	return ids, nil
 }

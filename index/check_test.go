@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,6 +87,83 @@ func TestCheckRepairsDrift(t *testing.T) {
 	en.mu.RUnlock()
 	if n, err := ix.Check(ctx); err != nil || n != 0 {
 		t.Errorf("after repair: Check = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// pausedStore pauses its first Load after reading, until resume is closed; later Loads pass.
+type pausedStore struct {
+	Store
+	paused, resume chan struct{}
+	first          atomic.Bool
+}
+
+func (s *pausedStore) Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error) {
+	recs, rel, err := s.Store.Load(ctx, t, ids)
+	if s.first.CompareAndSwap(false, true) {
+		close(s.paused)
+		<-s.resume
+	}
+	return recs, rel, err
+}
+
+// TestRepairNeverUndoesTheSyncer: a repair that read a record before a write must not apply it after
+// the syncer has applied the write. The repair is held between its read and its apply while the
+// record is written and the syncer runs; a syncer that finishes meanwhile is the bug, so the test
+// gives it 200 ms to.
+func TestRepairNeverUndoesTheSyncer(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	a := createEvent(t, db, "Concert")
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	defer ix.Close()
+	en := ix.langs["en"]
+	en.mu.Lock()
+	en.proj.event(a.ID).status = stateDraft // drift for the repair to mend
+	en.mu.Unlock()
+	ps := &pausedStore{Store: db, paused: make(chan struct{}), resume: make(chan struct{})}
+	ix.store = ps
+
+	repaired := make(chan error, 1)
+	go func() {
+		_, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID})
+		repaired <- err
+	}()
+	<-ps.paused
+	if _, err := db.UpdateEvent(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, a.ID,
+		&storage.EventInput{Featured: new(true)}); err != nil {
+		t.Fatal(err)
+	}
+	synced := make(chan error, 1)
+	go func() {
+		_, err := ix.SyncOnce(ctx)
+		synced <- err
+	}()
+	var syncErr error
+	syncDone := false
+	select {
+	case syncErr = <-synced:
+		syncDone = true
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(ps.resume)
+	if err := <-repaired; err != nil {
+		t.Fatal(err)
+	}
+	if !syncDone {
+		syncErr = <-synced
+	}
+	if syncErr != nil {
+		t.Fatal(syncErr)
+	}
+	en.mu.RLock()
+	r := en.proj.event(a.ID)
+	en.mu.RUnlock()
+	if r == nil || !r.featured || r.status != statePublish {
+		t.Errorf("row after a repair and a sync: %+v, want the written state (featured, publish)", r)
+	}
+	// A row that matches the store when the repair reads it again is no drift.
+	if fixed, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID}); err != nil || len(fixed) != 0 {
+		t.Errorf("reapply of a matching row: %v, %v; want nothing repaired", fixed, err)
 	}
 }
 

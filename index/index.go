@@ -81,6 +81,11 @@ type Index struct {
 	log   *zap.Logger
 	langs map[storage.Lang]*lang
 
+	// writing serializes the two writers of the projections and Bleve, the syncer and the consistency
+	// check's repairs, each from its read of the store to its last apply: otherwise a repair could
+	// apply a record older than one the syncer read and applied meanwhile.
+	writing sync.Mutex
+
 	// applied is the change-log position every structure has caught up with; advanced closes and
 	// replaces waitCh so WaitApplied callers wake.
 	mu      sync.Mutex

@@ -53,6 +53,8 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 // reports how many it read. Repeated entries for one record are applied once, from the record's
 // current state, so applying an entry twice is harmless.
 func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
+	ix.writing.Lock()
+	defer ix.writing.Unlock()
 	from := ix.Applied()
 	changes, err := ix.store.Changes(ctx, from, syncBatch)
 	if err != nil || len(changes) == 0 {
