@@ -96,6 +96,12 @@ var (
 		"could-not-create-organizer", "could-not-update-organizer", "could-not-delete-organizer"}
 )
 
+// trashed is the answer to a DELETE of a record already in the trash. The store checks, inside the
+// write, so a record trashed by another request since the handler read it gets it too.
+func (r *resource) trashed() *apiError {
+	return newError(http.StatusGone, r.inTrash, "The "+r.name+" is already in the trash.")
+}
+
 // toAPIError is the one mapping from errors to the contract's envelope. Errors it does not know are
 // internal: logged here, once, and answered with a generic 500.
 func (h *Handler) toAPIError(rq *request, err error) *apiError {

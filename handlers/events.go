@@ -183,10 +183,9 @@ func (h *Handler) deleteEvent(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	if e.Status == storage.StatusTrash {
-		return newError(http.StatusGone, eventRes.inTrash, "The event is already in the trash.")
-	}
-	if _, err := h.db.TrashEvent(rq.r.Context(), rq.actor, e.ID); err != nil {
+	if _, err := h.db.TrashEvent(rq.r.Context(), rq.actor, e.ID); errors.Is(err, storage.ErrTrashed) {
+		return eventRes.trashed()
+	} else if err != nil {
 		return h.storageFailure(rq, err, eventRes.couldNotDelete, http.StatusInternalServerError)
 	}
 	return h.respondEvent(w, rq, e.ID, http.StatusOK)

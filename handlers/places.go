@@ -320,10 +320,9 @@ func (h *Handler) deletePlace(k *placeKind) handleFunc {
 		if !rq.actor.CanDelete(p.post) {
 			return forbidden(rq)
 		}
-		if p.post.Status == storage.StatusTrash {
-			return newError(http.StatusGone, k.res.inTrash, "The "+k.res.name+" is already in the trash.")
-		}
-		if err := k.trash(rq.r.Context(), h.db, rq.actor, p.post.ID); err != nil {
+		if err := k.trash(rq.r.Context(), h.db, rq.actor, p.post.ID); errors.Is(err, storage.ErrTrashed) {
+			return k.res.trashed()
+		} else if err != nil {
 			return h.storageFailure(rq, err, k.res.couldNotDelete, http.StatusInternalServerError)
 		}
 		return h.respondPlace(w, rq, k, p.post.ID, http.StatusOK)

@@ -71,16 +71,29 @@ func (h *Handler) findTerm(rq *request, k *termKind) (*storage.Term, *storage.Re
 		}
 	}
 	if err == nil || errors.Is(err, storage.ErrNotFound) || errors.Is(err, strconv.ErrRange) {
-		return nil, nil, invalidParam("id", "rest_invalid_param", "Term does not exist.")
+		return nil, nil, errNoTerm
 	}
 	return nil, nil, err
+}
+
+// errNoTerm answers for a term that does not exist, also when another request deleted it after the
+// handler found it.
+var errNoTerm = invalidParam("id", "rest_invalid_param", "Term does not exist.")
+
+// termGone maps a write's or a read's ErrNotFound, a term deleted by another request meanwhile, to
+// errNoTerm.
+func termGone(err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return errNoTerm
+	}
+	return err
 }
 
 func (h *Handler) respondTerm(w http.ResponseWriter, rq *request, k *termKind, id uint64, status int) error {
 	h.settle(rq)
 	t, rel, err := h.db.Term(rq.r.Context(), k.tax, id)
 	if err != nil {
-		return err
+		return termGone(err)
 	}
 	if status == http.StatusCreated {
 		w.Header().Set("Location", h.termRESTURL(rq, k, id))
@@ -123,7 +136,7 @@ func (h *Handler) updateTerm(k *termKind) handleFunc {
 			return err
 		}
 		if _, err := h.db.UpdateTerm(rq.r.Context(), k.tax, t.ID, termInput(rq)); err != nil {
-			return err
+			return termGone(err)
 		}
 		return h.respondTerm(w, rq, k, t.ID, http.StatusOK)
 	}
@@ -140,7 +153,7 @@ func (h *Handler) deleteTerm(k *termKind) handleFunc {
 		}
 		body := h.renderTerm(rq, t, rel)
 		if _, err := h.db.DeleteTerm(rq.r.Context(), k.tax, t.ID); err != nil {
-			return err
+			return termGone(err)
 		}
 		h.settle(rq)
 		h.writeJSON(w, rq, http.StatusOK, body.pick(rq.fields))

@@ -2,7 +2,10 @@ package main
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/calendard/calendard/storage"
@@ -334,4 +337,50 @@ func TestTagRoutes(t *testing.T) {
 			wantParams: []string{"id"}},
 		{name: "slug is free again", r: create(map[string]any{"name": "Live Music"}), wantStatus: 201, want: map[string]any{"slug": "live-music"}},
 	})
+}
+
+// TestConcurrentWritesToOneRecord: writes racing on one record each answer as if they had arrived one
+// after the other (200, or the answer for a record already deleted or trashed), never 500.
+func TestConcurrentWritesToOneRecord(t *testing.T) {
+	s := startServer(t)
+	type race struct {
+		name     string
+		create   func(i int) string // returns the record's path
+		a, b     req
+		allowedA []int
+		allowedB []int
+	}
+	term := func(i int) string {
+		return categoriesPath + "/" + utoa(s.create(categoriesPath, map[string]any{"name": "Race " + strconv.Itoa(i)}))
+	}
+	event := func(i int) string {
+		return "/calendar/events/v1/events/" + utoa(s.create("/calendar/events/v1/events",
+			map[string]any{"title": "Race " + strconv.Itoa(i), "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00"}))
+	}
+	races := []race{
+		{"term deleted twice", term, req{method: "DELETE"}, req{method: "DELETE"}, []int{200, 400}, []int{200, 400}},
+		{"term updated and deleted", term, req{method: "PATCH", body: map[string]any{"description": "x"}}, req{method: "DELETE"},
+			[]int{200, 400}, []int{200}},
+		{"event trashed twice", event, req{method: "DELETE"}, req{method: "DELETE"}, []int{200, 410}, []int{200, 410}},
+	}
+	for _, rc := range races {
+		for i := range 20 {
+			path := rc.create(i)
+			var wg sync.WaitGroup
+			res := make([]*response, 2)
+			for j, r := range []req{rc.a, rc.b} {
+				r.path, r.auth = path, adminAuth
+				wg.Go(func() { res[j] = s.do(r) })
+			}
+			wg.Wait()
+			for j, allowed := range [][]int{rc.allowedA, rc.allowedB} {
+				if !slices.Contains(allowed, res[j].status) {
+					t.Fatalf("%s, request %d: %d %s, want one of %v", rc.name, j, res[j].status, res[j].body, allowed)
+				}
+			}
+			if rc.a.method == "DELETE" && rc.b.method == "DELETE" && (res[0].status == 200) == (res[1].status == 200) {
+				t.Fatalf("%s: %d and %d, want exactly one 200", rc.name, res[0].status, res[1].status)
+			}
+		}
+	}
 }
