@@ -34,6 +34,8 @@ type cachedList struct {
 	status      int
 	header      http.Header
 	body        []byte
+	// deps are, for a list item, the documents its body embeds (renderItems).
+	deps []docRef
 }
 
 func newListCache(limit int) *listCache { return &listCache{m: map[string]*cachedList{}, limit: limit} }
@@ -101,6 +103,13 @@ func (c *listCache) get(key string, head uint64, version index.Version, now time
 		return nil
 	}
 	return e
+}
+
+// peek returns the entry of key as it is, for callers that judge its validity themselves.
+func (c *listCache) peek(key string) *cachedList {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
 }
 
 func (c *listCache) put(key string, e *cachedList) {

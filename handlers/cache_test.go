@@ -219,6 +219,10 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	check("venue renamed")
 	write("PATCH", "/calendar/events/v1/categories/"+cat, `{"name":"Live music"}`)
 	check("category renamed")
+	// The count in the category every Music event embeds changes; only the category's entry says so.
+	write("POST", "/calendar/events/v1/events", `{"title":"Soul","start_date":"2026-12-03 20:00","end_date":"2026-12-03 22:00",`+
+		`"categories":`+cat+`}`)
+	check("category counts another event")
 	write("POST", "/de/calendar/events/v1/events", `{"title":"Jazzkonzert","date":"2026-11-22 10:20:00","translation_of":`+id+`,`+
 		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
 	check("scheduled translation")
@@ -228,6 +232,67 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	check("organizer trashed")
 	write("PATCH", "/calendar/events/v1/events/"+id, `{"title":"Jazz night"}`)
 	check("event renamed")
+}
+
+// TestItemsOutliveUnrelatedWrites: an item is rendered once per version of what it embeds. A write that
+// names none of its documents leaves it cached; a write to its venue does not.
+func TestItemsOutliveUnrelatedWrites(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	hh := h.(*Handler)
+	ctx := context.Background()
+	write := func(method, target, body string) uint64 {
+		t.Helper()
+		w := serve(h, method, target, "application/json", body)
+		if w.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+		}
+		for {
+			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+				break
+			}
+		}
+		var rec struct{ ID uint64 }
+		json.Unmarshal(w.Body.Bytes(), &rec)
+		return rec.ID
+	}
+	list := func() {
+		t.Helper()
+		w := httptest.NewRecorder()
+		hh.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/events", nil))
+		if w.Code != 200 {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+	item := func(id uint64) *cachedList {
+		hh.items.mu.Lock()
+		defer hh.items.mu.Unlock()
+		for k, e := range hh.items.m {
+			if strings.HasPrefix(k, utoa(id)+"\x00") {
+				return e
+			}
+		}
+		return nil
+	}
+	jazz := write("POST", "/calendar/events/v1/events", `{"title":"Jazz","start_date":"2027-01-01 20:00","end_date":"2027-01-01 22:00",`+
+		`"venue":{"venue":"Hall"},"tags":"live"}`)
+	list()
+	first := item(jazz)
+	if first == nil {
+		t.Fatal("no cached item after a list")
+	}
+	write("POST", "/calendar/events/v1/events", `{"title":"Blues","start_date":"2027-01-02 20:00","end_date":"2027-01-02 22:00",`+
+		`"venue":{"venue":"Club"},"tags":"acoustic"}`)
+	list()
+	if item(jazz) != first {
+		t.Error("an unrelated write rendered the item again")
+	}
+	var venue struct{ Venue struct{ ID uint64 } }
+	json.Unmarshal(serve(h, "GET", "/calendar/events/v1/events/"+utoa(jazz), "", "").Body.Bytes(), &venue)
+	write("PATCH", "/calendar/events/v1/venues/"+utoa(venue.Venue.ID), `{"venue":"Great Hall"}`)
+	list()
+	if e := item(jazz); e == first || e == nil || !strings.Contains(string(e.body), "Great Hall") {
+		t.Errorf("after its venue was renamed the item is %v", e)
+	}
 }
 
 // TestPageNeverMixesSnapshots lists two events of one venue while the venue is renamed over and over,

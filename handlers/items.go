@@ -14,10 +14,21 @@ const itemCacheBytes = 128 << 20
 // rawJSON is an already encoded JSON value, written as it is.
 type rawJSON []byte
 
-// listRecord is a record loaded for a list page, ready to render.
+// maxItemChanges bounds the change-log entries read to judge cached items; past it, items older than
+// the newest write are rendered again.
+const maxItemChanges = 1000
+
+// docRef names a document of the change log.
+type docRef struct {
+	kind storage.DocKind
+	id   uint64
+}
+
+// listRecord is a record loaded for a list page, ready to render, with the documents its item embeds.
 type listRecord struct {
 	id     uint64
 	render func() obj
+	deps   []docRef
 }
 
 // loadPage loads the records ids of type t for a list page, in order; head is the change-log head of
@@ -28,32 +39,65 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 		return nil, 0, err
 	}
 	for _, e := range loaded.Events {
-		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }})
+		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, eventDeps(e, rel)})
 	}
 	for _, v := range loaded.Venues {
-		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }})
+		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, postDeps(&v.Post, rel)})
 	}
 	for _, o := range loaded.Organizers {
-		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }})
+		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, postDeps(&o.Post, rel)})
 	}
 	return recs, loaded.Head, nil
+}
+
+// postDeps are a record and the members of its translation group (its `translations`).
+func postDeps(p *storage.Post, rel *storage.Related) []docRef {
+	deps := []docRef{{p.Type.DocKind(), p.ID}}
+	for _, m := range rel.Groups[p.Group] {
+		deps = append(deps, docRef{m.Type.DocKind(), m.ID})
+	}
+	return deps
+}
+
+// eventDeps are what an event's item embeds: the event, its venue and organizers, each with its
+// translation group, its tags, and its categories with their ancestors (whose slugs are in the URLs).
+func eventDeps(e *storage.Event, rel *storage.Related) []docRef {
+	deps := postDeps(&e.Post, rel)
+	if v := rel.Venues[e.VenueID]; v != nil {
+		deps = append(deps, postDeps(&v.Post, rel)...)
+	}
+	for _, id := range e.OrganizerIDs {
+		if o := rel.Organizers[id]; o != nil {
+			deps = append(deps, postDeps(&o.Post, rel)...)
+		}
+	}
+	for _, id := range e.Categories {
+		for t, n := rel.Terms[id], 0; t != nil && n <= len(rel.Terms); t, n = rel.Terms[t.Parent], n+1 {
+			deps = append(deps, docRef{storage.DocCategory, t.ID})
+		}
+	}
+	for _, id := range e.Tags {
+		deps = append(deps, docRef{storage.DocTag, id})
+	}
+	return deps
 }
 
 // renderItems renders the records ids of type t as the items of a list page, in order, skipping IDs
 // whose record is gone.
 //
 // An item's JSON is the same in every list that shows it, and rendering it (loading what it embeds,
-// building and encoding it) is most of what a list page costs, so encoded items are kept and reused.
-// An item depends on the store, not only on its own record: it embeds its venue, organizers, terms
-// with their counts, and the translations the caller may read. Rather than track those links, an
-// item is reused only while the change log has not moved since the snapshot it was rendered from,
-// the index is at the same version, and the clock has not reached the next instant at which time
-// alone changes a record (Index.NextPublication). Its key holds what the rendering takes from the
-// request: the origin and language prefix of its URLs, and the caller, whose rights decide the
-// translations shown.
+// building and encoding it) is most of what a list page costs, so encoded items are kept and reused,
+// each rendered once per version of what it embeds. An item records the documents it embeds (its
+// record, venue, organizers, terms with their counts, translation groups) and the change-log head of
+// the snapshot it was rendered from. It is reused while no change-log entry since then names one of
+// those documents (every write logs the documents whose responses it changes), and until the clock
+// reaches the next instant at which time alone changes a record (Index.NextPublication). Its key
+// holds what the rendering takes from the request: the origin and language prefix of its URLs, and
+// the caller, whose rights decide the translations shown.
 //
-// One page never mixes snapshots: when a write lands between looking items up and loading the
-// missing ones, the whole page is rendered again from the newer snapshot.
+// One page never mixes snapshots: every item reused is valid at the head read first, and when a
+// write lands before the missing ones are loaded, the whole page is rendered again from the newer
+// snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
 	ctx := rq.r.Context()
 	if len(rq.fields) > 0 {
@@ -69,14 +113,14 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	if err != nil {
 		return nil, err
 	}
-	version := h.index.Version()
 	suffix := "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
-	found := make(map[uint64][]byte, len(ids))
+	found, err := h.cachedItems(ctx, rq, ids, suffix, head)
+	if err != nil {
+		return nil, err
+	}
 	var missing []uint64
 	for _, id := range ids {
-		if c := h.items.get(utoa(id)+suffix, head, version, rq.now); c != nil {
-			found[id] = c.body
-		} else {
+		if _, ok := found[id]; !ok {
 			missing = append(missing, id)
 		}
 	}
@@ -99,7 +143,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot, version: version, from: rq.now, until: until, body: body})
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot, from: rq.now, until: until, body: body, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
@@ -109,4 +153,56 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 		}
 	}
 	return items, nil
+}
+
+// cachedItems returns the bodies of the items of ids cached and still valid at head: rendered at head,
+// or earlier with no change since naming a document they embed.
+func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64][]byte, error) {
+	found := make(map[uint64][]byte, len(ids))
+	entries := make(map[uint64]*cachedList, len(ids))
+	oldest := head
+	for _, id := range ids {
+		e := h.items.peek(utoa(id) + suffix)
+		if e == nil || e.head > head || rq.now.Before(e.from) || !rq.now.Before(e.until) {
+			continue
+		}
+		entries[id] = e
+		oldest = min(oldest, e.head)
+	}
+	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
+	// head from which the change log is complete (it is trimmed from the front).
+	var changed map[docRef]uint64
+	known := oldest
+	if oldest < head {
+		changes, err := h.db.Changes(ctx, oldest, maxItemChanges)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(changes) == maxItemChanges && changes[len(changes)-1].Seq < head:
+			known = head // too many to read: only items rendered at head are judged
+		case len(changes) > 0 && changes[0].Seq > oldest+1:
+			known = changes[0].Seq - 1 // trimmed past oldest
+		}
+		changed = make(map[docRef]uint64, len(changes))
+		for _, c := range changes {
+			changed[docRef{c.Kind, c.ID}] = c.Seq
+		}
+	}
+	for id, e := range entries {
+		if e.head < known {
+			continue
+		}
+		fresh := true
+		for _, d := range e.deps {
+			if changed[d] > e.head {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			found[id] = e.body
+		}
+	}
+	return found, nil
 }

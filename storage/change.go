@@ -28,6 +28,9 @@ type Change struct {
 	ID   uint64
 }
 
+// DocKind is the kind of the documents of records of type t.
+func (t PostType) DocKind() DocKind { return docKind(t) }
+
 func docKind(t PostType) DocKind {
 	switch t {
 	case TypeVenue:
