@@ -148,19 +148,9 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
 	h, _ := newClockedHandler(t, Config{}, func() time.Time { return now })
 	hh := h.(*Handler)
-	ctx := context.Background()
 	write := func(method, target, body string) string {
 		t.Helper()
-		w := serve(h, method, target, "application/json", body)
-		if w.Code >= 300 {
-			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
-		}
-		for {
-			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
-				break
-			}
-		}
-		return w.Body.String()
+		return writeSynced(t, hh, method, target, body).Body.String()
 	}
 	lists := []string{
 		"/calendar/events/v1/events",
@@ -234,25 +224,29 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	check("event renamed")
 }
 
+// writeSynced serves a write and has the index apply it, as the running syncer would.
+func writeSynced(t *testing.T, h *Handler, method, target, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := serve(h, method, target, "application/json", body)
+	if w.Code >= 300 {
+		t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+	}
+	for {
+		if n, err := h.index.SyncOnce(context.Background()); err != nil || n == 0 {
+			return w
+		}
+	}
+}
+
 // TestItemsOutliveUnrelatedWrites: an item is rendered once per version of what it embeds. A write that
 // names none of its documents leaves it cached; a write to its venue does not.
 func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	h, _ := newTestHandler(t, Config{})
 	hh := h.(*Handler)
-	ctx := context.Background()
 	write := func(method, target, body string) uint64 {
 		t.Helper()
-		w := serve(h, method, target, "application/json", body)
-		if w.Code >= 300 {
-			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
-		}
-		for {
-			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
-				break
-			}
-		}
 		var rec struct{ ID uint64 }
-		json.Unmarshal(w.Body.Bytes(), &rec)
+		json.Unmarshal(writeSynced(t, hh, method, target, body).Body.Bytes(), &rec)
 		return rec.ID
 	}
 	list := func() {
