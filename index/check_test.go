@@ -90,6 +90,16 @@ func TestCheckRepairsDrift(t *testing.T) {
 	}
 }
 
+// indexOneConcert is a store holding one event and an index built over it, closed at cleanup.
+func indexOneConcert(t *testing.T) (*storage.DB, *storage.Event, *Index) {
+	t.Helper()
+	db := openCheckStore(t)
+	a := createEvent(t, db, "Concert")
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	t.Cleanup(func() { ix.Close() })
+	return db, a, ix
+}
+
 // pausedStore pauses its first Load after reading, until resume is closed; later Loads pass.
 type pausedStore struct {
 	Store
@@ -112,10 +122,7 @@ func (s *pausedStore) Load(ctx context.Context, t storage.PostType, ids []uint64
 // gives it 200 ms to.
 func TestRepairNeverUndoesTheSyncer(t *testing.T) {
 	ctx := context.Background()
-	db := openCheckStore(t)
-	a := createEvent(t, db, "Concert")
-	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
-	defer ix.Close()
+	db, a, ix := indexOneConcert(t)
 	en := ix.langs["en"]
 	en.mu.Lock()
 	en.proj.event(a.ID).status = stateDraft // drift for the repair to mend
@@ -204,10 +211,7 @@ func TestSyncAfterTrim(t *testing.T) {
 // the version instead, so that remembered text matches (and cached lists) do not outlive it.
 func TestRepairRefreshesTextMatches(t *testing.T) {
 	ctx := context.Background()
-	db := openCheckStore(t)
-	a := createEvent(t, db, "Concert")
-	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
-	defer ix.Close()
+	_, a, ix := indexOneConcert(t)
 	en := ix.langs["en"]
 	search := func() idSet {
 		t.Helper()
