@@ -213,6 +213,16 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	write("POST", "/calendar/events/v1/events", `{"title":"Soul","start_date":"2026-12-03 20:00","end_date":"2026-12-03 22:00",`+
 		`"categories":`+cat+`}`)
 	check("category counts another event")
+	// A scheduled event joins the category's count at its date without a write, and leaves it when
+	// trashed before the publish job rewrote it.
+	var gospel struct{ ID uint64 }
+	json.Unmarshal([]byte(write("POST", "/calendar/events/v1/events", `{"title":"Gospel","date":"2026-11-22 10:18:00",`+
+		`"start_date":"2026-12-04 20:00","end_date":"2026-12-04 22:00","categories":`+cat+`}`)), &gospel)
+	check("event scheduled in the category")
+	now = time.Date(2026, 11, 22, 10, 19, 0, 0, time.UTC)
+	check("scheduled event due")
+	write("DELETE", "/calendar/events/v1/events/"+utoa(gospel.ID), "")
+	check("due event trashed")
 	write("POST", "/de/calendar/events/v1/events", `{"title":"Jazzkonzert","date":"2026-11-22 10:20:00","translation_of":`+id+`,`+
 		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
 	check("scheduled translation")

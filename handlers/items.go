@@ -31,13 +31,14 @@ type listRecord struct {
 	deps   []docRef
 }
 
-// loadPage loads the records ids of type t for a list page, in order; head is the change-log head of
-// the snapshot they were read from.
-func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType, ids []uint64) (recs []listRecord, head uint64, err error) {
+// loadPage loads the records ids of type t for a list page, in order, and returns with them the
+// store's Records (their snapshot's change-log head, its next scheduled date).
+func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType, ids []uint64) ([]listRecord, *storage.Records, error) {
 	loaded, rel, err := h.db.Load(ctx, t, ids)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
+	var recs []listRecord
 	for _, e := range loaded.Events {
 		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, eventDeps(e, rel)})
 	}
@@ -47,7 +48,7 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 	for _, o := range loaded.Organizers {
 		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, postDeps(&o.Post, rel)})
 	}
-	return recs, loaded.Head, nil
+	return recs, loaded, nil
 }
 
 // postDeps are a record and the members of its translation group (its `translations`).
@@ -126,14 +127,19 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	}
 	if len(missing) > 0 {
 		recs, snapshot, err := h.loadPage(ctx, rq, t, missing)
-		if err == nil && snapshot != head && len(found) > 0 {
+		if err == nil && snapshot.Head != head && len(found) > 0 {
 			clear(found)
 			recs, snapshot, err = h.loadPage(ctx, rq, t, ids)
 		}
 		if err != nil {
 			return nil, err
 		}
+		// Scheduled events change the term counts items embed at their dates: the store says when, in
+		// the same snapshot (the index may not have applied the newest one yet).
 		until := h.index.NextPublication(rq.now)
+		if next := snapshot.NextScheduled; !next.IsZero() && next.Before(until) {
+			until = next
+		}
 		buf := getBuffer()
 		defer putBuffer(buf)
 		for _, r := range recs {
@@ -143,7 +149,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot, from: rq.now, until: until, body: body, deps: r.deps})
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, body: body, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))

@@ -286,6 +286,15 @@ func (w *writer) linkEvent(old, e *Event) error {
 	if err := schedule(w.tx, old, e); err != nil {
 		return err
 	}
+	// A scheduled event joins its terms' counts at its date, without a write (dueTermCounts): a write
+	// that schedules or unschedules one logs its terms, so that what embeds their counts is rendered
+	// again and learns the date.
+	if old != nil && old.storedStatus() == StatusFuture {
+		w.touchTerms(old)
+	}
+	if e.Status == StatusFuture {
+		w.touchTerms(e)
+	}
 	// Counts follow stored statuses: a due scheduled event that reads as published is not yet counted
 	// (reads add it, dueTermCounts).
 	wasPublished := old != nil && old.storedStatus() == StatusPublish
@@ -312,6 +321,15 @@ func (w *writer) linkEvent(old, e *Event) error {
 		w.touch(DocOrganizer, id)
 	}
 	return nil
+}
+
+func (w *writer) touchTerms(e *Event) {
+	for _, id := range e.Categories {
+		w.touch(DocCategory, id)
+	}
+	for _, id := range e.Tags {
+		w.touch(DocTag, id)
+	}
 }
 
 func nonZero(id uint64) []uint64 {

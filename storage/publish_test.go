@@ -284,3 +284,36 @@ func TestSchema1Migrates(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadReportsTheNextScheduledDate: Load says when the next scheduled event publishes, from the
+// same snapshot as the records, so caches of term counts know when they expire.
+func TestLoadReportsTheNextScheduledDate(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	e := mustCreateEvent(t, db, admin, newEvent(t, "Out"))
+	next := func() time.Time {
+		t.Helper()
+		recs, _, err := db.Load(ctx, TypeEvent, []uint64{e.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs.NextScheduled
+	}
+	if got := next(); !got.IsZero() {
+		t.Errorf("nothing scheduled: %v", got)
+	}
+	soon, later := testNow.Add(time.Hour), testNow.Add(2*time.Hour)
+	for _, when := range []time.Time{later, soon} {
+		in := newEvent(t, "Scheduled")
+		in.Status, in.Date = ptr(StatusFuture), &when
+		mustCreateEvent(t, db, admin, in)
+	}
+	for _, step := range []struct{ at, want time.Time }{
+		{testNow, soon}, {soon.Add(-time.Second), soon}, {soon, later}, {later, time.Time{}},
+	} {
+		now = step.at
+		if got := next(); !got.Equal(step.want) {
+			t.Errorf("at %v: next scheduled %v, want %v", step.at, got, step.want)
+		}
+	}
+}

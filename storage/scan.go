@@ -19,6 +19,9 @@ type Records struct {
 	Head uint64
 	// LastID is the highest ID the post sequence has handed out, for splitting a scan into ranges.
 	LastID uint64
+	// NextScheduled is the earliest publication date after now of an event stored as scheduled (zero
+	// if none), read with the records by Load: term counts change then (dueTermCounts).
+	NextScheduled time.Time
 }
 
 // Scan reads up to limit records of type t with an ID above after, in ID order. Scanning in pages keeps
@@ -69,6 +72,7 @@ func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Re
 	now := db.now()
 	err := db.view(ctx, func(tx *bolt.Tx) error {
 		out.Head = tx.Bucket(bOutbox).Sequence()
+		out.NextScheduled = nextScheduled(tx, now)
 		for _, id := range ids {
 			var err error
 			switch t {

@@ -60,6 +60,15 @@ func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
 	return due
 }
 
+// nextScheduled is the earliest date after now of an event stored as scheduled, or zero.
+func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
+	k, _ := tx.Bucket(bScheduled).Cursor().Seek(scheduledKey(now.Add(time.Second), 0))
+	if k == nil {
+		return time.Time{}
+	}
+	return time.Unix(int64(binary.BigEndian.Uint64(k)), 0)
+}
+
 // migrateScheduled builds the scheduled bucket of a store written before it existed, and recounts
 // every term from the stored statuses: earlier versions counted an update to a due, not yet rewritten
 // scheduled event as a change from published to published, so their counts could be one short.
