@@ -299,6 +299,39 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	}
 }
 
+// TestItemsExpireWhenWhatTheyEmbedPublishes: an item expires at the date of a scheduled record it
+// embeds, known from the records it was rendered from even while the index has not yet applied the
+// write that scheduled it.
+func TestItemsExpireWhenWhatTheyEmbedPublishes(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	h, _ := newClockedHandler(t, Config{}, func() time.Time { return now })
+	hh := h.(*Handler)
+	var e struct{ Venue struct{ ID uint64 } }
+	json.Unmarshal(writeSynced(t, hh, "POST", "/calendar/events/v1/events", `{"title":"Jazz","start_date":"2026-12-01 20:00",`+
+		`"end_date":"2026-12-01 22:00","venue":{"venue":"Hall"}}`).Body.Bytes(), &e)
+	// Scheduled without the index applying it: only the venue record knows its date.
+	if w := serve(h, "PATCH", "/calendar/events/v1/venues/"+utoa(e.Venue.ID), "application/json",
+		`{"status":"future","date":"2026-11-22 10:17:00"}`); w.Code != 200 {
+		t.Fatalf("schedule the venue: %d %s", w.Code, w.Body)
+	}
+	ask := func(h http.Handler, target string) string {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", target, nil)
+		r.SetBasicAuth("admin", adminPassword)
+		h.ServeHTTP(w, r)
+		return w.Body.String()
+	}
+	if body := ask(hh, "/calendar/events/v1/events?per_page=5"); !strings.Contains(body, `"status":"future"`) {
+		t.Fatalf("the venue is not shown scheduled: %s", body)
+	}
+	now = now.Add(2 * time.Minute)
+	// Another query, so that the list cache has no answer and the items are looked up.
+	warm, fresh := ask(hh, "/calendar/events/v1/events?per_page=6"), ask(New(hh.cfg, hh.db, hh.index, zap.NewNop()), "/calendar/events/v1/events?per_page=6")
+	if warm != fresh {
+		t.Errorf("after the venue's date:\ncached %s\nfresh  %s", warm, fresh)
+	}
+}
+
 // TestPageNeverMixesSnapshots lists two events of one venue while the venue is renamed over and over,
 // with pages of one event (which cache the first item alone) between pages of both: every page of
 // both must show one venue name, whatever each item's cached state.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"time"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -24,11 +25,13 @@ type docRef struct {
 	id   uint64
 }
 
-// listRecord is a record loaded for a list page, ready to render, with the documents its item embeds.
+// listRecord is a record loaded for a list page, ready to render, with the documents its item embeds
+// and the earliest date at which one of the scheduled records among them publishes (zero if none).
 type listRecord struct {
-	id     uint64
-	render func() obj
-	deps   []docRef
+	id        uint64
+	render    func() obj
+	deps      []docRef
+	publishes time.Time
 }
 
 // loadPage loads the records ids of type t for a list page, in order, and returns with them the
@@ -40,15 +43,47 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 	}
 	var recs []listRecord
 	for _, e := range loaded.Events {
-		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, eventDeps(e, rel)})
+		posts := []*storage.Post{&e.Post}
+		if v := rel.Venues[e.VenueID]; v != nil {
+			posts = append(posts, &v.Post)
+		}
+		for _, id := range e.OrganizerIDs {
+			if o := rel.Organizers[id]; o != nil {
+				posts = append(posts, &o.Post)
+			}
+		}
+		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, eventDeps(e, rel),
+			firstPublication(rel, posts...)})
 	}
 	for _, v := range loaded.Venues {
-		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, postDeps(&v.Post, rel)})
+		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, postDeps(&v.Post, rel),
+			firstPublication(rel, &v.Post)})
 	}
 	for _, o := range loaded.Organizers {
-		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, postDeps(&o.Post, rel)})
+		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, postDeps(&o.Post, rel),
+			firstPublication(rel, &o.Post)})
 	}
 	return recs, loaded, nil
+}
+
+// firstPublication is the earliest date of a scheduled record among ps and their translation groups,
+// or zero: an item embedding them changes then without a write. The index knows these dates too
+// (Index.NextPublication) but may not have applied the newest write yet; the records are the snapshot
+// the item is rendered from.
+func firstPublication(rel *storage.Related, ps ...*storage.Post) time.Time {
+	var first time.Time
+	consider := func(p *storage.Post) {
+		if p.Status == storage.StatusFuture && (first.IsZero() || p.Date.Before(first)) {
+			first = p.Date
+		}
+	}
+	for _, p := range ps {
+		consider(p)
+		for i := range rel.Groups[p.Group] {
+			consider(&rel.Groups[p.Group][i])
+		}
+	}
+	return first
 }
 
 // postDeps are a record and the members of its translation group (its `translations`).
@@ -149,7 +184,11 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, body: body, deps: r.deps})
+			itemUntil := until
+			if !r.publishes.IsZero() && r.publishes.Before(until) {
+				itemUntil = r.publishes
+			}
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: itemUntil, body: body, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
