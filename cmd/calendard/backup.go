@@ -27,25 +27,19 @@ const (
 // backup writes a consistent copy of the store to --to: the running server writes it through the
 // control socket (it holds the store's lock), otherwise this process opens the store.
 func backup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	to := fs.String("to", "", "file to write the backup to (replaced atomically)")
-	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *to == "" || fs.NArg() > 0 {
-		return errors.New("usage: calendard backup --to FILE [--data-dir D]")
-	}
-	// The server may run in another directory: send it an absolute path.
-	target, err := filepath.Abs(*to)
+	to, dataDir, err := parseFileCommand("backup", "to", "file to write the backup to (replaced atomically)", args, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	if served, err := callControl(ctx, *dataDir, controlRequest{Cmd: "backup", Target: target}, stdout); served {
+	// The server may run in another directory: send it an absolute path.
+	target, err := filepath.Abs(to)
+	if err != nil {
 		return err
 	}
-	store := filepath.Join(*dataDir, storeName)
+	if served, err := callControl(ctx, dataDir, controlRequest{Cmd: "backup", Target: target}, stdout); served {
+		return err
+	}
+	store := filepath.Join(dataDir, storeName)
 	if _, err := os.Stat(store); err != nil {
 		return fmt.Errorf("no store to back up: %w", err)
 	}
@@ -55,6 +49,22 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	defer db.Close()
 	return writeBackup(ctx, db, target, stdout)
+}
+
+// parseFileCommand parses the flags of a command that names one file (--to or --from) and a data
+// directory, and returns both.
+func parseFileCommand(name, fileFlag, fileUsage string, args []string, getenv func(string) string, stderr io.Writer) (file, dataDir string, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := fs.String(fileFlag, "", fileUsage)
+	dir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
+	if err := fs.Parse(args); err != nil {
+		return "", "", err
+	}
+	if *f == "" || fs.NArg() > 0 {
+		return "", "", fmt.Errorf("usage: calendard %s --%s FILE [--data-dir D]", name, fileFlag)
+	}
+	return *f, *dir, nil
 }
 
 // writeBackup is the backup both the CLI and the control socket run.
@@ -74,40 +84,34 @@ func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.W
 // restore installs a backup into a stopped data directory: the current store is kept beside it as
 // calendar.db.before-restore and the search indexes are deleted, so the next start rebuilds them.
 func restore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	from := fs.String("from", "", "backup file to restore")
-	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
-	if err := fs.Parse(args); err != nil {
+	from, dataDir, err := parseFileCommand("restore", "from", "backup file to restore", args, getenv, stderr)
+	if err != nil {
 		return err
 	}
-	if *from == "" || fs.NArg() > 0 {
-		return errors.New("usage: calendard restore --from FILE [--data-dir D]")
+	if serverAnswers(ctx, dataDir) {
+		return fmt.Errorf("a server is running on %s: stop it before restoring", dataDir)
 	}
-	if serverAnswers(ctx, *dataDir) {
-		return fmt.Errorf("a server is running on %s: stop it before restoring", *dataDir)
+	if _, err := storage.Inspect(from, time.Second); err != nil {
+		return fmt.Errorf("refusing to restore %s: %w", from, err)
 	}
-	if _, err := storage.Inspect(*from, time.Second); err != nil {
-		return fmt.Errorf("refusing to restore %s: %w", *from, err)
-	}
-	store := filepath.Join(*dataDir, storeName)
+	store := filepath.Join(dataDir, storeName)
 	aside := store + beforeRestoreSuffix
-	_, err := os.Stat(store)
+	_, err = os.Stat(store)
 	hasStore := err == nil
 	if hasStore {
 		// A running server holds the store's lock even when its socket is gone.
 		if _, err := storage.Inspect(store, time.Second); errors.Is(err, storage.ErrLocked) {
-			return fmt.Errorf("a server is running on %s: stop it before restoring", *dataDir)
+			return fmt.Errorf("a server is running on %s: stop it before restoring", dataDir)
 		}
 		if _, err := os.Stat(aside); err == nil {
 			return fmt.Errorf("%s exists from an earlier restore: move it away first", aside)
 		}
 	}
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
 	}
 	tmp := store + ".restoring"
-	if err := copyFile(*from, tmp); err != nil {
+	if err := copyFile(from, tmp); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -120,13 +124,13 @@ func restore(ctx context.Context, args []string, getenv func(string) string, std
 	if err := os.Rename(tmp, store); err != nil {
 		return err
 	}
-	if err := storage.SyncDir(*dataDir); err != nil {
+	if err := storage.SyncDir(dataDir); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(filepath.Join(*dataDir, "index")); err != nil {
+	if err := os.RemoveAll(filepath.Join(dataDir, "index")); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "restored %s into %s; the search indexes rebuild on the next start\n", *from, store)
+	fmt.Fprintf(stdout, "restored %s into %s; the search indexes rebuild on the next start\n", from, store)
 	if hasStore {
 		fmt.Fprintf(stdout, "the previous store is kept as %s\n", aside)
 	}

@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/calendard/calendard/storage"
 )
 
@@ -264,14 +262,7 @@ func (p *proc) writeLoad(t *testing.T, round int, after time.Duration) map[uint6
 // stored events by ID.
 func checkStore(t *testing.T, dir string, acked map[uint64]string) map[uint64]*storage.Event {
 	t.Helper()
-	cfg, err := parseConfig("check", []string{"--data-dir", dir}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := openStore(cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDirStore(t, "check", func(k string) string { return map[string]string{"CALENDAR_DATA_DIR": dir}[k] })
 	defer db.Close()
 	stored := map[uint64]*storage.Event{}
 	for after := uint64(0); ; {

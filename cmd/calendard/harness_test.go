@@ -100,6 +100,21 @@ func (s *server) restart(env ...string) *server {
 	return startServerIn(s.t, s.dir, env...)
 }
 
+// openDirStore opens the store a command's configuration names, as the command would; the caller
+// closes it (a server may have to open the directory next).
+func openDirStore(t *testing.T, cmd string, getenv func(string) string) *storage.DB {
+	t.Helper()
+	cfg, err := parseConfig(cmd, nil, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openStore(cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // settle waits until the index has applied everything in the store. Writes made straight to the store,
 // unlike writes through HTTP, return before the index has them.
 func (s *server) settle() {

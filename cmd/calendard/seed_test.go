@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -57,15 +56,9 @@ func seedInto(t *testing.T, events int, seedValue uint64) string {
 func readSeeded(t *testing.T, dir string) *seeded {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := parseConfig("seed", nil, seedTestEnv(dir), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := openStore(cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDirStore(t, "seed", seedTestEnv(dir))
 	defer db.Close()
+	var err error
 	out := &seeded{venues: map[uint64]*storage.Venue{}, organizers: map[uint64]*storage.Organizer{}}
 	for _, typ := range []storage.PostType{storage.TypeEvent, storage.TypeVenue, storage.TypeOrganizer} {
 		for after := uint64(0); ; {
