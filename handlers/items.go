@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/calendard/calendard/storage"
@@ -215,19 +216,18 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 		oldest = min(oldest, e.head)
 	}
 	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
-	// head from which the change log is complete (it is trimmed from the front).
+	// head from which the change log was read completely.
 	var changed map[docRef]uint64
 	known := oldest
 	if oldest < head {
 		changes, err := h.db.Changes(ctx, oldest, maxItemChanges)
-		if err != nil {
-			return nil, err
-		}
 		switch {
+		case errors.Is(err, storage.ErrCompacted):
+			known = head // trimmed past oldest: only items rendered at head are judged
+		case err != nil:
+			return nil, err
 		case len(changes) == maxItemChanges && changes[len(changes)-1].Seq < head:
 			known = head // too many to read: only items rendered at head are judged
-		case len(changes) > 0 && changes[0].Seq > oldest+1:
-			known = changes[0].Seq - 1 // trimmed past oldest
 		}
 		changed = make(map[docRef]uint64, len(changes))
 		for _, c := range changes {

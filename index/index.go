@@ -17,7 +17,10 @@
 //
 // Each Bleve index keeps two internal keys: "mapping" (mappingVersion) and "checkpoint" (the last
 // change-log sequence number applied, 8 bytes big-endian), written in the same batch as the documents
-// they describe, so content and checkpoint never disagree.
+// they describe, so content and checkpoint never disagree. A language no entry concerned stores its
+// checkpoint only at the next Checkpoint call, and the change log is trimmed no further than what
+// Checkpoint returned, so every language finds the entries after its checkpoint at the next start; one
+// whose checkpoint the log was trimmed past anyway (storage.ErrCompacted) is rebuilt.
 //
 // # Caveats
 //
@@ -119,7 +122,7 @@ func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index
 	start := time.Now()
 	var rebuild []*lang
 	for _, code := range storage.Langs {
-		l, fresh, err := openLang(filepath.Join(dir, string(code)+".bleve"), code, head, log)
+		l, fresh, err := openLang(ctx, filepath.Join(dir, string(code)+".bleve"), code, store, head, log)
 		if err != nil {
 			ix.Close()
 			return nil, err
@@ -138,8 +141,9 @@ func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index
 }
 
 // openLang opens one language's Bleve index, or creates an empty one (fresh) when the existing one
-// cannot be used.
-func openLang(path string, code storage.Lang, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
+// cannot be used: of another mapping, without a checkpoint, ahead of the store's change log (a
+// restored backup), or behind what is left of it (the entries after its checkpoint were trimmed).
+func openLang(ctx context.Context, path string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
 	m, err := newMapping(code)
 	if err != nil {
 		return nil, false, err
@@ -156,8 +160,17 @@ func openLang(path string, code storage.Lang, head uint64, log *zap.Logger) (l *
 		case binary.BigEndian.Uint64(cp) > head:
 			log.Info("index is ahead of the store: rebuilding", zap.String("lang", string(code)))
 		default:
-			l.bleve, l.checkpoint = idx, binary.BigEndian.Uint64(cp)
-			return l, false, nil
+			checkpoint := binary.BigEndian.Uint64(cp)
+			_, err := store.Changes(ctx, checkpoint, 1)
+			if err == nil {
+				l.bleve, l.checkpoint = idx, checkpoint
+				return l, false, nil
+			}
+			if !errors.Is(err, storage.ErrCompacted) {
+				closeBleve(idx)
+				return nil, false, err
+			}
+			log.Info("index is behind the trimmed change log: rebuilding", zap.String("lang", string(code)))
 		}
 		closeBleve(idx)
 	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
@@ -243,11 +256,7 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 		from = min(from, l.checkpoint)
 	}
 	ix.applied = from
-	_, err = ix.SyncOnce(ctx)
-	for err == nil && ix.Applied() < head {
-		_, err = ix.SyncOnce(ctx)
-	}
-	return err
+	return ix.catchUp(ctx)
 }
 
 // scanAll reads every record of type t in pages. Decoding dominates the work, so two scanners decode

@@ -169,6 +169,25 @@ func TestRecovery(t *testing.T) {
 		}
 		reopen()
 	})
+	t.Run("index behind the trimmed change log is rebuilt", func(t *testing.T) {
+		// As an earlier calendard left a language no write concerned: its stored checkpoint is older
+		// than the change log's first kept entry, so the entries it needs are gone.
+		w.mutate(t)
+		if err := w.ix.catchUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.ix.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ix.langs["de"].bleve.SetInternal(keyCheckpoint, u64be(0)); err != nil {
+			t.Fatal(err)
+		}
+		head, _ := w.db.ChangeHead(ctx)
+		if _, err := w.db.TrimChanges(ctx, head); err != nil {
+			t.Fatal(err)
+		}
+		reopen()
+	})
 	t.Run("unreadable index is rebuilt", func(t *testing.T) {
 		w.ix.Close()
 		if err := os.WriteFile(filepath.Join(dir, "fr.bleve", "index_meta.json"), []byte("{"), 0o600); err != nil {

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -27,18 +28,8 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	tick := time.NewTicker(safetyTick)
 	defer tick.Stop()
 	for {
-		for {
-			n, err := ix.SyncOnce(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				ix.log.Error("index sync failed", zap.Error(err))
-				break
-			}
-			if n < syncBatch {
-				break
-			}
+		if err := ix.catchUp(ctx); err != nil && ctx.Err() == nil {
+			ix.log.Error("index sync failed", zap.Error(err))
 		}
 		select {
 		case <-ctx.Done():
@@ -105,15 +96,69 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 		}
 	}
 	for code, b := range batches {
-		l := ix.langs[code]
 		b.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last))
-		if err := l.bleve.Batch(b); err != nil {
+		if err := ix.langs[code].bleve.Batch(b); err != nil {
 			return 0, fmt.Errorf("index: apply changes to %s: %w", code, err)
 		}
-		l.checkpoint = last
+	}
+	// A language no entry concerned has applied them too. Its stored checkpoint stays behind until
+	// the next Checkpoint: replaying from there after a restart is harmless, and the entries are kept
+	// until then because trimming goes no further than Checkpoint's answer.
+	for _, l := range ix.langs {
+		l.checkpoint = max(l.checkpoint, last)
 	}
 	ix.advance(last)
 	return len(changes), nil
+}
+
+// catchUp applies the change log until a read finds fewer entries than a full batch: the index has
+// then applied everything that was committed when that read began.
+func (ix *Index) catchUp(ctx context.Context) error {
+	for {
+		n, err := ix.SyncOnce(ctx)
+		if err != nil || n < syncBatch {
+			return err
+		}
+	}
+}
+
+// persistWait bounds how long Checkpoint waits for Bleve to write its batches to disk.
+const persistWait = 30 * time.Second
+
+// Checkpoint stores the applied position as every language's checkpoint, waits until Bleve has
+// written it and everything before it to disk, and returns it: a position every language would
+// restart from, so the change log may be trimmed up to it and no further. With unsafe_batch Bleve
+// persists in the background; its persisted callback fires once a batch and all earlier ones are on
+// disk. Returns an error, and no position, when ctx ends or the disk does not take them in time.
+func (ix *Index) Checkpoint(ctx context.Context) (uint64, error) {
+	ix.writing.Lock()
+	applied := ix.Applied()
+	persisted := make(chan error, len(ix.langs))
+	for code, l := range ix.langs {
+		b := l.bleve.NewBatch()
+		b.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, applied))
+		b.SetPersistedCallback(func(err error) { persisted <- err })
+		if err := l.bleve.Batch(b); err != nil {
+			ix.writing.Unlock()
+			return 0, fmt.Errorf("index: checkpoint %s: %w", code, err)
+		}
+	}
+	ix.writing.Unlock()
+	timeout := time.NewTimer(persistWait)
+	defer timeout.Stop()
+	for range ix.langs {
+		select {
+		case err := <-persisted:
+			if err != nil {
+				return 0, fmt.Errorf("index: persist checkpoint: %w", err)
+			}
+		case <-timeout.C:
+			return 0, errors.New("index: checkpoint not persisted in time")
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return applied, nil
 }
 
 func postTypeOf(k storage.DocKind) (storage.PostType, bool) {

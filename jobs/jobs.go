@@ -24,7 +24,7 @@ type Store interface {
 
 // Index is what the jobs need from the search index (*index.Index).
 type Index interface {
-	Applied() uint64
+	Checkpoint(ctx context.Context) (uint64, error)
 	Check(ctx context.Context) (int, error)
 }
 
@@ -37,8 +37,6 @@ type Jobs struct {
 	cron *cron.Cron
 	// cancel ends the context of scheduled runs once Stop has waited long enough.
 	cancel context.CancelFunc
-	// trimmable is the change-log position the index had applied at the previous trim run.
-	trimmable uint64
 }
 
 // New builds the scheduler; loc is the site zone the schedule is read in, now the clock used to time
@@ -137,15 +135,13 @@ func (j *Jobs) PublishDue(ctx context.Context) error {
 	return err
 }
 
-// TrimChanges deletes the change-log entries the index had applied one run earlier. Every language has
-// then applied everything up to that position (a language no entry concerned had nothing to apply),
-// and waiting a run gives Bleve, which persists its batches in the background (unsafe_batch), the time
-// to have them on disk: a crash cannot need a trimmed entry. The first run after a start trims nothing.
+// TrimChanges deletes the change-log entries that every language index has applied and stored on
+// disk (Index.Checkpoint). A restart replays the log from each language's stored checkpoint, so it
+// must find every entry after it: trimming never passes the lowest one.
 func (j *Jobs) TrimChanges(ctx context.Context) error {
-	upTo := j.trimmable
-	j.trimmable = j.ix.Applied()
-	if upTo == 0 {
-		return nil
+	upTo, err := j.ix.Checkpoint(ctx)
+	if err != nil {
+		return err
 	}
 	n, err := j.db.TrimChanges(ctx, upTo)
 	if n > 0 {

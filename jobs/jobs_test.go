@@ -41,7 +41,10 @@ func (f *fake) TrimChanges(_ context.Context, upTo uint64) (int, error) {
 	return 0, nil
 }
 
-func (f *fake) Applied() uint64 { return f.checkpoint }
+func (f *fake) Checkpoint(context.Context) (uint64, error) {
+	f.calls = append(f.calls, "checkpoint")
+	return f.checkpoint, nil
+}
 
 func (f *fake) Check(context.Context) (int, error) {
 	f.calls = append(f.calls, "check")
@@ -59,7 +62,7 @@ func TestRunByName(t *testing.T) {
 		want []string
 	}{
 		{"publish-due", []string{"publish"}},
-		{"trim-changes", nil}, // the first run only notes the position (see TestTrimLagsOneRun)
+		{"trim-changes", []string{"checkpoint", "trim"}},
 		{"consistency-check", []string{"check"}},
 	}
 	for _, tc := range tests {
@@ -75,19 +78,16 @@ func TestRunByName(t *testing.T) {
 	}
 }
 
-// TestTrimLagsOneRun: a run trims up to what the index had applied at the previous run.
-func TestTrimLagsOneRun(t *testing.T) {
+// TestTrimStopsAtTheCheckpoint: a run trims up to the position the index reports as stored in every
+// language, and no further.
+func TestTrimStopsAtTheCheckpoint(t *testing.T) {
 	j, f := newFake(t)
 	ctx := context.Background()
-	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 0 {
-		t.Fatalf("first run trimmed to %d (%v), want nothing", f.trimmedTo, err)
-	}
-	f.checkpoint = 50
-	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 42 {
-		t.Fatalf("second run trimmed to %d (%v), want 42, the position seen one run earlier", f.trimmedTo, err)
-	}
-	if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != 50 {
-		t.Fatalf("third run trimmed to %d (%v), want 50", f.trimmedTo, err)
+	for _, cp := range []uint64{42, 50} {
+		f.checkpoint = cp
+		if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != cp {
+			t.Fatalf("trimmed to %d (%v), want %d", f.trimmedTo, err, cp)
+		}
 	}
 }
 
@@ -128,12 +128,8 @@ func TestRunOnceRunsAll(t *testing.T) {
 	if err := j.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// trim-changes runs too, but its first run only notes the position (TestTrimLagsOneRun).
-	if want := []string{"publish", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 0 {
-		t.Errorf("calls = %v (trimmed to %d), want %v", f.calls, f.trimmedTo, want)
-	}
-	if j.trimmable != 42 {
-		t.Errorf("trim-changes noted %d, want the applied position 42", j.trimmable)
+	if want := []string{"publish", "checkpoint", "trim", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
+		t.Errorf("calls = %v (trimmed to %d), want %v, trimmed to 42", f.calls, f.trimmedTo, want)
 	}
 }
 

@@ -59,10 +59,16 @@ func logChange(tx *bolt.Tx, kind DocKind, id uint64) error {
 }
 
 // Changes returns up to limit change-log entries with a sequence number above after, oldest first.
+// Returns ErrCompacted if entries above after were trimmed: an empty answer always means "nothing
+// newer", never "something missed".
 func (db *DB) Changes(ctx context.Context, after uint64, limit int) ([]Change, error) {
 	var out []Change
 	err := db.view(ctx, func(tx *bolt.Tx) error {
-		c := tx.Bucket(bOutbox).Cursor()
+		b := tx.Bucket(bOutbox)
+		if after < changeFloor(b) {
+			return ErrCompacted
+		}
+		c := b.Cursor()
 		for k, v := c.Seek(u64(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
 			if len(v) != 9 {
 				return fmt.Errorf("storage: corrupt change-log entry %x", k)
@@ -72,6 +78,16 @@ func (db *DB) Changes(ctx context.Context, after uint64, limit int) ([]Change, e
 		return nil
 	})
 	return out, err
+}
+
+// changeFloor is the highest trimmed sequence number: the log holds exactly the entries after it up
+// to the head, because every sequence number is taken by the entry that commits with it and only
+// trimming deletes entries, from the front.
+func changeFloor(b *bolt.Bucket) uint64 {
+	if k, _ := b.Cursor().First(); k != nil {
+		return beUint(k) - 1
+	}
+	return b.Sequence()
 }
 
 // ChangeHead returns the sequence number of the newest change-log entry ever written (0 if none).

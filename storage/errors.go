@@ -13,6 +13,11 @@ var (
 	// ErrWrongType is returned when an ID exists but designates another kind of record, e.g. a venue ID
 	// given to an event operation.
 	ErrWrongType = errors.New("storage: wrong record type")
+
+	// ErrCompacted is returned when the change log is read from a position whose following entries
+	// were trimmed: the reader has missed changes and must start again from the records themselves
+	// (an index rebuilds, a change-feed client lists again).
+	ErrCompacted = errors.New("storage: change log trimmed past the requested position")
 )
 
 // Write errors.

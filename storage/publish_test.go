@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -152,9 +153,14 @@ func TestTrimChanges(t *testing.T) {
 	if err != nil || n != len(all)-1 {
 		t.Fatalf("TrimChanges(%d) = %d, %v; want %d, nil", upTo, n, err, len(all)-1)
 	}
-	left, _ := db.Changes(ctx, 0, 1000)
-	if len(left) != 1 || left[0].Seq != head {
-		t.Errorf("after trim: %v, want only seq %d", left, head)
+	left, err := db.Changes(ctx, upTo, 1000)
+	if err != nil || len(left) != 1 || left[0].Seq != head {
+		t.Errorf("after trim: %v, %v; want only seq %d", left, err, head)
+	}
+	for _, after := range []uint64{0, upTo - 1} {
+		if got, err := db.Changes(ctx, after, 1000); !errors.Is(err, ErrCompacted) {
+			t.Errorf("Changes(%d) after trimming to %d = %v, %v; want ErrCompacted", after, upTo, got, err)
+		}
 	}
 	if got, _ := db.ChangeHead(ctx); got != head {
 		t.Errorf("ChangeHead after trim = %d, want %d", got, head)
@@ -166,6 +172,18 @@ func TestTrimChanges(t *testing.T) {
 	}
 	if n, err := db.TrimChanges(ctx, upTo); err != nil || n != 0 {
 		t.Errorf("trimming again = %d, %v; want 0, nil", n, err)
+	}
+	// A log trimmed to its head is empty: reading from the head finds nothing new, and reading from
+	// below it is still an explicit ErrCompacted, not an empty answer.
+	head, _ = db.ChangeHead(ctx)
+	if _, err := db.TrimChanges(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.Changes(ctx, head, 1000); err != nil || len(got) != 0 {
+		t.Errorf("Changes(head) on an empty log = %v, %v; want nothing", got, err)
+	}
+	if got, err := db.Changes(ctx, head-1, 1000); !errors.Is(err, ErrCompacted) {
+		t.Errorf("Changes(head-1) on an empty log = %v, %v; want ErrCompacted", got, err)
 	}
 }
 

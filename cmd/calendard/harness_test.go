@@ -55,6 +55,15 @@ func startServerIn(t testing.TB, dir string, env ...string) *server {
 // startServerLogged is startServerIn with the app logging to log.
 func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string) *server {
 	t.Helper()
+	a, err := openTestApp(dir, log, env...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveTestApp(t, dir, a)
+}
+
+// openTestApp opens the app the way startServer does, without serving it.
+func openTestApp(dir string, log *zap.Logger, env ...string) (*app, error) {
 	vars := map[string]string{
 		"CALENDAR_DATA_DIR":           dir,
 		"CALENDAR_NOW":                testNow,
@@ -67,12 +76,14 @@ func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string)
 	}
 	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	a, err := open(context.Background(), cfg, log, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return open(context.Background(), cfg, log, io.Discard)
+}
+
+// serveTestApp serves an opened app behind httptest until the test ends.
+func serveTestApp(t testing.TB, dir string, a *app) *server {
+	t.Helper()
 	// Serve through the app's own http.Server, so its limits (headers, timeouts) apply.
 	ts := httptest.NewUnstartedServer(a.handler)
 	ts.Config = a.server

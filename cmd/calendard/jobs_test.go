@@ -3,9 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/jobs"
+	"github.com/calendard/calendard/storage"
 )
 
 func TestRunJob(t *testing.T) {
@@ -41,5 +49,63 @@ func TestRunJob(t *testing.T) {
 				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestRestartAfterTrimComesBack runs the sequence of the restart defect (issue 11): a fresh data
+// directory, one event written in English, a restart, the trim job's start-up run and its run ten
+// minutes later, a restart. The six languages no write concerned kept their first checkpoint; the
+// server must still come back, and answer with the event.
+func TestRestartAfterTrimComesBack(t *testing.T) {
+	ctx := context.Background()
+	s := startServer(t)
+	id := s.create("/calendar/events/v1/events", concert())
+	s = s.restart()
+	j := jobs.New(s.app.db, s.app.index, zaptest.NewLogger(t), time.UTC, s.app.cfg.clock())
+	for range 2 {
+		if err := j.Run(ctx, "trim-changes"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, err := s.app.db.ChangeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, err := s.app.db.Changes(ctx, head-1, 10); !errors.Is(err, storage.ErrCompacted) {
+		t.Fatalf("the trim left %v (%v): the sequence needs the whole log trimmed", left, err)
+	}
+	s = restartWithin(t, s, time.Minute)
+	if res := s.do(req{method: "GET", path: "/calendar/events/v1/events/" + utoa(id)}); res.status != http.StatusOK {
+		t.Errorf("GET the event after the restart: %d\n%s", res.status, res.body)
+	}
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=concert&start_date=2030-01-01&end_date=2031-01-01"})
+	if got := res.header.Get("X-TEC-Total"); got != "1" {
+		t.Errorf("search after the restart: X-TEC-Total %q, want 1\n%s", got, res.body)
+	}
+}
+
+// restartWithin restarts s and fails the test when the server is not back within limit: a start-up
+// that never ends must fail the test, not hang it.
+func restartWithin(t *testing.T, s *server, limit time.Duration) *server {
+	t.Helper()
+	s.stop()
+	type opened struct {
+		a   *app
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		a, err := openTestApp(s.dir, zaptest.NewLogger(t))
+		done <- opened{a, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		return serveTestApp(t, s.dir, o.a)
+	case <-time.After(limit):
+		t.Fatalf("the server did not come back within %v", limit)
+		return nil
 	}
 }
