@@ -287,9 +287,11 @@ func textMatch(l *lang, fields []string, search string) bool {
 			}
 			p := tokens(l, analyzerPrefix, term.text)
 			if len(p) == 1 && len([]rune(p[0].term)) >= 2 {
+				// A term longer than maxPrefixRunes stands for its first maxPrefixRunes characters.
+				prefix := string([]rune(p[0].term)[:min(len([]rune(p[0].term)), maxPrefixRunes)])
 				for _, field := range folded {
 					for _, tk := range field {
-						found = found || strings.HasPrefix(tk.term, p[0].term)
+						found = found || strings.HasPrefix(tk.term, prefix)
 					}
 				}
 			}

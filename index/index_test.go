@@ -2,16 +2,19 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
@@ -37,10 +40,32 @@ func TestParseSearch(t *testing.T) {
 		{`"unterminated quote`, []searchTerm{{text: "unterminated quote", phrase: true}}},
 		{"a - b", []searchTerm{{text: "a"}, {text: "-"}, {text: "b"}}},
 		{`""  ,,`, nil},
+		// A repeated term counts once (CONTRACT 5.2); a negated or quoted one is another term.
+		{"jazz jazz,jazz+jazz", []searchTerm{{text: "jazz"}}},
+		{`jazz -jazz "jazz"`, []searchTerm{{text: "jazz"}, {text: "jazz", negated: true}, {text: "jazz", phrase: true}}},
+		{strings.Repeat("qx ", 5000) + "night", []searchTerm{{text: "qx"}, {text: "night"}}},
 	}
 	for _, tc := range tests {
 		if got := parseSearch(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("parseSearch(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSearchUsesTheFirst32Terms: of more than 32 distinct terms only the first 32 are used, and
+// repeats do not count towards them (CONTRACT 5.2, 10.1).
+func TestSearchUsesTheFirst32Terms(t *testing.T) {
+	var words []string
+	for i := range 40 {
+		words = append(words, fmt.Sprint("w", i))
+	}
+	got := parseSearch("w0 w0 w1 " + strings.Join(words, " "))
+	if len(got) != maxSearchTerms {
+		t.Fatalf("%d terms, want %d", len(got), maxSearchTerms)
+	}
+	for i, term := range got {
+		if want := fmt.Sprint("w", i); term.text != want {
+			t.Errorf("term %d = %q, want %q", i, term.text, want)
 		}
 	}
 }
@@ -258,5 +283,183 @@ func TestCloseRightAfterWrites(t *testing.T) {
 		if err := closeBleve(idx); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPrefixSearch: a term of two characters or more also matches every word that begins with it,
+// through the indexed prefixes, one term lookup whatever the dictionary holds (CONTRACT 5.2).
+func TestPrefixSearch(t *testing.T) {
+	m, err := newMapping("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	texts := map[uint64]string{
+		1: "Jazzfestival tonight",
+		2: "Jazz",
+		3: "abcdefghijklmnopqrstuvwxyz",
+		4: "Müllerstraße",
+		5: "nothing here",
+	}
+	// A dictionary of words sharing one prefix, which a prefix search must not walk.
+	var poison strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&poison, "qx%d ", i)
+	}
+	texts[6] = poison.String()
+	b := idx.NewBatch()
+	for id, text := range texts {
+		doc := document{kind: storage.TypeEvent, id: id, text: []string{text}}
+		if err := doc.index(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	l := &lang{code: "en", bleve: idx, mapping: m}
+	tests := []struct {
+		search string
+		want   []uint64
+	}{
+		{"ja", []uint64{1, 2}},
+		{"jazzf", []uint64{1}},
+		{"JAZZFESTIVAL", []uint64{1}},
+		{"azz", nil}, // inside a word, not at its start
+		{"j", nil},   // one character: whole words only
+		{"mull", []uint64{4}},
+		{"mullerstrasse", []uint64{4}},
+		{"abcdefghijklmnopqrst", []uint64{3}},
+		{"abcdefghijklmnopqrstuvwxyz", []uint64{3}},
+		// Longer than maxPrefixRunes: the term stands for its first 20 characters.
+		{"abcdefghijklmnopqrstXYZ", []uint64{3}},
+		{"abcdefghijklmnopqrsX", nil},
+		{"qx1999", []uint64{6}},
+		{"qx", []uint64{6}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.search, func(t *testing.T) {
+			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.search, Version{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []uint64
+			for id := range texts {
+				if got.has(id) {
+					ids = append(ids, id)
+				}
+			}
+			slices.Sort(ids)
+			if !slices.Equal(ids, tc.want) {
+				t.Errorf("search %q matches %v, want %v", tc.search, ids, tc.want)
+			}
+		})
+	}
+	// Structurally: a prefix is one term of the prefix field, never an expansion over the dictionary.
+	q := termQuery(m, searchTerm{text: "qx"})
+	d, ok := q.(*query.DisjunctionQuery)
+	if !ok || len(d.Disjuncts) != 2 {
+		t.Fatalf("query for a prefix: %T %+v, want a disjunction of the word and the prefix", q, q)
+	}
+	for _, sub := range d.Disjuncts {
+		if _, ok := sub.(*query.TermQuery); !ok {
+			t.Errorf("part of the prefix query is a %T, want a term query", sub)
+		}
+	}
+}
+
+// TestLongPhrase: a phrase is matched by its first maxPhraseWords words in order, so its cost stays
+// bounded however long it is.
+func TestLongPhrase(t *testing.T) {
+	m, err := newMapping("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	var words []string
+	for i := range 40 {
+		words = append(words, fmt.Sprint("w", i))
+	}
+	b := idx.NewBatch()
+	for id, text := range map[uint64]string{1: strings.Join(words, " "), 2: strings.Join(words[:31], " ")} {
+		doc := document{kind: storage.TypeEvent, id: id, text: []string{text}}
+		if err := doc.index(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	l := &lang{code: "en", bleve: idx, mapping: m}
+	for _, tc := range []struct {
+		phrase []string
+		want   [2]bool
+	}{
+		{words, [2]bool{true, false}},
+		{append(slices.Clone(words[:32]), "unrelated", "words"), [2]bool{true, false}},
+		{words[:31], [2]bool{true, true}},
+		{append(slices.Clone(words[:31]), "unrelated"), [2]bool{false, false}},
+	} {
+		search := `"` + strings.Join(tc.phrase, " ") + `"`
+		got, err := l.textMatches(context.Background(), storage.TypeEvent, search, Version{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.has(1) != tc.want[0] || got.has(2) != tc.want[1] {
+			t.Errorf("phrase of %d words: matches 1 %v, 2 %v; want %v", len(tc.phrase), got.has(1), got.has(2), tc.want)
+		}
+	}
+}
+
+// expiringCtx reports itself cancelled from its nth look at Err on: a deadline that passes in the
+// middle of a search, at a point the test chooses.
+type expiringCtx struct {
+	context.Context
+	looks, n int
+}
+
+func (c *expiringCtx) Err() error {
+	if c.looks++; c.looks >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestSearchStopsAtItsDeadline: a phrase that no document holds, over documents that all hold its
+// words, is one long step of Bleve's searcher; the search still stops when its context ends
+// (CONTRACT 10.2), because the postings it reads look at the context.
+func TestSearchStopsAtItsDeadline(t *testing.T) {
+	m, err := newMapping("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	b := idx.NewBatch()
+	for id := range uint64(3000) {
+		doc := document{kind: storage.TypeEvent, id: id + 1, text: []string{"jazz concert"}}
+		if err := doc.index(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	l := &lang{code: "en", bleve: idx, mapping: m}
+	ctx := &expiringCtx{Context: context.Background(), n: 3}
+	set, err := l.textMatches(ctx, storage.TypeEvent, `"concert jazz"`, Version{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("search went on past its context: %d words of matches, %v", len(set), err)
 	}
 }

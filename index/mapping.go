@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -14,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
+	"github.com/blevesearch/bleve/v2/analysis/token/edgengram"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
@@ -26,21 +28,34 @@ import (
 
 // mappingVersion is stored in every index; an index written with another version is rebuilt. Bump it
 // on any change to the mapping, the analyzers or the documents.
-const mappingVersion = "2"
+const mappingVersion = "3"
 
 // Field names of the documents. Every searched field of a record goes into fieldText (stemmed,
-// for word matches and phrases) and fieldPrefix (folded only, for search-as-you-type prefixes), as an
-// array: Bleve keeps array elements apart, so a phrase never spans two fields.
+// for word matches and phrases) and fieldPrefix (the prefixes of the folded words, for
+// search-as-you-type), as an array: Bleve keeps array elements apart, so a phrase never spans two
+// fields.
 const (
 	fieldType   = "type"
 	fieldText   = "text"
 	fieldPrefix = "prefix"
 )
 
+// Analyzers. analyzerPrefix folds a word without stemming; analyzerPrefixes indexes every prefix of
+// such a word, from 2 to maxPrefixRunes characters (edge n-grams, as Elasticsearch's index_prefixes),
+// so that a prefix search is one term lookup: expanding a prefix over the dictionary at search time
+// costs as many lookups as there are indexed words beginning with it, which anyone who may write a
+// draft can make thousands (issue 11).
 const (
-	analyzerText   = "calendard_text"
-	analyzerPrefix = "calendard_prefix"
+	analyzerText     = "calendard_text"
+	analyzerPrefix   = "calendard_prefix"
+	analyzerPrefixes = "calendard_prefixes"
+	prefixGrams      = "calendard_prefix_grams"
 )
+
+// maxPrefixRunes is the longest prefix indexed. A search term longer than that matches the words
+// that begin with its first maxPrefixRunes characters: no word of a calendar's text shares so long a
+// beginning with another and then differs, and each indexed word costs one term per prefix length.
+const maxPrefixRunes = 20
 
 // foldName is the token filter that folds accented Latin letters to ASCII. It runs after the
 // language's stemmer and stop words, which expect the real spelling (Polish stempel knows `koncertów`,
@@ -104,7 +119,15 @@ func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
 	if !ok {
 		pfilters = []string{lowercase.Name, foldName}
 	}
-	for name, tf := range map[string][]string{analyzerText: filters, analyzerPrefix: pfilters} {
+	err := m.AddCustomTokenFilter(prefixGrams, map[string]any{
+		"type": edgengram.Name, "min": 2.0, "max": float64(maxPrefixRunes),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: prefix filter for %s: %w", lang, err)
+	}
+	analyzers := map[string][]string{analyzerText: filters, analyzerPrefix: pfilters,
+		analyzerPrefixes: append(slices.Clone(pfilters), prefixGrams)}
+	for name, tf := range analyzers {
 		err := m.AddCustomAnalyzer(name, map[string]any{
 			"type":          custom.Name,
 			"tokenizer":     unicode.Name,
@@ -119,10 +142,13 @@ func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
 	kind.Analyzer = keyword.Name
 	kind.Store, kind.IncludeInAll, kind.DocValues = false, false, false
 	doc.AddFieldMappingsAt(fieldType, kind)
-	for field, analyzer := range map[string]string{fieldText: analyzerText, fieldPrefix: analyzerPrefix} {
+	for field, analyzer := range map[string]string{fieldText: analyzerText, fieldPrefix: analyzerPrefixes} {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
 		f.Store, f.IncludeInAll, f.DocValues, f.IncludeTermVectors = false, false, false, field == fieldText
+		// Searches are not scored: the prefixes need no frequencies or norms, and they are most of the
+		// terms indexed. The text keeps its own for the phrase matching of its term vectors.
+		f.SkipFreqNorm = field == fieldPrefix
 		doc.AddFieldMappingsAt(field, f)
 	}
 	m.DefaultMapping = doc

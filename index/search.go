@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -459,7 +460,7 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
 		return nil, err
 	}
 	defer r.Close()
-	s, err := q.Searcher(ctx, r, l.mapping, search.SearcherOptions{Score: "none"})
+	s, err := q.Searcher(ctx, deadlineReader{r}, l.mapping, search.SearcherOptions{Score: "none"})
 	if err != nil {
 		return nil, err
 	}
@@ -503,4 +504,50 @@ func (s *idSet) add(id uint64) {
 func (s idSet) has(id uint64) bool {
 	w := int(id / 64)
 	return w < len(s) && s[w]&(1<<(id%64)) != 0
+}
+
+// deadlineReader hands Bleve's searchers postings that stop when the request's context ends. Bleve
+// checks no context inside a searcher, and one Next of a phrase or conjunction may walk the postings
+// of every document before it finds a match, so the check sits where every searcher reads.
+type deadlineReader struct{ bindex.IndexReader }
+
+func (r deadlineReader) TermFieldReader(ctx context.Context, term []byte, field string, freq, norm, vectors bool) (bindex.TermFieldReader, error) {
+	tfr, err := r.IndexReader.TermFieldReader(ctx, term, field, freq, norm, vectors)
+	if err != nil {
+		return nil, err
+	}
+	return &deadlinePostings{TermFieldReader: tfr, ctx: ctx}, nil
+}
+
+// deadlineCheckEvery is how many postings a reader visits between two looks at its context: reading
+// one costs tens of nanoseconds, a look at a deadline's context about as much.
+const deadlineCheckEvery = 256
+
+// deadlinePostings keeps the context of its search because Bleve's postings interface has no context
+// parameter; it lives only as long as that search.
+type deadlinePostings struct {
+	bindex.TermFieldReader
+	ctx  context.Context
+	read int
+}
+
+func (p *deadlinePostings) check() error {
+	if p.read++; p.read%deadlineCheckEvery == 0 {
+		return p.ctx.Err()
+	}
+	return nil
+}
+
+func (p *deadlinePostings) Next(pre *bindex.TermFieldDoc) (*bindex.TermFieldDoc, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return p.TermFieldReader.Next(pre)
+}
+
+func (p *deadlinePostings) Advance(id bindex.IndexInternalID, pre *bindex.TermFieldDoc) (*bindex.TermFieldDoc, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return p.TermFieldReader.Advance(id, pre)
 }
