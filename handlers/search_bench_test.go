@@ -1,0 +1,104 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// poisonWords is how many distinct words sharing the prefix "qx" the poisoned draft holds: the
+// dictionary an attacker with a contributor account can give one prefix (issue 11).
+const poisonWords = 6000
+
+// poison writes one draft whose description is poisonWords distinct words beginning with "qx", and
+// waits until the index has it.
+func poison(b *testing.B, h *Handler) {
+	b.Helper()
+	ctx := context.Background()
+	var sb strings.Builder
+	for i := range poisonWords {
+		sb.WriteString(" qx")
+		for n := i + 26*26*26; n > 0; n /= 26 {
+			sb.WriteByte(byte('a' + n%26))
+		}
+	}
+	title, draft := "Poison", storage.StatusDraft
+	description := sb.String()
+	start, err := datetime.Parse("2027-01-01 10:00:00")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, err = h.db.CreateEvent(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, "en", &storage.EventInput{
+		PostInput: storage.PostInput{Title: &title, Description: &description, Status: &draft}, Start: &start, End: &start})
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, err := h.db.ChangeHead(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.index.SyncOnce(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := h.index.WaitApplied(ctx, head); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkHostileSearch measures search strings built to be expensive, against an index holding a
+// draft of poisonWords words that share one prefix (CONTRACT 5.2: a search's cost must not grow with
+// the words sharing a term's prefix, nor with repeats). It builds 10k synthetic events, or serves the
+// data directory named by CALENDARD_BENCH_DIR. Every request misses every cache: a new origin for the
+// list and item caches, and trailing separators, which the search ignores, for the remembered matches.
+func BenchmarkHostileSearch(b *testing.B) {
+	var h http.Handler
+	if dir := os.Getenv("CALENDARD_BENCH_DIR"); dir != "" {
+		h = benchDirHandler(b, dir)
+	} else {
+		h = benchHandler(b, 10000)
+	}
+	poison(b, h.(*Handler))
+	distinct := make([]string, 0, 40)
+	for i := range 40 {
+		distinct = append(distinct, "qx"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	long := strings.Repeat("q", 1000)
+	common := strings.Fields("ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su")
+	for i := range common {
+		common[i] += string(rune('a' + i%3))
+	}
+	for _, tc := range []struct{ name, search string }{
+		{"prefix", "qx"},
+		{"prefix-x10", strings.TrimSpace(strings.Repeat("qx ", 10))},
+		{"prefix-x1000", strings.TrimSpace(strings.Repeat("qx ", 1000))},
+		{"distinct-prefixes-x40", strings.Join(distinct, " ")},
+		{"negated-prefixes-x40", "jazz -" + strings.Join(distinct, " -")},
+		{"phrase-of-prefixes", `"` + strings.Join(distinct, " ") + `"`},
+		{"long-word", long},
+		{"common-prefixes-x32", strings.Join(common, " ")},
+		{"long-phrase-of-common-words", `"` + strings.TrimSpace(strings.Repeat("jazz concert ", 2000)) + `"`},
+		{"common-word", "jazz"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				i := benchRequests.Add(1)
+				target := "/calendar/events/v1/events?per_page=10&search=" + url.QueryEscape(tc.search+strings.Repeat(",", int(i%4096)))
+				r := httptest.NewRequest("GET", target, nil)
+				r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
