@@ -102,3 +102,66 @@ func BenchmarkHostileSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHostileParams measures the list parameters an anonymous client controls at their most
+// expensive (docs/SECURITY.md): the longest lists, the widest dates and circle, the last page, a
+// long _fields, and everything at once. Like BenchmarkHostileSearch it builds 10k synthetic events
+// or serves CALENDARD_BENCH_DIR, and every request misses every cache.
+func BenchmarkHostileParams(b *testing.B) {
+	var h http.Handler
+	if dir := os.Getenv("CALENDARD_BENCH_DIR"); dir != "" {
+		h = benchDirHandler(b, dir)
+	} else {
+		h = benchHandler(b, 10000)
+	}
+	ctx := context.Background()
+	ids := func(tax storage.Taxonomy) string {
+		terms, err := h.(*Handler).db.Terms(ctx, tax)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out []string
+		for i := 0; len(out) < 100; i++ {
+			out = append(out, strconv.FormatUint(terms[i%len(terms)].ID, 10))
+		}
+		return strings.Join(out, ",")
+	}
+	var include []string
+	for i := range 100 {
+		include = append(include, strconv.Itoa(1000+i*37))
+	}
+	fields := strings.TrimSuffix(strings.Repeat("id,title,venue.venue,organizer.organizer,categories.name,", 100), ",")
+	wide := "start_date=1970-01-01&end_date=2100-12-31"
+	circle := "geoloc=1&geoloc_lat=48.85&geoloc_lng=2.35&geoloc_radius=20000"
+	for _, tc := range []struct{ name, query string }{
+		{"default-page", "per_page=100"},
+		{"include-x100", "per_page=100&include=" + strings.Join(include, ",")},
+		{"categories-x100", "per_page=100&categories=" + ids(storage.TaxCategory)},
+		{"tags-x100", "per_page=100&tags=" + ids(storage.TaxTag)},
+		{"whole-calendar", "per_page=100&" + wide},
+		{"whole-earth", "per_page=100&" + wide + "&" + circle},
+		{"last-page", "per_page=100&page=2147483647&" + wide},
+		{"fields-x500", "per_page=100&_fields=" + fields},
+		{"everything", "per_page=100&page=3&" + wide + "&" + circle + "&featured=0&search=a+b+c&categories=" +
+			ids(storage.TaxCategory) + "&tags=" + ids(storage.TaxTag) + "&_fields=" + fields},
+		{"venues-search", "/venues?per_page=100&search=a+b+c+d+e+f+g+h"},
+		{"tags-search", "/tags?per_page=100&search=a"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			path, query := "/events", tc.query
+			if strings.HasPrefix(query, "/") {
+				path, query, _ = strings.Cut(query, "?")
+			}
+			for b.Loop() {
+				i := benchRequests.Add(1)
+				r := httptest.NewRequest("GET", "/calendar/events/v1"+path+"?"+query, nil)
+				r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK && w.Code != http.StatusNotFound {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
