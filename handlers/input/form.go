@@ -262,12 +262,44 @@ type form struct {
 // phpArray is an ordered PHP array. Integer keys are kept in their decimal
 // form, which PHP's canonical-integer rule makes unique; next is where "[]"
 // appends.
+//
+// While its keys are exactly 0, 1, 2… in that order, the shape "a[]=…" builds,
+// the values stay in list and keys and vals are nil: a body of 1 MiB can hold
+// 170 000 items, and a key string and a map entry for each made decoding it
+// cost half a second. The first other key moves the array to keys and vals.
 type phpArray struct {
+	list    []any
 	keys    []string
 	intKeys int // how many keys are integers >= 0
 	vals    map[string]any
 	next    int64
 	hasNext bool // false while PHP's nNextFreeElement is unset, so "[]" appends at 0
+}
+
+// dense reports whether the array still keeps its values in list.
+func (a *phpArray) dense() bool { return a.vals == nil }
+
+// get returns the value stored under key.
+func (a *phpArray) get(key string) any {
+	if a.dense() {
+		if n, ok := phpIntKey(key); ok && n >= 0 && n < int64(len(a.list)) {
+			return a.list[n]
+		}
+		return nil
+	}
+	return a.vals[key]
+}
+
+// spread moves a dense array's values to keys and vals.
+func (a *phpArray) spread() {
+	a.vals = make(map[string]any, len(a.list)+1)
+	a.keys = make([]string, len(a.list))
+	for i, v := range a.list {
+		a.keys[i] = strconv.Itoa(i)
+		a.vals[a.keys[i]] = v
+	}
+	a.intKeys = len(a.list)
+	a.list = nil
 }
 
 func (f *form) add(name, value string) {
@@ -360,7 +392,7 @@ func (f *form) descend(cur *phpArray, key string, appendKey bool) *phpArray {
 		}
 		return a
 	}
-	a, ok := cur.vals[key].(*phpArray)
+	a, ok := cur.get(key).(*phpArray)
 	if !ok {
 		a = &phpArray{}
 		cur.set(key, a)
@@ -370,8 +402,18 @@ func (f *form) descend(cur *phpArray, key string, appendKey bool) *phpArray {
 
 // set stores v under key, keeping the key's position if it is already there.
 func (a *phpArray) set(key string, v any) {
-	if a.vals == nil {
-		a.vals = make(map[string]any)
+	if a.dense() {
+		n, ok := phpIntKey(key)
+		switch {
+		case ok && n >= 0 && n < int64(len(a.list)):
+			a.list[n] = v
+			return
+		case ok && n == int64(len(a.list)):
+			a.list = append(a.list, v)
+			a.noteInt(n)
+			return
+		}
+		a.spread()
 	}
 	if _, ok := a.vals[key]; !ok {
 		a.keys = append(a.keys, key)
@@ -392,8 +434,13 @@ func (a *phpArray) append(v any) bool {
 	if a.hasNext {
 		n = a.next
 	}
+	if a.dense() && n == int64(len(a.list)) {
+		a.list = append(a.list, v)
+		a.noteInt(n)
+		return true
+	}
 	key := strconv.FormatInt(n, 10)
-	if _, taken := a.vals[key]; taken {
+	if a.get(key) != nil {
 		return false
 	}
 	a.set(key, v)
@@ -442,6 +489,13 @@ func export(v any) any {
 	a, ok := v.(*phpArray)
 	if !ok {
 		return v
+	}
+	if a.dense() {
+		list := make([]any, len(a.list))
+		for i, item := range a.list {
+			list[i] = export(item)
+		}
+		return list
 	}
 	if a.intKeys == len(a.keys) {
 		list := make([]any, len(a.keys))
