@@ -43,6 +43,9 @@ type Config struct {
 	// RateLimitPerMinute is N of CONTRACT 10.3: 0 turns rate limiting off; above
 	// MaxRateLimitPerMinute it is clamped.
 	RateLimitPerMinute int
+	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
+	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
+	TrustedOrigins []string
 }
 
 // Handler serves the REST API.
@@ -57,6 +60,8 @@ type Handler struct {
 	// items holds the encoded JSON of list items (items.go).
 	items *listCache
 	rate  *limiter // nil: no rate limit
+	// trusted holds Config.TrustedOrigins.
+	trusted trustedOrigins
 }
 
 // New returns the API's http.Handler.
@@ -73,7 +78,8 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute)}
+	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
+		trusted: newTrustedOrigins(cfg.TrustedOrigins)}
 	h.router = h.routes()
 	return h
 }

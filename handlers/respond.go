@@ -20,7 +20,11 @@ func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" {
 		hd.Set("Access-Control-Allow-Origin", origin)
 		hd.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
-		hd.Set("Access-Control-Allow-Credentials", "true")
+		if h.trusted.has(origin) {
+			// Only a trusted origin may read answers to requests carrying the browser's cached
+			// credentials (CONTRACT 1.7): anywhere else, a page could read them in the user's name.
+			hd.Set("Access-Control-Allow-Credentials", "true")
+		}
 		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override")
 		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location")
 		hd.Add("Vary", "Origin")

@@ -29,6 +29,8 @@ type Config struct {
 	CurrencyCode       string
 	MaxBodyBytes       int64
 	RateLimitPerMinute int
+	// CORSTrustedOrigins is the comma-separated list of CALENDAR_CORS_TRUSTED_ORIGINS, as given.
+	CORSTrustedOrigins string
 	AdminLogin         string
 	AdminEmail         string
 	AdminAppPassword   string
@@ -42,6 +44,8 @@ type Config struct {
 
 	siteZone datetime.Zone
 	now      time.Time
+	// trustedOrigins is CORSTrustedOrigins parsed, each in handlers.ParseOrigin's form.
+	trustedOrigins []string
 }
 
 // setting ties a Config field to its variable and flag.
@@ -61,6 +65,7 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_CURRENCY_SYMBOL", "currency-symbol", "$", "default currency symbol", &c.CurrencySymbol},
 		{"CALENDAR_CURRENCY_POSITION", "currency-position", "prefix", "prefix or postfix", &c.CurrencyPosition},
 		{"CALENDAR_CURRENCY_CODE", "currency-code", "USD", "ISO 4217 code used in json_ld offers", &c.CurrencyCode},
+		{"CALENDAR_CORS_TRUSTED_ORIGINS", "cors-trusted-origins", "", "comma-separated origins (scheme://host[:port]) that get CORS credentials and may send cross-site writes", &c.CORSTrustedOrigins},
 		{"CALENDAR_ADMIN_LOGIN", "admin-login", "admin", "login of the first administrator", &c.AdminLogin},
 		{"CALENDAR_ADMIN_EMAIL", "admin-email", "admin@localhost", "e-mail of the first administrator", &c.AdminEmail},
 		{"CALENDAR_ADMIN_APP_PASSWORD", "admin-app-password", "", "application password of the first administrator (generated when empty)", &c.AdminAppPassword},
@@ -128,12 +133,33 @@ func (c *Config) validate() error {
 			return errors.New("base-url must be scheme://host[:port][/path]")
 		}
 	}
+	if c.trustedOrigins, err = parseOrigins(c.CORSTrustedOrigins); err != nil {
+		return err
+	}
 	if c.Now != "" {
 		if c.now, err = time.Parse(time.RFC3339, c.Now); err != nil {
 			return fmt.Errorf("now must be an RFC 3339 instant: %w", err)
 		}
 	}
 	return nil
+}
+
+// parseOrigins reads a comma-separated list of origins. Blanks around an entry, and empty entries
+// (a trailing comma), are allowed; anything else that is not an origin aborts start-up, since an origin
+// that silently never matches would be a trust the operator believes in and does not get.
+func parseOrigins(list string) ([]string, error) {
+	var origins []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		o, err := handlers.ParseOrigin(s)
+		if err != nil {
+			return nil, fmt.Errorf("cors-trusted-origins: %q is not an origin scheme://host[:port]: %w", s, err)
+		}
+		origins = append(origins, o)
+	}
+	return origins, nil
 }
 
 func (c *Config) clock() func() time.Time {
@@ -154,5 +180,6 @@ func (c *Config) handlerConfig() handlers.Config {
 		CurrencyCode:       c.CurrencyCode,
 		MaxBodyBytes:       c.MaxBodyBytes,
 		RateLimitPerMinute: c.RateLimitPerMinute,
+		TrustedOrigins:     c.trustedOrigins,
 	}
 }

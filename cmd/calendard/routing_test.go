@@ -132,20 +132,44 @@ func TestMethodOverride(t *testing.T) {
 	}
 }
 
+// TestCORS: every Origin is echoed, but only a trusted one gets credentials, on a preflight as on
+// the request itself (CONTRACT 1.7). Trusted origins are compared canonically (ParseOrigin).
 func TestCORS(t *testing.T) {
-	s := startServer(t)
-	res := s.do(req{method: "GET", path: "/calendar/events/v1/events/1", header: map[string]string{"Origin": "https://app.example"}})
-	want := map[string]string{
-		"Access-Control-Allow-Origin":      "https://app.example",
-		"Access-Control-Allow-Credentials": "true",
-		"Access-Control-Allow-Methods":     "OPTIONS, GET, POST, PUT, PATCH, DELETE",
-		"Access-Control-Expose-Headers":    "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location",
-		"Vary":                             "Origin",
+	s := startServer(t, "CALENDAR_CORS_TRUSTED_ORIGINS=https://App.example:443, http://admin.example:8080")
+	tests := []struct {
+		name, method, origin string
+		wantCredentials      string
+	}{
+		{"trusted", "GET", "https://app.example", "true"},
+		{"trusted preflight", "OPTIONS", "https://app.example", "true"},
+		{"second trusted", "GET", "http://admin.example:8080", "true"},
+		{"untrusted", "GET", "https://evil.example", ""},
+		{"untrusted preflight", "OPTIONS", "https://evil.example", ""},
+		{"trusted host on another port", "GET", "http://admin.example", ""},
+		{"trusted host on another scheme", "GET", "http://app.example", ""},
+		{"null", "GET", "null", ""},
 	}
-	for k, v := range want {
-		if got := res.header.Get(k); got != v {
-			t.Errorf("%s = %q, want %q", k, got, v)
-		}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := s.do(req{method: tc.method, path: "/calendar/events/v1/events", header: map[string]string{
+				"Origin": tc.origin, "Access-Control-Request-Method": "POST"}})
+			if res.status != 200 {
+				t.Fatalf("status %d, want 200\n%s", res.status, res.body)
+			}
+			want := map[string]string{
+				"Access-Control-Allow-Origin":      tc.origin,
+				"Access-Control-Allow-Credentials": tc.wantCredentials,
+				"Access-Control-Allow-Methods":     "OPTIONS, GET, POST, PUT, PATCH, DELETE",
+				"Access-Control-Allow-Headers":     "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override",
+				"Access-Control-Expose-Headers":    "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location",
+				"Vary":                             "Origin",
+			}
+			for k, v := range want {
+				if got := res.header.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
 	}
 }
 
