@@ -29,6 +29,7 @@ func newError(status int, code, message string) *apiError {
 var (
 	errNoRoute      = newError(http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
 	errTooLarge     = newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
+	errCrossSite    = newError(http.StatusForbidden, "rest_cross_site_request", "A page of another site may not write with a form, a beacon or a simple fetch: send a JSON body.")
 	errTimeout      = newError(http.StatusServiceUnavailable, "rest_timeout", "The request took too long to process.")
 	errInternal     = newError(http.StatusInternalServerError, "rest_internal_error", "An internal error occurred.")
 	errCannotEdit   = newError(http.StatusForbidden, "rest_cannot_edit_others", "Sorry, you are not allowed to create records as this user.")

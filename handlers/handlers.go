@@ -142,26 +142,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.router.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
 		return
 	}
-	// The rate limit (step 2) keys on the authenticated user, which only authenticate (step 3)
-	// knows: resolve the identity first without failing, then limit, then fail in the order of the
-	// steps. Invalid credentials leave the caller anonymous, so they spend a token of the remote IP's
-	// bucket, and once that is empty the 429 wins over the 401: guessing passwords is rate limited too.
-	// A body too large (step 1) spends a token as well and still answers 413 (10.3).
-	authErr := h.authenticate(rq)
-	wait := h.limitRate(sw, rq)
-	switch {
-	case r.ContentLength > h.cfg.MaxBodyBytes:
-		// The body stays unread: close the connection rather than let the server drain it.
-		sw.Header().Set("Connection", "close")
-		h.writeError(sw, rq, errTooLarge)
-		return
-	case wait > 0:
-		h.writeTooManyRequests(sw, rq, wait)
-		return
-	case authErr != nil:
-		h.writeError(sw, rq, authErr)
-		return
-	}
 	if rq.method == http.MethodPost {
 		override := r.Header.Get("X-HTTP-Method-Override")
 		if m := r.URL.Query().Get("_method"); m != "" {
@@ -171,6 +151,36 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case http.MethodPut, http.MethodPatch, http.MethodDelete:
 			rq.method = m
 		}
+	}
+	// The rate limit (step 3) keys on the authenticated user, which only authenticate (step 4)
+	// knows: resolve the identity first without failing, then limit, then fail in the order of the
+	// steps. Invalid credentials leave the caller anonymous, so they spend a token of the remote IP's
+	// bucket, and once that is empty the 429 wins over the 401: guessing passwords is rate limited too.
+	// A body too large (step 1) spends a token as well and still answers 413 (10.3), and so does a
+	// cross-site write (step 2): every request costs a token, whatever its answer. Its credentials are
+	// not looked at (1.9), so the token is the remote IP's: a page on another site cannot spend the
+	// tokens of the user whose browser it borrows.
+	crossSite := h.crossSite(rq)
+	var authErr error
+	if !crossSite {
+		authErr = h.authenticate(rq)
+	}
+	wait := h.limitRate(sw, rq)
+	switch {
+	case r.ContentLength > h.cfg.MaxBodyBytes:
+		// The body stays unread: close the connection rather than let the server drain it.
+		sw.Header().Set("Connection", "close")
+		h.writeError(sw, rq, errTooLarge)
+		return
+	case crossSite:
+		h.writeError(sw, rq, errCrossSite)
+		return
+	case wait > 0:
+		h.writeTooManyRequests(sw, rq, wait)
+		return
+	case authErr != nil:
+		h.writeError(sw, rq, authErr)
+		return
 	}
 	path, ok := h.normalizePath(rq, r.URL.EscapedPath())
 	if !ok {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -73,4 +74,66 @@ func (t trustedOrigins) has(origin string) bool {
 	}
 	o, err := ParseOrigin(origin)
 	return err == nil && t[o]
+}
+
+// crossSite reports whether rq is a write a browser sent from a page of another site in a form that
+// needs no CORS preflight (CONTRACT 1.9). It reads headers only: it runs before the credentials, the
+// body and the parameters are looked at.
+//
+// net/http.CrossOriginProtection makes the same Sec-Fetch-Site/Origin judgement but refuses every
+// cross-origin write, and this API must accept the preflighted ones (a front end on another origin
+// writing JSON with its own Authorization header). Only a write whose body a form, a beacon or a simple
+// fetch can send is refused here: a browser asks before sending any other, and the preflight fails for
+// a request with the browser's credentials unless the origin is trusted (1.7).
+func (h *Handler) crossSite(rq *request) bool {
+	switch rq.method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return false
+	}
+	r := rq.r
+	if !preflightFree(r.Header.Get("Content-Type")) {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+	case "":
+		// A browser without Fetch Metadata: the Origin tells. No Origin at all is not a browser's
+		// cross-site write (curl, servers, apps).
+		if origin == "" || h.sameOrigin(rq, origin) {
+			return false
+		}
+	default: // same-origin, or none (the user typed it)
+		return false
+	}
+	return !h.trusted.has(origin)
+}
+
+// sameOrigin reports whether the Origin header value origin is the service's own origin, the
+// scheme://host[:port] of {origin} (CONTRACT 1.1).
+func (h *Handler) sameOrigin(rq *request, origin string) bool {
+	o, err := ParseOrigin(origin)
+	if err != nil {
+		return false // "null" is no one's origin
+	}
+	u, err := url.Parse(rq.origin)
+	if err != nil {
+		return false
+	}
+	own, err := canonicalOrigin(u)
+	return err == nil && o == own
+}
+
+// preflightFree reports whether a Content-Type value is absent or one of the CORS-safelisted types, the
+// only ones a browser sends to another origin without a preflight, compared by their essence (type and
+// subtype, case-insensitive, parameters ignored). An absent type matters too: the parameters of a body
+// the service cannot read still come from the query string (CONTRACT 2.1).
+func preflightFree(contentType string) bool {
+	essence, _, _ := strings.Cut(contentType, ";")
+	switch strings.ToLower(strings.TrimSpace(essence)) {
+	case "", "application/x-www-form-urlencoded", "multipart/form-data", "text/plain":
+		return true
+	}
+	return false
 }

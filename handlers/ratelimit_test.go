@@ -139,6 +139,7 @@ func TestRateLimit(t *testing.T) {
 	get := func(auth, remote string, status int, remaining string) req {
 		return req{method: http.MethodGet, target: ns, auth: auth, remoteAddr: remote, wantStatus: status, wantRemaining: remaining}
 	}
+	crossSite := map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
 	limited := func(r req, retryAfter string) req {
 		r.wantStatus, r.wantRemaining, r.wantRetryAfter = http.StatusTooManyRequests, "0", retryAfter
 		return r
@@ -191,6 +192,12 @@ func TestRateLimit(t *testing.T) {
 			{method: http.MethodPost, target: ns + "/events", remoteAddr: ipA, bodyBytes: 1 << 30, wantStatus: 413, wantRemaining: "1"},
 			get(anon, ipA, 200, "0"),
 			{method: http.MethodPost, target: ns + "/events", remoteAddr: ipA, bodyBytes: 1 << 30, wantStatus: 413, wantRemaining: "0"},
+		}},
+		{"a cross-site write costs a token of the remote IP, and its 403 wins over the 429", 2, []req{
+			{method: http.MethodPost, target: ns + "/events", auth: admin, remoteAddr: ipA, header: crossSite, wantStatus: 403, wantRemaining: "1"},
+			get(admin, ipA, 200, "1"), // the credentials were not looked at: the user's bucket is whole
+			get(anon, ipA, 200, "0"),
+			{method: http.MethodPost, target: ns + "/events", auth: admin, remoteAddr: ipA, header: crossSite, wantStatus: 403, wantRemaining: "0"},
 		}},
 		{"a cached list answers with the current count", 5, []req{
 			{method: http.MethodGet, target: ns + "/events", remoteAddr: ipA, wantStatus: 200, wantRemaining: "4"},
