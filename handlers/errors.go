@@ -18,6 +18,8 @@ type apiError struct {
 	message string
 	// data holds the envelope's data members besides status, in order.
 	data obj
+	// retryAfter, when positive, is sent as Retry-After, in seconds.
+	retryAfter int64
 }
 
 func (e *apiError) Error() string { return e.code + ": " + e.message }

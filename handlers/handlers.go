@@ -176,7 +176,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(sw, rq, errCrossSite)
 		return
 	case wait > 0:
-		h.writeTooManyRequests(sw, rq, wait)
+		h.writeError(sw, rq, tooManyRequests(wait))
 		return
 	case authErr != nil:
 		h.writeError(sw, rq, authErr)

@@ -19,8 +19,6 @@ const maxRateKeys = 1 << 16
 // tokenUnits is one token in bucket units.
 const tokenUnits = int64(time.Minute)
 
-var errTooManyRequests = newError(http.StatusTooManyRequests, "rest_too_many_requests", "Too many requests. Please retry later.")
-
 // bucket is one client's token bucket (CONTRACT 10.3). A bucket that is full again carries no
 // information: it equals a new one, so the limiter may drop it.
 type bucket struct {
@@ -128,23 +126,31 @@ func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 	return wait
 }
 
-// writeTooManyRequests answers 429 with Retry-After: the whole seconds until a token is back, at least 1.
-func (h *Handler) writeTooManyRequests(w http.ResponseWriter, rq *request, wait time.Duration) {
-	w.Header().Set("Retry-After", strconv.FormatInt(max(1, int64((wait+time.Second-1)/time.Second)), 10))
-	h.writeError(w, rq, errTooManyRequests)
+// tooManyRequests is 429 with Retry-After: the whole seconds until wait has passed, at least 1
+// (CONTRACT 7.3, 10.3).
+func tooManyRequests(wait time.Duration) *apiError {
+	e := newError(http.StatusTooManyRequests, "rest_too_many_requests", "Too many requests. Please retry later.")
+	e.retryAfter = max(1, int64((wait+time.Second-1)/time.Second))
+	return e
 }
 
-// rateKey is the client key of CONTRACT 10.3. X-Forwarded-For is not trusted: anyone can send it.
+// rateKey is the client key of CONTRACT 10.3.
 func rateKey(rq *request) string {
 	if !rq.actor.Anonymous() {
 		return "user:" + utoa(rq.actor.UserID)
 	}
-	addr := rq.r.RemoteAddr
+	return "ip:" + clientAddr(rq.r)
+}
+
+// clientAddr is the IP address of the connection's remote end. X-Forwarded-For is not trusted: anyone
+// can send it (CONTRACT 7.3, 10.3).
+func clientAddr(r *http.Request) string {
+	addr := r.RemoteAddr
 	if ap, err := netip.ParseAddrPort(addr); err == nil {
 		// One IPv4 client may arrive as 192.0.2.1 or ::ffff:192.0.2.1.
 		addr = ap.Addr().Unmap().WithZone("").String()
 	}
-	return "ip:" + addr
+	return addr
 }
 
 // rateHeaders adds X-RateLimit-Limit and X-RateLimit-Remaining as the response starts.

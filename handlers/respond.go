@@ -124,6 +124,9 @@ func (h *Handler) writeError(w http.ResponseWriter, rq *request, err error) {
 	if ae.status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="calendar-events", Bearer realm="calendar-events"`)
 	}
+	if ae.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(ae.retryAfter, 10))
+	}
 	w.Header().Del("ETag")
 	var buf bytes.Buffer
 	_ = body.encode(&buf) // only strings and numbers: cannot fail
