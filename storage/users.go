@@ -292,6 +292,12 @@ func (db *DB) AuthenticateBearer(ctx context.Context, password string) (*User, e
 	return user, err
 }
 
+// appPassword finds an application password by its keyed hash. No constant-time comparison is needed
+// here: the B+tree lookup compares digests byte by byte, so its timing may tell how many leading bytes
+// of the candidate's HMAC match a stored one, but without the key those bytes say nothing about the
+// password, and a guess cannot be steered towards a digest. The early return on length leaks only the
+// length, which is public (AppPasswordLen). What does differ in time, a known or unknown login, is told
+// openly by the error codes anyway (CONTRACT 7.3).
 func (db *DB) appPassword(tx *bolt.Tx, password string) (*AppPassword, error) {
 	password = CleanAppPassword(password)
 	if len(password) != AppPasswordLen {
