@@ -6,30 +6,53 @@ import (
 	"net/http"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/calendard/calendard/storage"
 )
 
 // authenticate resolves the Authorization header into the request's actor (CONTRACT 7.2, 7.3). No
-// header, or a scheme other than Basic or Bearer, leaves the caller anonymous.
+// header, or a scheme other than Basic or Bearer, leaves the caller anonymous. A client that failed
+// too often with the login it presents gets 429, whatever its password, without a store lookup.
 func (h *Handler) authenticate(rq *request) error {
 	scheme, cred, _ := strings.Cut(strings.TrimSpace(rq.r.Header.Get("Authorization")), " ")
 	cred = strings.TrimSpace(cred)
-	var user *storage.User
-	var err error
+	var bearer, parsed bool
+	var name, password string
 	switch strings.ToLower(scheme) {
 	case "basic":
-		name, password, ok := decodeBasic(cred)
-		if !ok {
-			return authFailed(storage.AuthInvalidUsername)
-		}
-		user, err = h.db.AuthenticateBasic(rq.r.Context(), name, password)
+		// An unparseable value has no name: its failures count under the empty one.
+		name, password, parsed = decodeBasic(cred)
 	case "bearer":
-		user, err = h.db.AuthenticateBearer(rq.r.Context(), cred)
+		bearer = true
 	default:
 		return nil
 	}
+	var failed bool
+	if h.failures != nil {
+		key := h.failures.key(clientAddr(rq.r), bearer, name)
+		if wait := h.failures.begin(key, rq.now); wait > 0 {
+			return tooManyRequests(wait)
+		}
+		// Deferred, so that an attempt that panics still hands its reservation back.
+		defer func() {
+			if h.failures.end(key, rq.now, failed) {
+				h.logThrottled(rq, bearer, name)
+			}
+		}()
+	}
+	var user *storage.User
+	var err error
+	switch {
+	case bearer:
+		user, err = h.db.AuthenticateBearer(rq.r.Context(), cred)
+	case !parsed:
+		err = &storage.AuthError{Code: storage.AuthInvalidUsername}
+	default:
+		user, err = h.db.AuthenticateBasic(rq.r.Context(), name, password)
+	}
 	var ae *storage.AuthError
-	if errors.As(err, &ae) {
+	if failed = errors.As(err, &ae); failed {
 		return authFailed(ae.Code)
 	}
 	if err != nil {
@@ -39,12 +62,30 @@ func (h *Handler) authenticate(rq *request) error {
 	return nil
 }
 
+// logThrottled records that a key started being throttled, once per episode (failureTable). The login
+// is the attacker's text: it is cut short, so that a flood of long ones cannot flood the log.
+func (h *Handler) logThrottled(rq *request, bearer bool, login string) {
+	const maxLogged = 64
+	if bearer {
+		login = "(bearer)"
+	} else if len(login) > maxLogged {
+		login = strings.ToValidUTF8(login[:maxLogged], "") + "…"
+	}
+	h.log.Warn("failed authentications throttled", zap.String("addr", clientAddr(rq.r)), zap.String("login", login),
+		zap.Int("failures_per_minute", h.failures.n), zap.String("request_id", rq.id))
+}
+
+// decodeBasic splits a Basic value into name and password; a value that is not base64 of name:password
+// has neither (CONTRACT 7.3's "unparseable").
 func decodeBasic(cred string) (name, password string, ok bool) {
 	raw, err := base64.StdEncoding.DecodeString(cred)
 	if err != nil {
 		return "", "", false
 	}
-	return strings.Cut(string(raw), ":")
+	if name, password, ok = strings.Cut(string(raw), ":"); !ok {
+		return "", "", false
+	}
+	return name, password, true
 }
 
 var authMessages = map[string]string{

@@ -31,8 +31,9 @@ func docResource(rt *route) (schema string, ok bool) {
 }
 
 // docResponses lists the status codes CONTRACT 4 gives an operation, beyond the generic ones of 1.6
-// that any operation may answer (413, 429, the 401 of credentials that fail). The 403
-// rest_cross_site_request of step 2 (1.9) answers writes only, and every write lists 403 already.
+// that any operation may answer (413; 429 of the rate limit, 10.3, and of the failed-authentication
+// throttle, 7.3; the 401 of credentials that fail). The 403 rest_cross_site_request of step 2 (1.9)
+// answers writes only, and every write lists 403 already.
 func docResponses(rt *route, method string) []int {
 	schema, ok := docResource(rt)
 	if !ok {

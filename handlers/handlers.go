@@ -46,6 +46,9 @@ type Config struct {
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
 	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
 	TrustedOrigins []string
+	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling: 0 turns it off; above
+	// MaxAuthFailuresPerMinute it is clamped.
+	AuthFailuresPerMinute int
 }
 
 // Handler serves the REST API.
@@ -62,6 +65,8 @@ type Handler struct {
 	rate  *limiter // nil: no rate limit
 	// trusted holds Config.TrustedOrigins.
 	trusted trustedOrigins
+	// failures counts failed authentications (throttle.go); nil: no throttling.
+	failures *failureTable
 }
 
 // New returns the API's http.Handler.
@@ -79,7 +84,7 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 		cfg.DefaultLang = "en"
 	}
 	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
-		trusted: newTrustedOrigins(cfg.TrustedOrigins)}
+		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute)}
 	h.router = h.routes()
 	return h
 }

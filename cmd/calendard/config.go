@@ -31,10 +31,12 @@ type Config struct {
 	RateLimitPerMinute int
 	// CORSTrustedOrigins is the comma-separated list of CALENDAR_CORS_TRUSTED_ORIGINS, as given.
 	CORSTrustedOrigins string
-	AdminLogin         string
-	AdminEmail         string
-	AdminAppPassword   string
-	Now                string
+	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling, 0 = off.
+	AuthFailuresPerMinute int
+	AdminLogin            string
+	AdminEmail            string
+	AdminAppPassword      string
+	Now                   string
 	// CPUProfile, when set, receives a CPU profile of the whole run (flag only: a tool for measuring).
 	CPUProfile string
 	// DemoEvents is how many generated events serve writes into a store without events before it
@@ -87,6 +89,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	maxBody := fs.String("max-body-bytes", envOr(getenv, "CALENDAR_MAX_BODY_BYTES", "1048576"), "request body limit (CALENDAR_MAX_BODY_BYTES)")
 	rate := fs.String("rate-limit-per-minute", envOr(getenv, "CALENDAR_RATE_LIMIT_PER_MINUTE", "0"), "requests per minute per client, 0 = off (CALENDAR_RATE_LIMIT_PER_MINUTE)")
+	authFailures := fs.String("auth-failures-per-minute", envOr(getenv, "CALENDAR_AUTH_FAILURES_PER_MINUTE", "10"),
+		"failed authentications per minute per client address and login before 429, 0 = off (CALENDAR_AUTH_FAILURES_PER_MINUTE)")
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
@@ -101,6 +105,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.RateLimitPerMinute, err = strconv.Atoi(*rate); err != nil || c.RateLimitPerMinute < 0 {
 		return c, errors.New("rate-limit-per-minute must be a non-negative integer")
+	}
+	if c.AuthFailuresPerMinute, err = strconv.Atoi(*authFailures); err != nil || c.AuthFailuresPerMinute < 0 ||
+		c.AuthFailuresPerMinute > handlers.MaxAuthFailuresPerMinute {
+		return c, fmt.Errorf("auth-failures-per-minute must be an integer from 0 (off) to %d", handlers.MaxAuthFailuresPerMinute)
 	}
 	if c.DemoEvents, err = strconv.Atoi(*demo); err != nil || c.DemoEvents < 0 {
 		return c, errors.New("demo-events must be a non-negative integer")
@@ -172,14 +180,15 @@ func (c *Config) clock() func() time.Time {
 
 func (c *Config) handlerConfig() handlers.Config {
 	return handlers.Config{
-		BaseURL:            c.BaseURL,
-		DefaultLang:        storage.Lang(c.DefaultLanguage),
-		SiteName:           c.SiteName,
-		CurrencySymbol:     c.CurrencySymbol,
-		CurrencyPosition:   c.CurrencyPosition,
-		CurrencyCode:       c.CurrencyCode,
-		MaxBodyBytes:       c.MaxBodyBytes,
-		RateLimitPerMinute: c.RateLimitPerMinute,
-		TrustedOrigins:     c.trustedOrigins,
+		BaseURL:               c.BaseURL,
+		DefaultLang:           storage.Lang(c.DefaultLanguage),
+		SiteName:              c.SiteName,
+		CurrencySymbol:        c.CurrencySymbol,
+		CurrencyPosition:      c.CurrencyPosition,
+		CurrencyCode:          c.CurrencyCode,
+		MaxBodyBytes:          c.MaxBodyBytes,
+		RateLimitPerMinute:    c.RateLimitPerMinute,
+		TrustedOrigins:        c.trustedOrigins,
+		AuthFailuresPerMinute: c.AuthFailuresPerMinute,
 	}
 }

@@ -55,3 +55,48 @@ func TestParseConfigTrustedOrigins(t *testing.T) {
 		})
 	}
 }
+
+// TestParseConfigAuthFailures: CALENDAR_AUTH_FAILURES_PER_MINUTE and --auth-failures-per-minute
+// (CONTRACT 0.3, 7.3): 10 by default, 0 turns throttling off, the flag wins, and a value the throttle
+// cannot honour aborts start-up.
+func TestParseConfigAuthFailures(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		args    []string
+		want    int
+		wantErr bool
+	}{
+		{name: "default", want: 10},
+		{name: "variable", env: "5", want: 5},
+		{name: "off", env: "0", want: 0},
+		{name: "flag over variable", env: "5", args: []string{"--auth-failures-per-minute", "0"}, want: 0},
+		{name: "largest", env: "100", want: 100},
+		{name: "too large", env: "101", wantErr: true},
+		{name: "negative", env: "-1", wantErr: true},
+		{name: "not a number", env: "ten", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "CALENDAR_AUTH_FAILURES_PER_MINUTE" {
+					return tc.env
+				}
+				return ""
+			}
+			cfg, err := parseConfig("serve", tc.args, getenv, io.Discard)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "auth-failures-per-minute") {
+					t.Fatalf("got error %v, want one naming auth-failures-per-minute", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.handlerConfig().AuthFailuresPerMinute; got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // TestCrossSiteWrites is the header matrix of CONTRACT 1.9: a write a browser sends from another site
@@ -131,6 +133,53 @@ func TestCrossSiteWrites(t *testing.T) {
 				if data, _ := body["data"].(map[string]any); body["code"] != "rest_cross_site_request" || data["status"] != float64(403) {
 					t.Errorf("body %s, want the rest_cross_site_request envelope", res.body)
 				}
+			}
+		})
+	}
+}
+
+// TestAuthFailureThrottling: failed authentications are throttled by default, per client address and
+// login (CONTRACT 7.3), and CALENDAR_AUTH_FAILURES_PER_MINUTE sets the limit or turns it off. The
+// window passing and other addresses are covered by the handler's tests, which move the clock and
+// the remote address.
+func TestAuthFailureThrottling(t *testing.T) {
+	const ns = "/calendar/events/v1"
+	tests := []struct {
+		name     string
+		env      []string
+		failures int // wrong passwords for admin before the checks
+		// wantAdmin is the status of admin's next attempt, with the right password.
+		wantAdmin      int
+		wantRetryAfter string
+	}{
+		{name: "default: 10 failures, then 429", failures: 10, wantAdmin: 429, wantRetryAfter: "60"},
+		{name: "default: 9 failures are not enough", failures: 9, wantAdmin: 200},
+		{name: "a limit of 3", env: []string{"CALENDAR_AUTH_FAILURES_PER_MINUTE=3"}, failures: 3, wantAdmin: 429, wantRetryAfter: "60"},
+		{name: "0 turns it off", env: []string{"CALENDAR_AUTH_FAILURES_PER_MINUTE=0"}, failures: 30, wantAdmin: 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServer(t, tc.env...)
+			ann := s.user("ann", storage.RoleEditor)
+			for i := range tc.failures {
+				res := s.do(req{method: "GET", path: ns, auth: "admin:WrongPassword0123456789a"})
+				if res.status != 401 {
+					t.Fatalf("failure %d: status %d, want 401\n%s", i+1, res.status, res.body)
+				}
+			}
+			res := s.do(req{method: "GET", path: ns, auth: adminAuth})
+			if res.status != tc.wantAdmin || res.header.Get("Retry-After") != tc.wantRetryAfter {
+				t.Fatalf("admin with the right password: %d Retry-After %q, want %d %q\n%s",
+					res.status, res.header.Get("Retry-After"), tc.wantAdmin, tc.wantRetryAfter, res.body)
+			}
+			if res.status == http.StatusTooManyRequests {
+				body := res.json(t)
+				if data, _ := body["data"].(map[string]any); body["code"] != "rest_too_many_requests" || data["status"] != float64(429) {
+					t.Errorf("body %s, want the rest_too_many_requests envelope", res.body)
+				}
+			}
+			if res := s.do(req{method: "GET", path: ns, auth: ann}); res.status != 200 {
+				t.Errorf("another login from the same address: %d, want 200", res.status)
 			}
 		})
 	}
