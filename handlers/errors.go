@@ -52,6 +52,22 @@ type problem struct {
 	name    string
 	code    string // rest_invalid_type, rest_not_in_enum, rest_too_long, rest_invalid_param
 	message string
+	// err, when set, says the parameter could not be checked at all (a store read failed or the
+	// request ran out of time): that is not the caller's fault, so validate answers with err, mapped
+	// like any handler error, instead of a 400 naming the parameter.
+	err error
+}
+
+// failed is the problem of a parameter whose check itself failed.
+func failed(err error) *problem { return &problem{err: err} }
+
+// lookupProblem is the problem of a parameter naming a record the store could not return: message
+// when the record does not exist (or is of another type), the store's failure otherwise.
+func lookupProblem(err error, message string) *problem {
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, storage.ErrWrongType) {
+		return bad(message)
+	}
+	return failed(err)
 }
 
 // invalidParams builds 400 rest_invalid_param from problems in parameter-table order (CONTRACT 2.6).
@@ -71,7 +87,7 @@ func invalidParams(problems []problem) *apiError {
 }
 
 func invalidParam(name, code, message string) *apiError {
-	return invalidParams([]problem{{name, code, message}})
+	return invalidParams([]problem{{name: name, code: code, message: message}})
 }
 
 func missingParams(names []string) *apiError {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"net/url"
 	"path"
 	"strings"
@@ -270,7 +271,10 @@ func parseOrganizers(rq *request, v any) (any, *problem) {
 // nestedProblem summarises the validation failure of inline venue or organizer data as one problem
 // of the event field that carried it.
 func nestedProblem(err error) *problem {
-	ae := err.(*apiError)
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		return failed(err)
+	}
 	return bad(ae.message)
 }
 

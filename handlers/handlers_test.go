@@ -28,6 +28,16 @@ func newTestHandler(t testing.TB, cfg Config) (http.Handler, *storage.DB) {
 // newClockedHandler is newTestHandler on a clock the test controls.
 func newClockedHandler(t testing.TB, cfg Config, clock func() time.Time) (http.Handler, *storage.DB) {
 	t.Helper()
+	log := zap.NewNop()
+	if tt, ok := t.(*testing.T); ok {
+		log = zaptest.NewLogger(tt)
+	}
+	return newLoggedHandler(t, cfg, clock, log)
+}
+
+// newLoggedHandler is newClockedHandler logging to log, for tests that check what is logged.
+func newLoggedHandler(t testing.TB, cfg Config, clock func() time.Time, log *zap.Logger) (http.Handler, *storage.DB) {
+	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
@@ -39,10 +49,6 @@ func newClockedHandler(t testing.TB, cfg Config, clock func() time.Time) (http.H
 	}
 	if err := db.AddAppPassword(ctx, "admin", "test", adminPassword); err != nil {
 		t.Fatal(err)
-	}
-	log := zap.NewNop()
-	if tt, ok := t.(*testing.T); ok {
-		log = zaptest.NewLogger(tt)
 	}
 	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"), db, log)
 	if err != nil {

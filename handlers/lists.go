@@ -161,7 +161,7 @@ func parseTermFilter(tax storage.Taxonomy) func(*request, any) (any, *problem) {
 		}
 		ids, missing, err := rq.db.ResolveTerms(rq.r.Context(), tax, items)
 		if err != nil {
-			return nil, bad(err.Error())
+			return nil, failed(err)
 		}
 		if missing != "" {
 			return nil, bad("no " + tax.String() + " has the ID or slug " + missing)
@@ -196,9 +196,10 @@ func parseLinkedFilter(t storage.PostType) func(*request, any) (any, *problem) {
 		if prob != nil {
 			return nil, prob
 		}
+		// Load skips IDs it has no record of the type for, so any error is the store's.
 		recs, _, err := rq.db.Load(rq.r.Context(), t, ids)
 		if err != nil {
-			return nil, bad(err.Error())
+			return nil, failed(err)
 		}
 		if n := len(recs.Venues) + len(recs.Organizers); n != len(uniqueIDs(ids)) {
 			return nil, bad("every ID must be the ID of a " + t.String())
@@ -231,12 +232,14 @@ func parseEventRef(rq *request, v any) (any, *problem) {
 	if err != nil {
 		return nil, typeProblem(err)
 	}
-	if n > 0 {
-		if _, _, err := rq.db.Event(rq.r.Context(), uint64(n)); err == nil {
-			return n, nil
-		}
+	const message = "must be the ID of an event"
+	if n < 1 {
+		return nil, bad(message)
 	}
-	return nil, bad("must be the ID of an event")
+	if _, _, err := rq.db.Event(rq.r.Context(), uint64(n)); err != nil {
+		return nil, lookupProblem(err, message)
+	}
+	return n, nil
 }
 
 // parseStatusFilter implements the `status` filter of CONTRACT 5.5.

@@ -3,8 +3,72 @@ package handlers
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
+
+// TestListParamLookupFails covers every list parameter whose check reads the store: when the read
+// fails, the answer is the failure's own envelope, not a 400 blaming the parameter, and no internal
+// text reaches the client. An internal failure is logged once; a request out of time is not an error
+// of the service.
+func TestListParamLookupFails(t *testing.T) {
+	targets := []string{
+		"events?categories=jazz", "events?tags=1", "events?venue=1", "events?organizer=1", "events?post_parent=1",
+		"venues?event=1", "organizers?event=1",
+		"categories?include=1", "categories?exclude=1", "categories?parent=1", "categories?post=1",
+		"tags?event=1",
+	}
+	modes := []struct {
+		name       string
+		cfg        Config
+		closeStore bool
+		wantCode   int
+		wantBody   string
+		wantLogs   int
+	}{
+		{
+			name:       "store closed",
+			closeStore: true,
+			wantCode:   http.StatusInternalServerError,
+			wantBody:   `{"code":"rest_internal_error","message":"An internal error occurred.","data":{"status":500}}`,
+			wantLogs:   1,
+		},
+		{
+			name:     "deadline passed",
+			cfg:      Config{HandlerTimeout: time.Nanosecond},
+			wantCode: http.StatusServiceUnavailable,
+			wantBody: `{"code":"rest_timeout","message":"The request took too long to process.","data":{"status":503}}`,
+		},
+	}
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			core, logs := observer.New(zapcore.InfoLevel)
+			h, db := newLoggedHandler(t, m.cfg, func() time.Time { return now }, zap.New(core))
+			if m.closeStore {
+				db.Close()
+			}
+			for _, target := range targets {
+				t.Run(target, func(t *testing.T) {
+					logs.TakeAll()
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/"+target, nil))
+					if got := strings.TrimSpace(w.Body.String()); w.Code != m.wantCode || got != m.wantBody {
+						t.Errorf("got %d %s, want %d %s", w.Code, got, m.wantCode, m.wantBody)
+					}
+					if got := logs.FilterLevelExact(zapcore.ErrorLevel).Len(); got != m.wantLogs {
+						t.Errorf("got %d error log lines, want %d: %v", got, m.wantLogs, logs.All())
+					}
+				})
+			}
+		})
+	}
+}
 
 // FuzzListQuery sends arbitrary query strings to every list route, as an anonymous caller and as an
 // administrator, over a store with a few linked records: whatever arrives, the answer is JSON in the

@@ -102,6 +102,9 @@ func validate(rq *request, params []Param, src map[string]any) (values, error) {
 			continue
 		}
 		v, prob := p.coerce(rq, raw)
+		if prob != nil && prob.err != nil {
+			return nil, prob.err
+		}
 		if prob != nil {
 			prob.name = p.Name
 			problems = append(problems, *prob)

@@ -53,7 +53,7 @@ func parseTermIDs(tax storage.Taxonomy) func(*request, any) (any, *problem) {
 		}
 		for _, id := range ids {
 			if _, _, err := rq.db.Term(rq.r.Context(), tax, id); err != nil {
-				return nil, bad("every ID must be the ID of a " + tax.String())
+				return nil, lookupProblem(err, "every ID must be the ID of a "+tax.String())
 			}
 		}
 		return ids, nil
@@ -71,7 +71,7 @@ func parseParentFilter(rq *request, v any) (any, *problem) {
 	}
 	if id > 0 {
 		if _, _, err := rq.db.Term(rq.r.Context(), storage.TaxCategory, uint64(id)); err != nil {
-			return nil, bad("must be a category ID or 0")
+			return nil, lookupProblem(err, "must be a category ID or 0")
 		}
 	}
 	return id, nil
@@ -101,7 +101,10 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 		if err != nil {
 			return err
 		}
-		terms := h.filterTerms(rq, all)
+		terms, err := h.filterTerms(rq, all)
+		if err != nil {
+			return err
+		}
 		orderby, order := "name", "asc"
 		if s := rq.vals.str("orderby"); s != nil {
 			orderby = *s
@@ -128,16 +131,19 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 }
 
 // filterTerms applies every term-list filter of CONTRACT 5.4.
-func (h *Handler) filterTerms(rq *request, all []*storage.Term) []*storage.Term {
+func (h *Handler) filterTerms(rq *request, all []*storage.Term) ([]*storage.Term, error) {
 	var assigned []uint64
 	postID, hasPost := rq.vals["post"].(int64)
 	if id, ok := rq.vals["event"].(int64); ok {
 		postID, hasPost = id, true // event wins over post
 	}
 	if hasPost {
-		if e, _, err := h.db.Event(rq.r.Context(), uint64(postID)); err == nil {
-			assigned = append(slices.Clone(e.Categories), e.Tags...)
+		// Validation found the event, and events are never removed: any error is the store's.
+		e, _, err := h.db.Event(rq.r.Context(), uint64(postID))
+		if err != nil {
+			return nil, err
 		}
+		assigned = append(slices.Clone(e.Categories), e.Tags...)
 	}
 	search := rq.vals.str("search")
 	include, hasInclude := rq.vals["include"].(idList)
@@ -162,7 +168,7 @@ func (h *Handler) filterTerms(rq *request, all []*storage.Term) []*storage.Term 
 		}
 		out = append(out, t)
 	}
-	return out
+	return out, nil
 }
 
 func containsFold(s, sub string) bool {
