@@ -148,7 +148,8 @@ func (h *Handler) toAPIError(rq *request, err error) *apiError {
 		return errDuplicateTag
 	case errors.Is(err, storage.ErrForbidden):
 		return forbidden(rq)
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// A request whose client went away ends like one out of time: the service did nothing wrong.
 		return errTimeout
 	}
 	h.log.Error("request failed", zap.String("request_id", rq.id), zap.Error(err))

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,8 +15,8 @@ import (
 
 // TestListParamLookupFails covers every list parameter whose check reads the store: when the read
 // fails, the answer is the failure's own envelope, not a 400 blaming the parameter, and no internal
-// text reaches the client. An internal failure is logged once; a request out of time is not an error
-// of the service.
+// text reaches the client. An internal failure is logged once; a request out of time, or whose client
+// went away, is not an error of the service.
 func TestListParamLookupFails(t *testing.T) {
 	targets := []string{
 		"events?categories=jazz", "events?tags=1", "events?venue=1", "events?organizer=1", "events?post_parent=1",
@@ -27,9 +28,11 @@ func TestListParamLookupFails(t *testing.T) {
 		name       string
 		cfg        Config
 		closeStore bool
-		wantCode   int
-		wantBody   string
-		wantLogs   int
+		// cancelled sends each request with its context already cancelled: the client went away.
+		cancelled bool
+		wantCode  int
+		wantBody  string
+		wantLogs  int
 	}{
 		{
 			name:       "store closed",
@@ -44,8 +47,16 @@ func TestListParamLookupFails(t *testing.T) {
 			wantCode: http.StatusServiceUnavailable,
 			wantBody: `{"code":"rest_timeout","message":"The request took too long to process.","data":{"status":503}}`,
 		},
+		{
+			name:      "request cancelled",
+			cancelled: true,
+			wantCode:  http.StatusServiceUnavailable,
+			wantBody:  `{"code":"rest_timeout","message":"The request took too long to process.","data":{"status":503}}`,
+		},
 	}
 	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.InfoLevel)
@@ -56,8 +67,12 @@ func TestListParamLookupFails(t *testing.T) {
 			for _, target := range targets {
 				t.Run(target, func(t *testing.T) {
 					logs.TakeAll()
+					r := httptest.NewRequest("GET", "/calendar/events/v1/"+target, nil)
+					if m.cancelled {
+						r = r.WithContext(gone)
+					}
 					w := httptest.NewRecorder()
-					h.ServeHTTP(w, httptest.NewRequest("GET", "/calendar/events/v1/"+target, nil))
+					h.ServeHTTP(w, r)
 					if got := strings.TrimSpace(w.Body.String()); w.Code != m.wantCode || got != m.wantBody {
 						t.Errorf("got %d %s, want %d %s", w.Code, got, m.wantCode, m.wantBody)
 					}
