@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -37,7 +38,14 @@ type Jobs struct {
 	cron *cron.Cron
 	// cancel ends the context of scheduled runs once Stop has waited long enough.
 	cancel context.CancelFunc
+	// running holds, per job name, whether a run is in progress. The start-up run, the scheduled runs
+	// and Run share it, so that two runs of one job never overlap: two consistency checks would
+	// repair the same drift twice, each from a view of the index the other is changing.
+	running map[string]*atomic.Bool
 }
+
+// ErrRunning is returned by Run when the job is already running.
+var ErrRunning = errors.New("jobs: already running")
 
 // New builds the scheduler; loc is the site zone the schedule is read in, now the clock used to time
 // runs. Nothing runs before Start or RunOnce.
@@ -45,9 +53,14 @@ func New(db Store, ix Index, log *zap.Logger, loc *time.Location, now func() tim
 	if now == nil {
 		now = time.Now
 	}
-	j := &Jobs{db: db, ix: ix, log: log, now: now}
+	j := &Jobs{db: db, ix: ix, log: log, now: now, running: map[string]*atomic.Bool{}}
+	for _, s := range schedule {
+		j.running[s.name] = new(atomic.Bool)
+	}
 	l := cronLogger{log.Named("cron")}
-	j.cron = cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(l), cron.SkipIfStillRunning(l)), cron.WithLogger(l))
+	// No cron.SkipIfStillRunning: its guard would cover the scheduled runs only, and exclusive is the
+	// one every run of a job goes through.
+	j.cron = cron.New(cron.WithLocation(loc), cron.WithChain(cron.Recover(l)), cron.WithLogger(l))
 	return j
 }
 
@@ -84,7 +97,8 @@ func (j *Jobs) Stop(ctx context.Context) error {
 }
 
 // RunOnce runs every job once, in the table's order, and returns their errors joined; each failure
-// has been logged. The server calls it at start-up.
+// has been logged. A job already running (a scheduled run came first) is skipped. The server calls it
+// at start-up.
 func (j *Jobs) RunOnce(ctx context.Context) error {
 	var errs []error
 	for _, s := range schedule {
@@ -95,11 +109,12 @@ func (j *Jobs) RunOnce(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Run runs the job called name once. An unknown name is an error listing the known ones.
+// Run runs the job called name once. An unknown name is an error listing the known ones; a job
+// already running returns ErrRunning.
 func (j *Jobs) Run(ctx context.Context, name string) error {
 	for _, s := range schedule {
 		if s.name == name {
-			return s.fn(j, ctx)
+			return j.exclusive(ctx, s)
 		}
 	}
 	return fmt.Errorf("jobs: unknown job %q (known: %s)", name, strings.Join(Names(), ", "))
@@ -114,10 +129,25 @@ func Names() []string {
 	return names
 }
 
-// run runs one job and logs its outcome: the scheduler has no caller to return an error to.
+// exclusive runs one job unless a run of it is in progress, and then returns ErrRunning.
+func (j *Jobs) exclusive(ctx context.Context, s entry) error {
+	busy := j.running[s.name]
+	if !busy.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer busy.Store(false)
+	return s.fn(j, ctx)
+}
+
+// run runs one job and logs its outcome: the scheduler has no caller to return an error to. A job
+// still running from an earlier run is skipped: that run does the same work.
 func (j *Jobs) run(ctx context.Context, s entry) error {
 	start := j.now()
-	err := s.fn(j, ctx)
+	err := j.exclusive(ctx, s)
+	if errors.Is(err, ErrRunning) {
+		j.log.Info("job skipped: still running", zap.String("job", s.name))
+		return nil
+	}
 	if err != nil {
 		j.log.Error("job failed", zap.String("job", s.name), zap.Error(err))
 		return fmt.Errorf("jobs: %s: %w", s.name, err)

@@ -2,13 +2,16 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/index"
@@ -140,6 +143,84 @@ func TestStartStop(t *testing.T) {
 	}
 	if err := j.Stop(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// blockingCheck is a store and index whose consistency check blocks until released; a check that
+// begins while another is in progress is counted as an overlap and returns at once.
+type blockingCheck struct {
+	started, release chan struct{}
+	active           atomic.Int32
+	checks, overlaps atomic.Int32
+}
+
+func (b *blockingCheck) PublishDue(context.Context) (int, error)          { return 0, nil }
+func (b *blockingCheck) TrimChanges(context.Context, uint64) (int, error) { return 0, nil }
+func (b *blockingCheck) Checkpoint(context.Context) (uint64, error)       { return 0, nil }
+
+func (b *blockingCheck) Check(context.Context) (int, error) {
+	b.checks.Add(1)
+	defer b.active.Add(-1)
+	if b.active.Add(1) > 1 {
+		b.overlaps.Add(1)
+		return 0, nil
+	}
+	b.started <- struct{}{}
+	<-b.release
+	return 0, nil
+}
+
+// TestRunsOfAJobNeverOverlap starts a run whose consistency check blocks, then runs the jobs again
+// by another path: the second check must be skipped (or refused, by name), whichever path came first.
+func TestRunsOfAJobNeverOverlap(t *testing.T) {
+	ctx := context.Background()
+	// scheduled runs every entry of the running scheduler now, as the schedule would.
+	scheduled := func(j *Jobs) error {
+		for _, e := range j.cron.Entries() {
+			e.WrappedJob.Run()
+		}
+		return nil
+	}
+	startUp := func(j *Jobs) error { return j.RunOnce(ctx) }
+	byName := func(j *Jobs) error { return j.Run(ctx, "consistency-check") }
+	tests := []struct {
+		name          string
+		first, second func(*Jobs) error
+		wantErr       error
+	}{
+		{"scheduled during the start-up run", startUp, scheduled, nil},
+		{"start-up run during a scheduled run", scheduled, startUp, nil},
+		{"scheduled during a scheduled run", scheduled, scheduled, nil},
+		{"by name during a scheduled run", scheduled, byName, ErrRunning},
+		{"start-up run during a run by name", byName, startUp, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// started has room for a check the real schedule may begin after the release (at the top of
+			// an hour), so that it never blocks Stop.
+			b := &blockingCheck{started: make(chan struct{}, 1), release: make(chan struct{})}
+			// Not zaptest: cron's scheduler goroutine logs its stop after Stop has returned.
+			j := New(b, b, zap.NewNop(), time.UTC, func() time.Time { return testNow })
+			if err := j.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- tc.first(j) }()
+			<-b.started
+			if err := tc.second(j); !errors.Is(err, tc.wantErr) {
+				t.Errorf("second run: %v, want %v", err, tc.wantErr)
+			}
+			if checks, overlaps := b.checks.Load(), b.overlaps.Load(); checks != 1 || overlaps != 0 {
+				t.Errorf("%d checks began, %d of them during another; want 1 and 0", checks, overlaps)
+			}
+			close(b.release)
+			if err := <-done; err != nil {
+				t.Errorf("first run: %v", err)
+			}
+			if err := j.Stop(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
