@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/calendard/calendard/storage/datetime"
 )
 
@@ -510,5 +512,55 @@ func TestTermCacheServesTheCurrentVersion(t *testing.T) {
 		if terms, _ := db.Terms(ctx, TaxCategory); len(terms) != 1 || terms[0].Name != name {
 			t.Errorf("terms after rename: %+v, want %q", terms, name)
 		}
+	}
+}
+
+// TestTermWriteFailsWhenItsEventsCannotBeLogged: a category write logs the events of its subtree,
+// which needs every category record; when one cannot be read, the write fails and changes nothing.
+func TestTermWriteFailsWhenItsEventsCannotBeLogged(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(db *DB, id uint64) error
+	}{
+		{"rename", func(db *DB, id uint64) error {
+			_, err := db.UpdateTerm(ctx, TaxCategory, id, &TermInput{Name: ptr("Live music")})
+			return err
+		}},
+		{"delete", func(db *DB, id uint64) error {
+			_, err := db.DeleteTerm(ctx, TaxCategory, id)
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := mustOpenDB(t)
+			music, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Music")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.bolt.Update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bCategories).Put(u64(broken.ID), []byte("{not json"))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := db.ChangeHead(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.write(db, music.ID); err == nil {
+				t.Fatal("write succeeded, want the decode error")
+			}
+			if got, _, err := db.Term(ctx, TaxCategory, music.ID); err != nil || got.Name != "Music" {
+				t.Errorf("after the failed write: %+v (%v), want Music unchanged", got, err)
+			}
+			if got, err := db.ChangeHead(ctx); err != nil || got != head {
+				t.Errorf("change head %d (%v), want %d", got, err, head)
+			}
+		})
 	}
 }

@@ -157,7 +157,9 @@ func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermI
 		if err := put(tx, termBucket(tax), id, t); err != nil {
 			return err
 		}
-		w.touchTermEvents(tax, id)
+		if err := w.touchTermEvents(tax, id); err != nil {
+			return err
+		}
 		return w.flush()
 	})
 	if err != nil {
@@ -167,21 +169,28 @@ func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermI
 }
 
 // touchTermEvents logs a term and every event that embeds it or, for categories, one of its
-// descendants (their URLs and the category filter depend on the tree).
-func (w *writer) touchTermEvents(tax Taxonomy, id uint64) {
+// descendants (their URLs and the category filter depend on the tree). An error leaves the change log
+// incomplete, so the write must fail with it: the index would keep stale documents.
+func (w *writer) touchTermEvents(tax Taxonomy, id uint64) error {
 	w.touch(termDocKind(tax), id)
 	for _, eid := range linkedIDs(w.tx, bLinkTerm, id) {
 		w.touch(DocEvent, eid)
 	}
 	if tax != TaxCategory {
-		return
+		return nil
 	}
-	terms, _ := allTerms(w.tx, tax, nil)
+	terms, err := allTerms(w.tx, tax, nil)
+	if err != nil {
+		return err
+	}
 	for _, child := range terms {
 		if child.Parent == id {
-			w.touchTermEvents(tax, child.ID)
+			if err := w.touchTermEvents(tax, child.ID); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // DeleteTerm deletes a term for good: it is removed from every event and its children move up to its
@@ -194,7 +203,9 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
 			return err
 		}
-		w.touchTermEvents(tax, id)
+		if err := w.touchTermEvents(tax, id); err != nil {
+			return err
+		}
 		for _, eid := range linkedIDs(tx, bLinkTerm, id) {
 			e, err := loadPost[Event](tx, TypeEvent, eid, w.now)
 			if err != nil {
