@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +24,19 @@ import (
 const (
 	socketName     = "calendard.sock"
 	controlTimeout = 10 * time.Second
-	maxControlSize = 64 << 10
+	// maxControlRequest bounds what the server reads of a request: a command and its flags.
+	maxControlRequest = 64 << 10
+)
+
+// A reply is a stream of frames, each a kind byte, a 4-byte big-endian length and that many bytes (at
+// most maxFrame): the command's output in output frames, its error message (if any) in error frames,
+// and an end frame. The output has no size limit this way (the user list grows with the site), and
+// the client tells a reply cut short by a dying server from a complete one.
+const (
+	frameOutput = 'o'
+	frameError  = 'e'
+	frameEnd    = '.'
+	maxFrame    = 32 << 10
 )
 
 type controlRequest struct {
@@ -30,11 +44,6 @@ type controlRequest struct {
 	Args adminArgs `json:"args"`
 	// Target is the absolute path the server writes a backup to (cmd "backup").
 	Target string `json:"target,omitempty"`
-}
-
-type controlResponse struct {
-	Output string `json:"output"`
-	Error  string `json:"error,omitempty"`
 }
 
 func socketPath(dataDir string) string { return filepath.Join(dataDir, socketName) }
@@ -59,15 +68,64 @@ func callControl(ctx context.Context, dataDir string, req controlRequest, stdout
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return true, fmt.Errorf("control socket: %w", err)
 	}
-	var res controlResponse
-	if err := json.NewDecoder(io.LimitReader(conn, maxControlSize)).Decode(&res); err != nil {
-		return true, fmt.Errorf("control socket: %w", err)
+	return true, readReply(conn, stdout)
+}
+
+// readReply copies a reply's output to stdout as it arrives and returns the command's error.
+func readReply(r io.Reader, stdout io.Writer) error {
+	br := bufio.NewReader(r)
+	var msg []byte
+	for {
+		var hdr [5]byte
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return fmt.Errorf("control socket: reply cut short: %w", err)
+		}
+		n := binary.BigEndian.Uint32(hdr[1:])
+		if n > maxFrame {
+			return fmt.Errorf("control socket: a frame of %d bytes", n)
+		}
+		switch hdr[0] {
+		case frameOutput:
+			if _, err := io.CopyN(stdout, br, int64(n)); err != nil {
+				return fmt.Errorf("control socket: %w", err)
+			}
+		case frameError:
+			part := make([]byte, n)
+			if _, err := io.ReadFull(br, part); err != nil {
+				return fmt.Errorf("control socket: reply cut short: %w", err)
+			}
+			msg = append(msg, part...)
+		case frameEnd:
+			if len(msg) > 0 {
+				return errors.New(string(msg))
+			}
+			return nil
+		default:
+			return fmt.Errorf("control socket: unknown frame kind %q", hdr[0])
+		}
 	}
-	io.WriteString(stdout, res.Output)
-	if res.Error != "" {
-		return true, errors.New(res.Error)
+}
+
+// writeFrames writes data as frames of kind, as many as its size needs.
+func writeFrames(w io.Writer, kind byte, data []byte) error {
+	for len(data) > 0 {
+		n := min(len(data), maxFrame)
+		if err := writeFrame(w, kind, data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
 	}
-	return true, nil
+	return nil
+}
+
+func writeFrame(w io.Writer, kind byte, data []byte) error {
+	hdr := [5]byte{kind}
+	binary.BigEndian.PutUint32(hdr[1:], uint32(len(data)))
+	if _, err := w.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(data)
+	return err
 }
 
 // serveControl answers operator commands on the data directory's socket until stop is called. The
@@ -106,32 +164,45 @@ func (a *app) serveControl() (stop func(), err error) {
 func (a *app) handleControl(conn net.Conn) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(controlTimeout))
-	var req controlRequest
-	var res controlResponse
-	if err := json.NewDecoder(io.LimitReader(conn, maxControlSize)).Decode(&req); err != nil {
-		res.Error = "bad request: " + err.Error()
-	} else if req.Cmd == "backup" {
-		conn.SetDeadline(time.Now().Add(backupTimeout))
-		var out bytes.Buffer
-		ctx, cancel := context.WithTimeout(context.Background(), backupTimeout)
-		if err := writeBackup(ctx, a.db, req.Target, &out); err != nil {
-			res.Error = err.Error()
-		}
-		cancel()
-		res.Output = out.String()
-		a.log.Info("control command", zap.String("cmd", req.Cmd), zap.String("target", req.Target), zap.Bool("ok", res.Error == ""))
-	} else if !knownAdminCommand(req.Cmd) {
-		res.Error = fmt.Sprintf("unknown command %q", req.Cmd)
-	} else {
-		var out bytes.Buffer
-		ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
-		if err := runAdmin(ctx, a.db, req.Cmd, req.Args, &out); err != nil {
-			res.Error = err.Error()
-		}
-		cancel()
-		res.Output = out.String()
-		// The command, never its output: app-password create prints a secret.
-		a.log.Info("control command", zap.String("cmd", req.Cmd), zap.Bool("ok", res.Error == ""))
+	var out bytes.Buffer
+	cmdErr := a.runControl(conn, &out)
+	w := bufio.NewWriter(conn)
+	err := writeFrames(w, frameOutput, out.Bytes())
+	if err == nil && cmdErr != nil {
+		err = writeFrames(w, frameError, []byte(cmdErr.Error()))
 	}
-	json.NewEncoder(conn).Encode(res)
+	if err == nil {
+		err = writeFrame(w, frameEnd, nil)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		a.log.Warn("control reply not sent", zap.Error(err))
+	}
+}
+
+// runControl reads one request from conn and carries it out, writing its output to out.
+func (a *app) runControl(conn net.Conn, out io.Writer) error {
+	var req controlRequest
+	if err := json.NewDecoder(io.LimitReader(conn, maxControlRequest)).Decode(&req); err != nil {
+		return fmt.Errorf("bad request: %w", err)
+	}
+	switch {
+	case req.Cmd == "backup":
+		conn.SetDeadline(time.Now().Add(backupTimeout))
+		ctx, cancel := context.WithTimeout(context.Background(), backupTimeout)
+		defer cancel()
+		err := writeBackup(ctx, a.db, req.Target, out)
+		a.log.Info("control command", zap.String("cmd", req.Cmd), zap.String("target", req.Target), zap.Bool("ok", err == nil))
+		return err
+	case !knownAdminCommand(req.Cmd):
+		return fmt.Errorf("unknown command %q", req.Cmd)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
+	defer cancel()
+	err := runAdmin(ctx, a.db, req.Cmd, req.Args, out)
+	// The command, never its output: app-password create prints a secret.
+	a.log.Info("control command", zap.String("cmd", req.Cmd), zap.Bool("ok", err == nil))
+	return err
 }

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"go.uber.org/zap/zaptest"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // serveForReal runs the app's own serve loop (HTTP server, syncer, control socket) on a free port.
@@ -60,6 +65,83 @@ func TestOperatorCommandsOnARunningServer(t *testing.T) {
 	}
 	if code := getWith(t, base+"/calendar/events/v1/categories", "ann:"+pw); code != 401 {
 		t.Fatalf("revoked password on the live server: %d", code)
+	}
+}
+
+// TestUserListOverTheSocketHasNoSizeLimit lists more users than the 64 KiB the socket's reply used to
+// be cut at, through a running server.
+func TestUserListOverTheSocketHasNoSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	db := openDirStore(t, "serve", func(k string) string { return map[string]string{"CALENDAR_DATA_DIR": dir}[k] })
+	// Long display names make each line of the list about 450 bytes.
+	const users = 200
+	for i := range users {
+		login := "user" + strconv.Itoa(i)
+		u := storage.User{Login: login, Email: login + "@example.org", Role: storage.RoleSubscriber,
+			DisplayName: login + " " + strings.Repeat("x", 400)}
+		if _, err := db.CreateUser(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	serveForReal(t, dir)
+	out, err := runCmd(t, dir, "user", "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) <= 64<<10 {
+		t.Fatalf("the list is %d bytes: too short to test the limit", len(out))
+	}
+	for i := range users {
+		if email := "user" + strconv.Itoa(i) + "@example.org"; !strings.Contains(out, " "+email+" ") {
+			t.Errorf("%s is missing from the list", email)
+		}
+	}
+}
+
+// TestReadReply reads replies as the server frames them, and ones a dying server cuts short.
+func TestReadReply(t *testing.T) {
+	frames := func(parts ...any) string {
+		var b bytes.Buffer
+		for i := 0; i < len(parts); i += 2 {
+			if err := writeFrame(&b, parts[i].(byte), []byte(parts[i+1].(string))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.String()
+	}
+	big := strings.Repeat("0123456789abcdef", 10000)
+	var bigReply bytes.Buffer
+	if err := writeFrames(&bigReply, frameOutput, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	bigReply.WriteString(frames(byte(frameEnd), ""))
+	tests := []struct {
+		name, reply, wantOut, wantErr string
+	}{
+		{"output", frames(byte(frameOutput), "a\n", byte(frameOutput), "b\n", byte(frameEnd), ""), "a\nb\n", ""},
+		{"output larger than a frame", bigReply.String(), big, ""},
+		{"error", frames(byte(frameOutput), "partial", byte(frameError), "login ", byte(frameError), "is taken", byte(frameEnd), ""), "partial", "login is taken"},
+		{"empty", frames(byte(frameEnd), ""), "", ""},
+		{"no end frame", frames(byte(frameOutput), "a"), "a", "cut short"},
+		{"cut inside a frame", frames(byte(frameOutput), "abc")[:6], "a", "control socket"},
+		{"nothing", "", "", "cut short"},
+		{"frame too large", "o\xff\xff\xff\xff", "", "a frame of"},
+		{"unknown kind", frames(byte('{'), ""), "", "unknown frame kind"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := readReply(strings.NewReader(tc.reply), &out)
+			if out.String() != tc.wantOut {
+				t.Errorf("output %q, want %q", out.String(), tc.wantOut)
+			}
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }
 
