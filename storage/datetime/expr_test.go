@@ -1,6 +1,8 @@
 package datetime
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -373,6 +375,9 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "datetime: ") {
+				t.Fatalf("Parse(%q): error %q does not name the package", s, err)
+			}
 			return
 		}
 		if strings.Trim(s, asciiSpace) == "" {
@@ -381,7 +386,19 @@ func FuzzParse(f *testing.F) {
 		for _, loc := range locs {
 			got, err := e.Eval(loc, now)
 			if err != nil {
+				// Parse has checked the syntax: the only failure left is a result out of range.
+				if !errors.Is(err, errRange) {
+					t.Fatalf("Eval(%q) in %v: %v, want the range error", s, loc, err)
+				}
 				continue
+			}
+			// The result written back as a DB datetime or a timestamp reads as the same wall clock
+			// (the same instant, for the timestamp): what the store writes, it reads back.
+			if again := evalIn(t, got.Format(DB), loc, now); WallOf(again) != WallOf(got) {
+				t.Fatalf("Eval(%q) in %v = %s, but its DB form reads as %s", s, loc, got.Format(DB), again.Format(DB))
+			}
+			if again := evalIn(t, strconv.FormatInt(got.Unix(), 10), loc, now); !again.Equal(got) {
+				t.Fatalf("Eval(%q) in %v = %v, but its timestamp reads as %v", s, loc, got, again)
 			}
 			if got.Location() != loc {
 				t.Fatalf("Eval(%q) location = %v, want %v", s, got.Location(), loc)
@@ -394,6 +411,20 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// evalIn parses and evaluates s, which must succeed.
+func evalIn(t *testing.T, s string, loc *time.Location, now time.Time) time.Time {
+	t.Helper()
+	e, err := Parse(s)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", s, err)
+	}
+	got, err := e.Eval(loc, now)
+	if err != nil {
+		t.Fatalf("Eval(%q) in %v: %v", s, loc, err)
+	}
+	return got
 }
 
 func BenchmarkParseEval(b *testing.B) {
