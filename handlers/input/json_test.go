@@ -312,6 +312,14 @@ func FuzzJSON(f *testing.F) {
 		if d := jsonDepth(body); d > MaxDepth {
 			t.Fatalf("accepted depth %d", d)
 		}
+		// The decoded value encodes to a body that decodes to it again.
+		re, err := json.Marshal(got)
+		if err != nil {
+			t.Fatalf("encoding %#v: %v", got, err)
+		}
+		if again, err := JSON(re); err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("%s decodes to %#v (%v), want %#v", re, again, err, got)
+		}
 	})
 }
 
