@@ -7,6 +7,11 @@ DATA_DIR ?= ./data
 # clone. It only applies to a data directory with no users yet, and the service listens on loopback.
 DEV_APP_PASSWORD ?= DevPassword0000000000000
 FUZZTIME ?= 30s
+# How long make test runs each fuzz target: long enough to replay its corpus and try some inputs.
+TEST_FUZZTIME ?= 2s
+# Every fuzz target as dir:Name, read from the test sources (go test -list would link every package's
+# test binary just to list them).
+FUZZ_TARGETS := $(shell grep -rEo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | sed -E 's|/[^/]*_test\.go:func |:|' | sort)
 # make seed's number of generated events; make load's flags (see go run ./cmd/loadgen -h).
 EVENTS ?= 20000
 LOADFLAGS ?=
@@ -15,10 +20,11 @@ build:
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/calendard ./cmd/calendard
 
 # Every benchmark also runs once, so that a benchmark that no longer works is found here, not when
-# someone needs its figures.
+# someone needs its figures; and every fuzz target runs briefly (go test alone only replays the seeds).
 test:
 	go test -race -count=1 ./...
 	go test -run='^$$' -bench=. -benchtime=1x ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
@@ -45,12 +51,13 @@ load:
 bench:
 	go test -run='^$$' -bench=. -benchmem ./...
 
-# Runs every fuzz target for FUZZTIME; new failing inputs land in testdata/fuzz as regression cases.
+# Runs every fuzz target for FUZZTIME (one package and one target per go test -fuzz); new failing
+# inputs land in testdata/fuzz as regression cases.
 fuzz:
-	@for pkg in $$(go list ./...); do \
-		for f in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=3s $$pkg || exit 1; \
-		done; \
+	@for t in $(FUZZ_TARGETS); do \
+		dir=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$dir $$name"; \
+		go test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=3s $$dir || exit 1; \
 	done
 
 golden:
