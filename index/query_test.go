@@ -31,6 +31,14 @@ func FuzzParseSearch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		terms := parseSearch(s)
+		if len(terms) > maxSearchTerms {
+			t.Fatalf("%q gave %d terms, more than %d", s, len(terms), maxSearchTerms)
+		}
+		for i, term := range terms {
+			if slices.Contains(terms[:i], term) {
+				t.Fatalf("%q gave %+v twice", s, term)
+			}
+		}
 		rest := s
 		for _, term := range terms {
 			switch {
