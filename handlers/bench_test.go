@@ -107,7 +107,7 @@ func benchHandler(b *testing.B, n int) http.Handler {
 			b.Fatal(err)
 		}
 	}
-	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, zap.NewNop())
+	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, index.Options{Logger: zap.NewNop()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func benchDirHandler(b *testing.B, dir string) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, zap.NewNop())
+	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, index.Options{Logger: zap.NewNop()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,11 +3,14 @@ package handlers
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -38,6 +41,21 @@ var (
 	errTranslation  = newError(http.StatusConflict, "translation-already-exists", "The translation group already has a record in this language.")
 	errDuplicateTag = newError(http.StatusBadRequest, "duplicate_term_slug", "The slug is already used by another term.")
 )
+
+// Bounds of a rest_not_ready answer's Retry-After, in seconds: soon enough to notice the end of a
+// short load, rarely enough not to add load to a long one.
+const (
+	minNotReadyRetry = 1
+	maxNotReadyRetry = 30
+)
+
+// notReady is the answer of a server whose index is loading (CONTRACT 9): Retry-After is the time the
+// load's progress so far says is left.
+func notReady(p index.Progress, now time.Time) *apiError {
+	e := newError(http.StatusServiceUnavailable, "rest_not_ready", "The service is starting and is not ready to answer yet: retry after the delay given.")
+	e.retryAfter = min(max(int64(math.Ceil(p.Remaining(now).Seconds())), minNotReadyRetry), maxNotReadyRetry)
+	return e
+}
 
 // forbidden is the route-level permission failure: 401 for anonymous callers, 403 for others (CONTRACT 7.6).
 func forbidden(rq *request) *apiError {

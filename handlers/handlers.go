@@ -67,10 +67,31 @@ type Handler struct {
 	trusted trustedOrigins
 	// failures counts failed authentications (throttle.go); nil: no throttling.
 	failures *failureTable
+	// loading is set on the handler of a server whose index is still loading (Loading).
+	loading *index.Loading
 }
 
 // New returns the API's http.Handler.
 func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Handler {
+	h := newHandler(cfg, db, log)
+	h.index = ix
+	h.router = h.routes()
+	return h
+}
+
+// Loading returns what a server answers while its index is built or caught up, before New's handler
+// can serve: the health probes, /readyz with the progress, and 503 rest_not_ready with Retry-After
+// to every other request, with the same common headers (CONTRACT 9). A server listens from its start
+// with it, so that a load balancer or watchdog sees a live process rather than a dead one.
+func Loading(cfg Config, db *storage.DB, loading *index.Loading, log *zap.Logger) http.Handler {
+	h := newHandler(cfg, db, log)
+	h.loading = loading
+	h.router = httprouter.New()
+	h.probes(h.router)
+	return h
+}
+
+func newHandler(cfg Config, db *storage.DB, log *zap.Logger) *Handler {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -83,10 +104,8 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, index: ix, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
+	return &Handler{cfg: cfg, db: db, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute)}
-	h.router = h.routes()
-	return h
 }
 
 type ctxKey struct{}
@@ -145,6 +164,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isProbe(r.URL.Path) {
 		// Health probes (health.go) are outside the REST namespace: no authentication, no rate limit.
 		h.router.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
+		return
+	}
+	if h.loading != nil {
+		// Nothing else is read: no answer but this one is possible yet, whatever the request.
+		h.writeError(sw, rq, notReady(h.loading.Progress(), time.Now()))
 		return
 	}
 	if rq.method == http.MethodPost {

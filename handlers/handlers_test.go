@@ -50,7 +50,7 @@ func newLoggedHandler(t testing.TB, cfg Config, clock func() time.Time, log *zap
 	if err := db.AddAppPassword(ctx, "admin", "test", adminPassword); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"), db, log)
+	ix, err := index.Open(ctx, filepath.Join(t.TempDir(), "index"), db, index.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,14 @@ package handlers
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/index"
 )
 
 // The health probes live outside the REST namespace: they are not routes of the API, so neither the
@@ -31,8 +35,13 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.P
 }
 
 // readyz answers 200 when the store is open and the search index has applied every change-log entry
-// the store holds (readiness); 503 with how many entries the index is behind otherwise.
+// the store holds (readiness); 503 while the index loads, with its progress, or with how many entries
+// it is behind otherwise.
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	if h.loading != nil {
+		h.writeProbe(w, http.StatusServiceUnavailable, loadingProbe(h.loading.Progress(), time.Now()))
+		return
+	}
 	head, err := h.db.ChangeHead(r.Context())
 	if err != nil {
 		h.log.Warn("readiness: store unavailable", zap.Error(err))
@@ -53,4 +62,14 @@ func (h *Handler) writeProbe(w http.ResponseWriter, status int, body map[string]
 	if err := json.NewEncoder(w).Encode(body); err != nil {
 		h.log.Debug("write probe", zap.Error(err))
 	}
+}
+
+// loadingProbe is /readyz's body while the index loads: the phase, records scanned or change-log
+// entries applied out of the total, and the time left at the rate so far.
+func loadingProbe(p index.Progress, now time.Time) map[string]any {
+	if p.Phase == "" {
+		return map[string]any{"status": "starting"}
+	}
+	return map[string]any{"status": p.Phase, "done": p.Done, "total": p.Total,
+		"remaining_seconds": int64(math.Ceil(p.Remaining(now).Seconds()))}
 }

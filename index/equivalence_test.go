@@ -124,7 +124,7 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 	}
 	// Half the data is there when the index opens (the rebuild path), half arrives afterwards through
 	// the change log (the sync path), with updates and trashing mixed in.
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "index"), db, zaptest.NewLogger(t))
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "index"), db, Options{Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,7 @@ type Store interface {
 	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
 	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
 	ChangeHead(ctx context.Context) (uint64, error)
+	Count(ctx context.Context, t storage.PostType) (int, error)
 }
 
 // lang is one language's index and projection.
@@ -76,6 +77,14 @@ type lang struct {
 	// texts remembers search matches; Bleve is updated before the version moves, so a search
 	// started after reading a version sees at least that version's text.
 	texts textCache
+}
+
+// Options configures Open.
+type Options struct {
+	// Logger receives the index's log lines; nil discards them.
+	Logger *zap.Logger
+	// Loading, when set, follows Open's progress while it runs.
+	Loading *Loading
 }
 
 // Index holds every language's index and projection.
@@ -108,7 +117,11 @@ func runtimeConfig() map[string]any { return map[string]any{"unsafe_batch": true
 // Open opens the indexes under dir, rebuilding any that is missing, unreadable, of another mapping
 // version, or ahead of the store (a restored backup), and builds the projections. It returns once the
 // index reflects the store, so the server can answer lists right away.
-func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index, error) {
+func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, error) {
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -132,7 +145,7 @@ func Open(ctx context.Context, dir string, store Store, log *zap.Logger) (*Index
 			rebuild = append(rebuild, l)
 		}
 	}
-	if err := ix.load(ctx, rebuild); err != nil {
+	if err := ix.load(ctx, rebuild, opts.Loading); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -192,13 +205,21 @@ func openLang(ctx context.Context, path string, code storage.Lang, store Store, 
 }
 
 // load builds every projection from a full scan of the store and indexes the scanned records into
-// the fresh Bleve indexes, then replays the change log from the oldest checkpoint.
-func (ix *Index) load(ctx context.Context, fresh []*lang) error {
+// the fresh Bleve indexes, then replays the change log from the oldest checkpoint; progress follows
+// both phases.
+func (ix *Index) load(ctx context.Context, fresh []*lang, progress *Loading) error {
 	// The head read before the scan is safe for the fresh indexes: entries after it are replayed, and
 	// replaying is harmless because every entry re-reads the current record.
 	head, err := ix.store.ChangeHead(ctx)
 	if err != nil {
 		return err
+	}
+	if progress != nil {
+		total, err := ix.count(ctx)
+		if err != nil {
+			return err
+		}
+		progress.begin(PhaseBuilding, total)
 	}
 	batches := map[storage.Lang]*bleve.Batch{}
 	for _, l := range fresh {
@@ -223,6 +244,7 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 			for _, v := range page.Venues {
 				venues[v.ID] = v
 			}
+			progress.add(len(page.Events) + len(page.Venues) + len(page.Organizers))
 			for _, d := range documents(page, venues) {
 				ix.langs[d.lang].load(d)
 				if b := batches[d.lang]; b != nil {
@@ -256,7 +278,26 @@ func (ix *Index) load(ctx context.Context, fresh []*lang) error {
 		from = min(from, l.checkpoint)
 	}
 	ix.applied = from
-	return ix.catchUp(ctx)
+	if progress != nil {
+		if head, err = ix.store.ChangeHead(ctx); err != nil {
+			return err
+		}
+		progress.begin(PhaseCatchingUp, head-from)
+	}
+	return ix.catchUp(ctx, progress)
+}
+
+// count is the number of records a full scan reads.
+func (ix *Index) count(ctx context.Context) (uint64, error) {
+	var total uint64
+	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
+		n, err := ix.store.Count(ctx, t)
+		if err != nil {
+			return 0, err
+		}
+		total += uint64(n)
+	}
+	return total, nil
 }
 
 // scanAll reads every record of type t in pages. Decoding dominates the work, so two scanners decode

@@ -132,7 +132,7 @@ func TestLanguageSearch(t *testing.T) {
 
 func openIndex(t *testing.T, dir string, db *storage.DB) *Index {
 	t.Helper()
-	ix, err := Open(context.Background(), dir, db, zaptest.NewLogger(t))
+	ix, err := Open(context.Background(), dir, db, Options{Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestRecovery(t *testing.T) {
 		// As an earlier calendard left a language no write concerned: its stored checkpoint is older
 		// than the change log's first kept entry, so the entries it needs are gone.
 		w.mutate(t)
-		if err := w.ix.catchUp(ctx); err != nil {
+		if err := w.ix.catchUp(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.ix.Checkpoint(ctx); err != nil {

@@ -20,7 +20,7 @@ func (w *world) reopenWithin(t *testing.T, dir string) {
 	w.ix.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ix, err := Open(ctx, dir, w.db, zaptest.NewLogger(t))
+	ix, err := Open(ctx, dir, w.db, Options{Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatalf("reopening the index: %v", err)
 	}

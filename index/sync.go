@@ -28,7 +28,7 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	tick := time.NewTicker(safetyTick)
 	defer tick.Stop()
 	for {
-		if err := ix.catchUp(ctx); err != nil && ctx.Err() == nil {
+		if err := ix.catchUp(ctx, nil); err != nil && ctx.Err() == nil {
 			ix.log.Error("index sync failed", zap.Error(err))
 		}
 		select {
@@ -112,10 +112,11 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 }
 
 // catchUp applies the change log until a read finds fewer entries than a full batch: the index has
-// then applied everything that was committed when that read began.
-func (ix *Index) catchUp(ctx context.Context) error {
+// then applied everything that was committed when that read began. progress counts the entries.
+func (ix *Index) catchUp(ctx context.Context, progress *Loading) error {
 	for {
 		n, err := ix.SyncOnce(ctx)
+		progress.add(n)
 		if err != nil || n < syncBatch {
 			return err
 		}

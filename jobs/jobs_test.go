@@ -251,7 +251,7 @@ func TestPublishDueOnTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, zaptest.NewLogger(t))
+	ix, err := index.Open(ctx, filepath.Join(dir, "index"), db, index.Options{Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

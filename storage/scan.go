@@ -54,6 +54,17 @@ func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*R
 	return out, err
 }
 
+// Count returns how many records of type t the store holds. It walks the bucket's pages without
+// decoding a record, so it costs a fraction of a scan: it gives a scan's progress its total.
+func (db *DB) Count(ctx context.Context, t PostType) (int, error) {
+	var n int
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		n = tx.Bucket(postBucket(t)).Stats().KeyN
+		return nil
+	})
+	return n, err
+}
+
 func decodeInto[T any, P record[T]](v []byte, now time.Time, out *[]P) error {
 	r := P(new(T))
 	if err := json.Unmarshal(v, r); err != nil {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -30,17 +32,32 @@ const (
 	shutdownTimeout = 30 * time.Second
 )
 
-// app is one running service: opened by open, run by serve, torn down by close.
+// app is one running service: opened by open, its index loaded by load, run by serve, torn down by
+// close. serve listens before it loads, and answers from handlers.Loading until load is done.
 type app struct {
-	cfg     Config
-	log     *zap.Logger
-	db      *storage.DB
-	index   *index.Index
-	handler http.Handler
+	cfg   Config
+	log   *zap.Logger
+	db    *storage.DB
+	index *index.Index // nil until load
+	// indexStore is what the index reads: the store, or in tests a wrapper that holds a load midway.
+	indexStore index.Store
+	// loading follows load's progress for the handler that answers meanwhile.
+	loading index.Loading
+	handler handlerSwitch
 	server  *http.Server
 	// ln is the bound listener; tests read its address.
 	ln net.Listener
 }
+
+// handlerSwitch serves the handler stored last: the loading answers, then the API. An atomic pointer
+// rather than a lock, because every request reads it.
+type handlerSwitch struct{ h atomic.Pointer[http.Handler] }
+
+func (s *handlerSwitch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
+}
+
+func (s *handlerSwitch) set(h http.Handler) { s.h.Store(&h) }
 
 func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -51,13 +68,15 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	})
 }
 
-// open builds everything serve needs; stderr receives a generated administrator password.
+// open opens the store and builds the server, answering with handlers.Loading until load is done;
+// stderr receives a generated administrator password. Demo data (a development aid, for an empty
+// store only) goes in here, before the index is loaded over it.
 func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*app, error) {
 	db, err := openStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, db: db}
+	a := &app{cfg: cfg, log: log, db: db, indexStore: db}
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		db.Close()
 		return nil, err
@@ -67,13 +86,9 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	if a.index, err = index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, log.Named("index")); err != nil {
-		db.Close()
-		return nil, err
-	}
-	a.handler = handlers.New(cfg.handlerConfig(), db, a.index, log.Named("http"))
+	a.handler.set(handlers.Loading(cfg.handlerConfig(), db, &a.loading, log.Named("http")))
 	a.server = &http.Server{
-		Handler:           a.handler,
+		Handler:           &a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -82,6 +97,18 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		ErrorLog:          zap.NewStdLog(log.Named("http-server")),
 	}
 	return a, nil
+}
+
+// load opens the search index, building or catching it up as needed, then switches the server from
+// the loading answers to the API.
+func (a *app) load(ctx context.Context) error {
+	ix, err := index.Open(ctx, filepath.Join(a.cfg.DataDir, "index"), a.indexStore, index.Options{Logger: a.log.Named("index"), Loading: &a.loading})
+	if err != nil {
+		return err
+	}
+	a.index = ix
+	a.handler.set(handlers.New(a.cfg.handlerConfig(), a.db, ix, a.log.Named("http")))
+	return nil
 }
 
 // bootstrapAdmin creates the first administrator when the store has no users (CONTRACT 7.7). The admin
@@ -116,16 +143,11 @@ func (a *app) listen() error {
 }
 
 // serve answers requests until ctx is done, then shuts down gracefully: in-flight requests finish,
-// then the index syncer stops.
+// then the jobs and the index syncer stop. It listens first and loads the index while it answers
+// (CONTRACT 9 rest_not_ready); the syncer and the jobs start once the index is loaded, and a ctx done
+// during the load ends it.
 func (a *app) serve(ctx context.Context) error {
-	defer a.startSync()()
-	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.
-	stopJobs, err := a.startJobs(ctx)
-	if err != nil {
-		return err
-	}
-	defer stopJobs()
-	// The control socket is ready before the first request is answered.
+	// The control socket needs only the store, so operator commands work during a long load too.
 	stopControl, err := a.serveControl()
 	if err != nil {
 		return err
@@ -133,12 +155,47 @@ func (a *app) serve(ctx context.Context) error {
 	defer stopControl()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
-	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))
+	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	loaded := make(chan error, 1)
+	go func() { loaded <- a.loadLogged(loadCtx) }()
+	select {
+	case err := <-errc:
+		stopLoad()
+		<-loaded
+		return err
+	case err := <-loaded:
+		if err != nil {
+			return errors.Join(ignoreCancel(ctx, err), a.shutdown(errc))
+		}
+	}
+	defer a.startSync()()
+	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.
+	stopJobs, err := a.startJobs(ctx)
+	if err != nil {
+		return errors.Join(err, a.shutdown(errc))
+	}
+	defer stopJobs()
+	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()))
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
+	return a.shutdown(errc)
+}
+
+// ignoreCancel drops err when ctx was cancelled: a load interrupted by a shutdown is not a failure.
+func ignoreCancel(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
+}
+
+// shutdown stops the HTTP server gracefully and collects Serve's result from errc.
+func (a *app) shutdown(errc <-chan error) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := a.server.Shutdown(sctx); err != nil {
@@ -148,6 +205,34 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// loadProgressEvery is how often a load in progress is logged.
+const loadProgressEvery = 5 * time.Second
+
+// loadLogged is load with a log line every few seconds while it runs: a long first start shows it is
+// working, and how far it has come.
+func (a *app) loadLogged(ctx context.Context) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(loadProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				p := a.loading.Progress()
+				a.log.Info("loading the index", zap.String("phase", p.Phase), zap.Uint64("done", p.Done),
+					zap.Uint64("total", p.Total), zap.Duration("remaining", p.Remaining(time.Now()).Round(time.Second)))
+			}
+		}
+	})
+	err := a.load(ctx)
+	close(done)
+	wg.Wait()
+	return err
 }
 
 // startSync runs the index syncer until the returned stop function is called; stop waits for it.
@@ -164,7 +249,11 @@ func (a *app) startSync() (stop func()) {
 }
 
 func (a *app) close() error {
-	err := errors.Join(a.index.Close(), a.db.Close())
+	var err error
+	if a.index != nil {
+		err = a.index.Close()
+	}
+	err = errors.Join(err, a.db.Close())
 	_ = a.log.Sync()
 	return err
 }

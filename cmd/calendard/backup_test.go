@@ -17,8 +17,40 @@ import (
 )
 
 // serveDir runs the real serve loop (HTTP, syncer, control socket) on dir with a frozen clock and a
-// fixed origin, so two servers answer byte for byte alike; stop is idempotent and also runs at cleanup.
+// fixed origin, so two servers answer byte for byte alike, and returns once it is ready; stop is
+// idempotent and also runs at cleanup.
 func serveDir(t *testing.T, dir string) (base string, stop func()) {
+	t.Helper()
+	s := serveLoop(t, dir, nil)
+	// Ready, not only alive: the server answers rest_not_ready until its index is loaded.
+	for {
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return s.base, s.stop
+			}
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("serve stopped: %v", err)
+		default:
+		}
+	}
+}
+
+// loop is the real serve loop of one test, running on a bound listener.
+type loop struct {
+	app  *app
+	base string
+	// done receives serve's result; stop cancels serve, checks that result and closes the app.
+	done chan error
+	stop func()
+}
+
+// serveLoop opens the app on dir, lets prepare adjust it when set, and starts serve in the background;
+// it returns as soon as the listener is bound, before anything is loaded.
+func serveLoop(t *testing.T, dir string, prepare func(*app)) *loop {
 	t.Helper()
 	vars := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_LISTEN_ADDR": "127.0.0.1:0", "CALENDAR_ADMIN_APP_PASSWORD": adminPass,
 		"CALENDAR_NOW": testNow, "CALENDAR_BASE_URL": testOrigin}
@@ -30,36 +62,27 @@ func serveDir(t *testing.T, dir string) (base string, stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if prepare != nil {
+		prepare(a)
+	}
 	if err := a.listen(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.serve(ctx) }()
+	l := &loop{app: a, base: "http://" + a.ln.Addr().String(), done: make(chan error, 1)}
+	go func() { l.done <- a.serve(ctx) }()
 	var once sync.Once
-	stop = func() {
+	l.stop = func() {
 		once.Do(func() {
 			cancel()
-			if err := <-done; err != nil {
+			if err := <-l.done; err != nil {
 				t.Error(err)
 			}
 			a.close()
 		})
 	}
-	t.Cleanup(stop)
-	base = "http://" + a.ln.Addr().String()
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return base, stop
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v", err)
-		default:
-		}
-	}
+	t.Cleanup(l.stop)
+	return l
 }
 
 func httpDo(t *testing.T, method, url, body string) (int, []byte) {

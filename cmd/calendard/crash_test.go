@@ -141,7 +141,7 @@ func startBinary(t *testing.T, bin, dir string) *proc {
 			p.log.Write(sc.Bytes())
 			p.log.WriteByte('\n')
 			p.mu.Unlock()
-			// serve logs "serving" once its listener accepts connections.
+			// serve logs "serving" once its index is loaded and it answers the API.
 			if ready != nil && strings.Contains(sc.Text(), `"msg":"serving"`) {
 				close(ready)
 				ready = nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"net/http"
@@ -62,7 +63,7 @@ func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string)
 	return serveTestApp(t, dir, a)
 }
 
-// openTestApp opens the app the way startServer does, without serving it.
+// openTestApp opens the app and loads its index the way startServer does, without serving it.
 func openTestApp(dir string, log *zap.Logger, env ...string) (*app, error) {
 	vars := map[string]string{
 		"CALENDAR_DATA_DIR":           dir,
@@ -78,14 +79,21 @@ func openTestApp(dir string, log *zap.Logger, env ...string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return open(context.Background(), cfg, log, io.Discard)
+	a, err := open(context.Background(), cfg, log, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.load(context.Background()); err != nil {
+		return nil, errors.Join(err, a.close())
+	}
+	return a, nil
 }
 
 // serveTestApp serves an opened app behind httptest until the test ends.
 func serveTestApp(t testing.TB, dir string, a *app) *server {
 	t.Helper()
 	// Serve through the app's own http.Server, so its limits (headers, timeouts) apply.
-	ts := httptest.NewUnstartedServer(a.handler)
+	ts := httptest.NewUnstartedServer(&a.handler)
 	ts.Config = a.server
 	ts.Start()
 	s := &server{t: t, app: a, ts: ts, dir: dir, stopSync: a.startSync()}

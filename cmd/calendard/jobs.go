@@ -39,7 +39,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	defer db.Close()
-	ix, err := index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, log.Named("index"))
+	ix, err := index.Open(ctx, filepath.Join(cfg.DataDir, "index"), db, index.Options{Logger: log.Named("index")})
 	if err != nil {
 		return err
 	}

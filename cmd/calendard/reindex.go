@@ -30,7 +30,7 @@ func reindex(ctx context.Context, args []string, getenv func(string) string, std
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	ix, err := index.Open(ctx, dir, db, zap.NewNop())
+	ix, err := index.Open(ctx, dir, db, index.Options{})
 	if err != nil {
 		return err
 	}
