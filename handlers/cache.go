@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
 )
 
 // listCacheBytes bounds the memory the list cache holds.
@@ -35,7 +36,7 @@ type cachedList struct {
 	header      http.Header
 	body        []byte
 	// deps are, for a list item, the documents its body embeds (renderItems).
-	deps []docRef
+	deps []storage.Doc
 }
 
 func newListCache(limit int) *listCache { return &listCache{m: map[string]*cachedList{}, limit: limit} }

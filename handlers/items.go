@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"errors"
 	"time"
 
 	"github.com/calendard/calendard/storage"
@@ -20,18 +19,12 @@ type rawJSON []byte
 // the newest write are rendered again.
 const maxItemChanges = 1000
 
-// docRef names a document of the change log.
-type docRef struct {
-	kind storage.DocKind
-	id   uint64
-}
-
 // listRecord is a record loaded for a list page, ready to render, with the documents its item embeds
 // and the earliest date at which one of the scheduled records among them publishes (zero if none).
 type listRecord struct {
 	id        uint64
 	render    func() obj
-	deps      []docRef
+	deps      []storage.Doc
 	publishes time.Time
 }
 
@@ -53,15 +46,15 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 				posts = append(posts, &o.Post)
 			}
 		}
-		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, eventDeps(e, rel),
+		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, storage.EventDocs(e, rel),
 			firstPublication(rel, posts...)})
 	}
 	for _, v := range loaded.Venues {
-		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, postDeps(&v.Post, rel),
+		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, storage.PostDocs(&v.Post, rel),
 			firstPublication(rel, &v.Post)})
 	}
 	for _, o := range loaded.Organizers {
-		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, postDeps(&o.Post, rel),
+		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, storage.PostDocs(&o.Post, rel),
 			firstPublication(rel, &o.Post)})
 	}
 	return recs, loaded, nil
@@ -85,38 +78,6 @@ func firstPublication(rel *storage.Related, ps ...*storage.Post) time.Time {
 		}
 	}
 	return first
-}
-
-// postDeps are a record and the members of its translation group (its `translations`).
-func postDeps(p *storage.Post, rel *storage.Related) []docRef {
-	deps := []docRef{{p.Type.DocKind(), p.ID}}
-	for _, m := range rel.Groups[p.Group] {
-		deps = append(deps, docRef{m.Type.DocKind(), m.ID})
-	}
-	return deps
-}
-
-// eventDeps are what an event's item embeds: the event, its venue and organizers, each with its
-// translation group, its tags, and its categories with their ancestors (whose slugs are in the URLs).
-func eventDeps(e *storage.Event, rel *storage.Related) []docRef {
-	deps := postDeps(&e.Post, rel)
-	if v := rel.Venues[e.VenueID]; v != nil {
-		deps = append(deps, postDeps(&v.Post, rel)...)
-	}
-	for _, id := range e.OrganizerIDs {
-		if o := rel.Organizers[id]; o != nil {
-			deps = append(deps, postDeps(&o.Post, rel)...)
-		}
-	}
-	for _, id := range e.Categories {
-		for t, n := rel.Terms[id], 0; t != nil && n <= len(rel.Terms); t, n = rel.Terms[t.Parent], n+1 {
-			deps = append(deps, docRef{storage.DocCategory, t.ID})
-		}
-	}
-	for _, id := range e.Tags {
-		deps = append(deps, docRef{storage.DocTag, id})
-	}
-	return deps
 }
 
 // renderItems renders the records ids of type t as the items of a list page, in order, skipping IDs
@@ -217,21 +178,16 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 	}
 	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
 	// head from which the change log was read completely.
-	var changed map[docRef]uint64
+	var changed map[storage.Doc]uint64
 	known := oldest
 	if oldest < head {
-		changes, err := h.db.Changes(ctx, oldest, maxItemChanges)
-		switch {
-		case errors.Is(err, storage.ErrCompacted):
-			known = head // trimmed past oldest: only items rendered at head are judged
-		case err != nil:
+		var complete bool
+		var err error
+		if changed, complete, err = h.db.ChangedSince(ctx, oldest, maxItemChanges); err != nil {
 			return nil, err
-		case len(changes) == maxItemChanges && changes[len(changes)-1].Seq < head:
-			known = head // too many to read: only items rendered at head are judged
 		}
-		changed = make(map[docRef]uint64, len(changes))
-		for _, c := range changes {
-			changed[docRef{c.Kind, c.ID}] = c.Seq
+		if !complete {
+			known = head // trimmed past oldest, or too many to read: only items rendered at head are judged
 		}
 	}
 	for id, e := range entries {

@@ -68,16 +68,25 @@ func (db *DB) Changes(ctx context.Context, after uint64, limit int) ([]Change, e
 		if after < changeFloor(b) {
 			return ErrCompacted
 		}
-		c := b.Cursor()
-		for k, v := c.Seek(u64(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-			if len(v) != 9 {
-				return fmt.Errorf("storage: corrupt change-log entry %x", k)
-			}
-			out = append(out, Change{Seq: binary.BigEndian.Uint64(k), Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:])})
-		}
-		return nil
+		_, err := eachChange(b, after, limit, func(c Change) { out = append(out, c) })
+		return err
 	})
 	return out, err
+}
+
+// eachChange calls fn with up to limit entries of the change log b after `after`, oldest first, and
+// reports whether it reached the last entry.
+func eachChange(b *bolt.Bucket, after uint64, limit int, fn func(Change)) (end bool, err error) {
+	c, n := b.Cursor(), 0
+	k, v := c.Seek(u64(after + 1))
+	for ; k != nil && n < limit; k, v = c.Next() {
+		if len(v) != 9 {
+			return false, fmt.Errorf("storage: corrupt change-log entry %x", k)
+		}
+		fn(Change{Seq: binary.BigEndian.Uint64(k), Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:])})
+		n++
+	}
+	return k == nil, nil
 }
 
 // changeFloor is the highest trimmed sequence number: the log holds exactly the entries after it up
