@@ -69,6 +69,8 @@ type Handler struct {
 	failures *failureTable
 	// loading is set on the handler of a server whose index is still loading (Loading).
 	loading *index.Loading
+	// chain is what ServeHTTP runs (chain.go).
+	chain http.Handler
 }
 
 // New returns the API's http.Handler.
@@ -104,9 +106,14 @@ func newHandler(cfg Config, db *storage.DB, log *zap.Logger) *Handler {
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	return &Handler{cfg: cfg, db: db, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
+	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute)}
+	h.chain = h.links()
+	return h
 }
+
+// ServeHTTP passes the request through the chain of links (chain.go), then to its route.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.chain.ServeHTTP(w, r) }
 
 type ctxKey struct{}
 
@@ -132,6 +139,14 @@ type request struct {
 	// now is the clock reading of the whole request; site the site zone.
 	now  time.Time
 	site datetime.Zone
+	// sw is the writer observe put around the connection's: links that add headers to every answer,
+	// the panic's included, go under it (chain.go).
+	sw *statusWriter
+	// The verdicts of identify, answered by the links of their steps (chain.go): a cross-site write,
+	// the wait before the rate limit allows the request, the credentials' failure.
+	crossSite bool
+	wait      time.Duration
+	authErr   error
 }
 
 // base is {base} of CONTRACT 1.1.
@@ -143,95 +158,6 @@ func (rq *request) base() string {
 }
 
 func (rq *request) ns() string { return rq.base() + "/" + namespace }
-
-// ServeHTTP runs the steps of CONTRACT 1.6 that precede routing, then the router.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
-	rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone()}
-	defer func() {
-		if p := recover(); p != nil {
-			h.log.Error("panic", zap.String("request_id", rq.id), zap.Any("panic", p), zap.Stack("stack"))
-			if sw.status == 0 {
-				h.writeError(sw, rq, errInternal)
-			}
-		}
-		h.log.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.Int("status", sw.status), zap.Int("bytes", sw.bytes), zap.Duration("duration", time.Since(start)),
-			zap.String("request_id", rq.id))
-	}()
-	h.commonHeaders(sw, r)
-	if isProbe(r.URL.Path) {
-		// Health probes (health.go) are outside the REST namespace: no authentication, no rate limit.
-		h.router.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
-		return
-	}
-	if h.loading != nil {
-		// Nothing else is read: no answer but this one is possible yet, whatever the request.
-		h.writeError(sw, rq, notReady(h.loading.Progress(), time.Now()))
-		return
-	}
-	if rq.method == http.MethodPost {
-		override := r.Header.Get("X-HTTP-Method-Override")
-		if m := r.URL.Query().Get("_method"); m != "" {
-			override = m
-		}
-		switch m := strings.ToUpper(override); m {
-		case http.MethodPut, http.MethodPatch, http.MethodDelete:
-			rq.method = m
-		}
-	}
-	// The rate limit (step 3) keys on the authenticated user, which only authenticate (step 4)
-	// knows: resolve the identity first without failing, then limit, then fail in the order of the
-	// steps. Invalid credentials leave the caller anonymous, so they spend a token of the remote IP's
-	// bucket, and once that is empty the 429 wins over the 401: guessing passwords is rate limited too.
-	// A body too large (step 1) spends a token as well and still answers 413 (10.3), and so does a
-	// cross-site write (step 2): every request costs a token, whatever its answer. Its credentials are
-	// not looked at (1.9), so the token is the remote IP's: a page on another site cannot spend the
-	// tokens of the user whose browser it borrows.
-	crossSite := h.crossSite(rq)
-	var authErr error
-	if !crossSite {
-		authErr = h.authenticate(rq)
-	}
-	wait := h.limitRate(sw, rq)
-	switch {
-	case r.ContentLength > h.cfg.MaxBodyBytes:
-		// The body stays unread: close the connection rather than let the server drain it.
-		sw.Header().Set("Connection", "close")
-		h.writeError(sw, rq, errTooLarge)
-		return
-	case crossSite:
-		h.writeError(sw, rq, errCrossSite)
-		return
-	case wait > 0:
-		h.writeError(sw, rq, tooManyRequests(wait))
-		return
-	case authErr != nil:
-		h.writeError(sw, rq, authErr)
-		return
-	}
-	path, ok := h.normalizePath(rq, r.URL.EscapedPath())
-	if !ok {
-		h.writeError(sw, rq, errNoRoute)
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.HandlerTimeout)
-	defer cancel()
-	r2 := r.WithContext(context.WithValue(ctx, ctxKey{}, rq))
-	switch r2.Method = rq.method; rq.method {
-	case http.MethodHead:
-		r2.Method = http.MethodGet
-	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
-	default:
-		// Any other method is a wrong one (CONTRACT 1.4). It is routed as OPTIONS, which every route
-		// has, so that its answer names the route's methods.
-		r2.Method = http.MethodOptions
-	}
-	r2.URL = &url.URL{Path: path, RawQuery: r.URL.RawQuery}
-	rq.r = r2
-	h.router.ServeHTTP(sw, r2)
-}
 
 func newRequestID() string {
 	var b [8]byte
