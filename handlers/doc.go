@@ -2,8 +2,11 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // docPath is the path of a route relative to {ns} in OpenAPI form: /events/{id}.
@@ -30,10 +33,8 @@ func docResource(rt *route) (schema string, ok bool) {
 	return "", false
 }
 
-// docResponses lists the status codes CONTRACT 4 gives an operation, beyond the generic ones of 1.6
-// that any operation may answer (413; 429 of the rate limit, 10.3, and of the failed-authentication
-// throttle, 7.3; the 401 of credentials that fail). The 403 rest_cross_site_request of step 2 (1.9)
-// answers writes only, and every write lists 403 already.
+// docResponses lists the status codes CONTRACT 4 gives an operation; docOperation adds those of
+// docErrors.
 func docResponses(rt *route, method string) []int {
 	schema, ok := docResource(rt)
 	if !ok {
@@ -64,6 +65,78 @@ func docResponses(rt *route, method string) []int {
 		return []int{200, 400, 401, 403, 500}
 	}
 	return []int{200, 400, 401, 403}
+}
+
+// docError is an error code of CONTRACT 9 that /doc names in the description of its status.
+type docError struct {
+	status int
+	code   string
+	when   string
+	// anywhere: every operation may answer it, whatever its route (writes only, with writes), so every
+	// operation lists its status; otherwise it is named only where CONTRACT 4 lists its status.
+	anywhere, writes bool
+	retryAfter       bool // the answer carries Retry-After
+}
+
+// docErrors are the codes /doc names: the Extension codes of CONTRACT 9, and the other answers of the
+// steps of 1.6 that come before routing (the 401 of credentials that fail), which CONTRACT 4 leaves out
+// of its per-route lists.
+var docErrors = []docError{
+	{status: http.StatusUnauthorized, code: storage.AuthInvalidUsername, when: "Basic credentials that cannot be decoded, or name no user", anywhere: true},
+	{status: http.StatusUnauthorized, code: storage.AuthInvalidEmail, when: "Basic credentials whose e-mail address no user has", anywhere: true},
+	{status: http.StatusUnauthorized, code: storage.AuthIncorrectPassword, when: "Basic credentials whose password is none of the user's application passwords", anywhere: true},
+	{status: http.StatusUnauthorized, code: storage.AuthInvalidToken, when: "a Bearer token that is no application password", anywhere: true},
+	{status: errCrossSite.status, code: errCrossSite.code, when: "a browser sent this write from a page of another site " +
+		"in a form that needs no CORS preflight (a form, a beacon, a simple fetch); send a JSON body", anywhere: true, writes: true},
+	{status: errTranslation.status, code: errTranslation.code, when: "the translation group of translation_of already has a record in this language"},
+	{status: errTooLarge.status, code: errTooLarge.code, when: "the request body is over the size limit", anywhere: true},
+	{status: http.StatusTooManyRequests, code: "rest_too_many_requests", when: "the rate limit is exhausted, or this client failed to " +
+		"authenticate too often", anywhere: true, retryAfter: true},
+	{status: errTimeout.status, code: errTimeout.code, when: "the request exceeded its deadline", anywhere: true},
+	{status: http.StatusServiceUnavailable, code: "rest_not_ready", when: "the server is still building or catching up " +
+		"its search index", anywhere: true, retryAfter: true},
+}
+
+// answers reports whether an operation with method may answer e, as far as its method tells: the
+// errors of writes are those of POST, PUT, PATCH and DELETE (CONTRACT 1.9).
+func (e docError) answers(method string) bool { return !e.writes || method != http.MethodGet }
+
+// docStatuses are the status codes of an operation: CONTRACT 4's and those of docErrors, in order.
+func docStatuses(rt *route, method string) []int {
+	statuses := docResponses(rt, method)
+	for _, e := range docErrors {
+		if e.anywhere && e.answers(method) && !slices.Contains(statuses, e.status) {
+			statuses = append(statuses, e.status)
+		}
+	}
+	slices.Sort(statuses)
+	return statuses
+}
+
+// docResponse describes one status of an operation: its text, then each code of docErrors it carries
+// there, and Retry-After when one of them sends it.
+func docResponse(status int, method string) obj {
+	desc := http.StatusText(status)
+	var retry []string
+	for _, e := range docErrors {
+		if e.status == status && e.answers(method) {
+			desc += ". " + e.code + ": " + e.when
+			if e.retryAfter {
+				retry = append(retry, e.code)
+			}
+		}
+	}
+	if desc != http.StatusText(status) {
+		desc += "."
+	}
+	r := obj{{"description", desc}}
+	if len(retry) > 0 {
+		r = append(r, member{"headers", obj{{"Retry-After", obj{
+			{"description", "With " + strings.Join(retry, ", ") + ": the whole seconds to wait before retrying, at least 1."},
+			{"schema", obj{{"type", "integer"}, {"minimum", 1}}},
+		}}}})
+	}
+	return r
 }
 
 // schemaOf is the OpenAPI schema of a parameter, with the type mapping of the namespace index.
@@ -118,8 +191,8 @@ func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *reque
 		}}}})
 	}
 	responses := obj{}
-	for _, code := range docResponses(rt, method) {
-		r := obj{{"description", http.StatusText(code)}}
+	for _, code := range docStatuses(rt, method) {
+		r := docResponse(code, method)
 		if schema, ok := docResource(rt); ok && (code == 200 || code == 201) {
 			ref := obj{{"$ref", "#/components/schemas/" + schema}}
 			var s obj = ref

@@ -101,3 +101,58 @@ func TestDocMatchesTheRouter(t *testing.T) {
 		t.Errorf("%d operations documented, %d routed", documented, routed)
 	}
 }
+
+// TestDocNamesErrorCodes fails when /doc stops naming an error code of CONTRACT 9 under its status on an
+// operation that may answer it, or stops announcing the Retry-After that comes with it.
+func TestDocNamesErrorCodes(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Description string
+				Headers     map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(getDoc(t, h.(*Handler), "/calendar/events/v1/doc"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	anywhere := func(path, method string) bool { return true }
+	writes := func(path, method string) bool { return method != "get" }
+	recordCreates := func(path, method string) bool {
+		return method == "post" && (path == "/events" || path == "/venues" || path == "/organizers")
+	}
+	for _, tc := range []struct {
+		code, status string
+		on           func(path, method string) bool
+		retryAfter   bool
+	}{
+		{"invalid_username", "401", anywhere, false},
+		{"invalid_email", "401", anywhere, false},
+		{"incorrect_password", "401", anywhere, false},
+		{"invalid_token", "401", anywhere, false},
+		{"rest_cross_site_request", "403", writes, false},
+		{"translation-already-exists", "409", recordCreates, false},
+		{"rest_request_too_large", "413", anywhere, false},
+		{"rest_too_many_requests", "429", anywhere, true},
+		{"rest_timeout", "503", anywhere, false},
+		{"rest_not_ready", "503", anywhere, true},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			for path, item := range doc.Paths {
+				for method, op := range item {
+					r, listed := op.Responses[tc.status]
+					named := listed && strings.Contains(r.Description, tc.code+":")
+					switch want := tc.on(path, method); {
+					case want && !named:
+						t.Errorf("%s %s: %s does not name %s: %q", method, path, tc.status, tc.code, r.Description)
+					case !want && named:
+						t.Errorf("%s %s: %s names %s, which it never answers", method, path, tc.status, tc.code)
+					case want && tc.retryAfter && r.Headers["Retry-After"] == nil:
+						t.Errorf("%s %s: %s has no Retry-After header", method, path, tc.status)
+					}
+				}
+			}
+		})
+	}
+}
