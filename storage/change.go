@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// DocKind is the kind of a document named by a change-log entry.
+// DocKind is the kind of a document named by a change-log entry, and of the resource an *Error is about.
 type DocKind uint8
 
 // Document kinds. Stored in the change log: never renumber.
@@ -19,6 +20,22 @@ const (
 	DocCategory
 	DocTag
 )
+
+func (k DocKind) String() string {
+	switch k {
+	case DocEvent:
+		return "event"
+	case DocVenue:
+		return "venue"
+	case DocOrganizer:
+		return "organizer"
+	case DocCategory:
+		return "category"
+	case DocTag:
+		return "tag"
+	}
+	return "document kind " + strconv.Itoa(int(k))
+}
 
 // Change is one change-log entry: document (Kind, ID) may have changed in the commit that wrote it.
 // Consumers re-read the current record, so replaying an entry is harmless.
@@ -40,6 +57,9 @@ func docKind(t PostType) DocKind {
 	}
 	return DocEvent
 }
+
+// DocKind is the kind of the documents of terms of taxonomy t.
+func (t Taxonomy) DocKind() DocKind { return termDocKind(t) }
 
 func termDocKind(tax Taxonomy) DocKind {
 	if tax == TaxCategory {

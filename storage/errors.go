@@ -39,6 +39,9 @@ var (
 	// ErrDuplicateSlug is returned when an explicit term slug on update belongs to another term.
 	ErrDuplicateSlug = errors.New("storage: slug taken by another term")
 
+	// ErrTermExists is the kind of every *TermExistsError.
+	ErrTermExists = errors.New("storage: term exists")
+
 	// ErrForbidden is returned when the caller may not perform a change that only the store can judge,
 	// such as attributing a record to another user without edit_others_posts.
 	ErrForbidden = errors.New("storage: not allowed")
@@ -74,9 +77,56 @@ func (e *TermExistsError) Error() string {
 	return fmt.Sprintf("storage: a term with this name already exists (id %d)", e.ID)
 }
 
+// Unwrap lets errors.Is match the error's kind, ErrTermExists.
+func (e *TermExistsError) Unwrap() error { return ErrTermExists }
+
 // Permission errors the store itself detects (the route-level checks are the handlers' job).
 var (
 	// ErrCannotEditOthers is returned when `author` names another user and the caller lacks
 	// edit_others_posts.
 	ErrCannotEditOthers = errors.New("storage: cannot attribute records to other users")
 )
+
+// Error is the error of an operation on one resource: Op and Resource say what was done to what, ID
+// which record or term (0 when the operation names none), Err what went wrong. The kind of an Error is
+// the sentinel of this file that errors.Is finds in Err, none for an unexpected failure; a client is
+// answered from the kind, the Resource and the Op (handlers/errors.go holds that table), so an
+// exported method that works on one resource returns its failures as an *Error.
+type Error struct {
+	Op       Op
+	Resource DocKind
+	ID       uint64
+	Err      error
+}
+
+func (e *Error) Error() string {
+	if e.ID == 0 {
+		return fmt.Sprintf("storage: %s %s: %v", e.Op, e.Resource, e.Err)
+	}
+	return fmt.Sprintf("storage: %s %s %d: %v", e.Op, e.Resource, e.ID, e.Err)
+}
+
+// Unwrap lets errors.Is match the error's kind.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Op is an operation an *Error names.
+type Op string
+
+// Operations on a resource.
+const (
+	OpGet       Op = "get"         // one resource, by ID
+	OpGetBySlug Op = "get by slug" // one record, by its slug in a language
+	OpList      Op = "list"        // a page of a collection (the HTTP layer's: the store has no pages)
+	OpCreate    Op = "create"
+	OpUpdate    Op = "update"
+	OpTrash     Op = "trash"  // a record, into the trash
+	OpDelete    Op = "delete" // a term, for good
+)
+
+// fail returns err, unless nil, as the error of op on resource r (id 0: none).
+func fail(op Op, r DocKind, id uint64, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Op: op, Resource: r, ID: id, Err: err}
+}

@@ -62,7 +62,7 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: create event: %w", err)
+		return nil, fail(OpCreate, DocEvent, 0, err)
 	}
 	return e, nil
 }
@@ -121,7 +121,7 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: update event %d: %w", id, err)
+		return nil, fail(OpUpdate, DocEvent, id, err)
 	}
 	return e, nil
 }
@@ -149,7 +149,7 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: trash event %d: %w", id, err)
+		return nil, fail(OpTrash, DocEvent, id, err)
 	}
 	return e, nil
 }
@@ -385,7 +385,7 @@ func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
 		rel = db.newRelated()
 		return rel.addEvent(tx, e, db.now())
 	})
-	return e, rel, err
+	return e, rel, fail(OpGet, DocEvent, id, err)
 }
 
 // EventBySlug finds the event of language lang with slug s, preferring a non-trashed one and otherwise
@@ -404,5 +404,5 @@ func (db *DB) EventBySlug(ctx context.Context, lang Lang, s string) (*Event, *Re
 		rel = db.newRelated()
 		return rel.addEvent(tx, e, db.now())
 	})
-	return e, rel, err
+	return e, rel, fail(OpGetBySlug, DocEvent, 0, err)
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -31,7 +30,7 @@ func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *Organ
 		return w.flush()
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("storage: create organizer: %w", err)
+		return nil, false, fail(OpCreate, DocOrganizer, 0, err)
 	}
 	return o, existed, nil
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -72,7 +71,7 @@ func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Pos
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: update %s %d: %w", t, id, err)
+		return nil, fail(OpUpdate, t.DocKind(), id, err)
 	}
 	return r, nil
 }
@@ -97,7 +96,7 @@ func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Post
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: trash %s %d: %w", t, id, err)
+		return nil, fail(OpTrash, t.DocKind(), id, err)
 	}
 	return r, nil
 }
@@ -120,5 +119,8 @@ func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id u
 		r = P(loaded)
 		return rel.addPost(tx, r.post(), db.now())
 	})
-	return r, rel, err
+	if len(slugs) > 0 {
+		return r, rel, fail(OpGetBySlug, t.DocKind(), 0, err)
+	}
+	return r, rel, fail(OpGet, t.DocKind(), id, err)
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +38,7 @@ func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Ter
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: create %s: %w", tax, err)
+		return nil, fail(OpCreate, tax.DocKind(), 0, err)
 	}
 	return t, nil
 }
@@ -163,7 +162,7 @@ func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermI
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: update %s %d: %w", tax, id, err)
+		return nil, fail(OpUpdate, tax.DocKind(), id, err)
 	}
 	return t, nil
 }
@@ -241,7 +240,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 		return w.flush()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("storage: delete %s %d: %w", tax, id, err)
+		return nil, fail(OpDelete, tax.DocKind(), id, err)
 	}
 	return t, nil
 }
@@ -259,7 +258,7 @@ func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Relate
 		t.Count += dueTermCounts(tx, db.now())[id]
 		return rel.addTerm(tx, tax, id)
 	})
-	return t, rel, err
+	return t, rel, fail(OpGet, tax.DocKind(), id, err)
 }
 
 // Terms returns every term of a taxonomy by ID.

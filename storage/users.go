@@ -234,6 +234,13 @@ type AuthError struct{ Code string }
 
 func (e *AuthError) Error() string { return "storage: authentication failed: " + e.Code }
 
+// Is reports whether target is an *AuthError with the same Code: errors.Is tells the reasons apart,
+// which clients are told (CONTRACT 7.3).
+func (e *AuthError) Is(target error) bool {
+	t, ok := target.(*AuthError)
+	return ok && t.Code == e.Code
+}
+
 // Authentication failure codes.
 const (
 	AuthInvalidUsername   = "invalid_username"

@@ -39,7 +39,7 @@ func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInpu
 		return w.flush()
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("storage: create venue: %w", err)
+		return nil, false, fail(OpCreate, DocVenue, 0, err)
 	}
 	return v, existed, nil
 }
