@@ -3,7 +3,6 @@ package handlers
 import (
 	"encoding/base64"
 	"errors"
-	"net/http"
 	"strings"
 
 	"go.uber.org/zap"
@@ -51,11 +50,7 @@ func (h *Handler) authenticate(rq *request) error {
 	default:
 		user, err = h.db.AuthenticateBasic(rq.r.Context(), name, password)
 	}
-	var ae *storage.AuthError
-	if failed = errors.As(err, &ae); failed {
-		return authFailed(ae.Code)
-	}
-	if err != nil {
+	if failed = errors.As(err, new(*storage.AuthError)); err != nil {
 		return err
 	}
 	rq.actor = storage.Actor{UserID: user.ID, Role: user.Role}
@@ -88,17 +83,6 @@ func decodeBasic(cred string) (name, password string, ok bool) {
 	return name, password, true
 }
 
-var authMessages = map[string]string{
-	storage.AuthInvalidUsername:   "Unknown username or malformed credentials.",
-	storage.AuthInvalidEmail:      "Unknown email address.",
-	storage.AuthIncorrectPassword: "The provided password is an invalid application password.",
-	storage.AuthInvalidToken:      "The provided token is not a valid application password.",
-}
-
-func authFailed(code string) *apiError {
-	return newError(http.StatusUnauthorized, code, authMessages[code])
-}
-
 // need is a route-level capability check (CONTRACT 7.6).
 func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
 	return func(rq *request, _ func() *storage.Post) bool {
@@ -126,10 +110,10 @@ func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*
 	}
 }
 
-// require fails with rest_forbidden unless the caller holds every capability.
+// require fails with storage.ErrForbidden unless the caller holds every capability.
 func (rq *request) require(caps ...storage.Cap) error {
 	if !need(caps...)(rq, nil) {
-		return forbidden(rq)
+		return storage.ErrForbidden
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -67,34 +68,33 @@ func docResponses(rt *route, method string) []int {
 	return []int{200, 400, 401, 403}
 }
 
-// docError is an error code of CONTRACT 9 that /doc names in the description of its status.
+// docError is an error of CONTRACT 9 that /doc names in the description of its status; the status and
+// the code are those answers gives its kind.
 type docError struct {
-	status int
-	code   string
-	when   string
+	kind error
+	when string
 	// anywhere: every operation may answer it, whatever its route (writes only, with writes), so every
 	// operation lists its status; otherwise it is named only where CONTRACT 4 lists its status.
 	anywhere, writes bool
 	retryAfter       bool // the answer carries Retry-After
 }
 
-// docErrors are the codes /doc names: the Extension codes of CONTRACT 9, and the other answers of the
-// steps of 1.6 that come before routing (the 401 of credentials that fail), which CONTRACT 4 leaves out
-// of its per-route lists.
+// docErrors are the errors /doc names: those of the Extension codes of CONTRACT 9, and the other
+// answers of the steps of 1.6 that come before routing (the 401 of credentials that fail), which
+// CONTRACT 4 leaves out of its per-route lists.
 var docErrors = []docError{
-	{status: http.StatusUnauthorized, code: storage.AuthInvalidUsername, when: "Basic credentials that cannot be decoded, or name no user", anywhere: true},
-	{status: http.StatusUnauthorized, code: storage.AuthInvalidEmail, when: "Basic credentials whose e-mail address no user has", anywhere: true},
-	{status: http.StatusUnauthorized, code: storage.AuthIncorrectPassword, when: "Basic credentials whose password is none of the user's application passwords", anywhere: true},
-	{status: http.StatusUnauthorized, code: storage.AuthInvalidToken, when: "a Bearer token that is no application password", anywhere: true},
-	{status: errCrossSite.status, code: errCrossSite.code, when: "a browser sent this write from a page of another site " +
-		"in a form that needs no CORS preflight (a form, a beacon, a simple fetch); send a JSON body", anywhere: true, writes: true},
-	{status: errTranslation.status, code: errTranslation.code, when: "the translation group of translation_of already has a record in this language"},
-	{status: errTooLarge.status, code: errTooLarge.code, when: "the request body is over the size limit", anywhere: true},
-	{status: http.StatusTooManyRequests, code: "rest_too_many_requests", when: "the rate limit is exhausted, or this client failed to " +
-		"authenticate too often", anywhere: true, retryAfter: true},
-	{status: errTimeout.status, code: errTimeout.code, when: "the request exceeded its deadline", anywhere: true},
-	{status: http.StatusServiceUnavailable, code: "rest_not_ready", when: "the server is still building or catching up " +
-		"its search index", anywhere: true, retryAfter: true},
+	{kind: &storage.AuthError{Code: storage.AuthInvalidUsername}, when: "Basic credentials that cannot be decoded, or name no user", anywhere: true},
+	{kind: &storage.AuthError{Code: storage.AuthInvalidEmail}, when: "Basic credentials whose e-mail address no user has", anywhere: true},
+	{kind: &storage.AuthError{Code: storage.AuthIncorrectPassword}, when: "Basic credentials whose password is none of the user's application passwords", anywhere: true},
+	{kind: &storage.AuthError{Code: storage.AuthInvalidToken}, when: "a Bearer token that is no application password", anywhere: true},
+	{kind: errCrossSite, when: "a browser sent this write from a page of another site in a form that needs no CORS " +
+		"preflight (a form, a beacon, a simple fetch); send a JSON body", anywhere: true, writes: true},
+	{kind: storage.ErrConflict, when: "the translation group of translation_of already has a record in this language"},
+	{kind: errTooLarge, when: "the request body is over the size limit", anywhere: true},
+	{kind: errTooManyRequests, when: "the rate limit is exhausted, or this client failed to authenticate too often",
+		anywhere: true, retryAfter: true},
+	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
+	{kind: errNotReady, when: "the server is still building or catching up its search index", anywhere: true, retryAfter: true},
 }
 
 // answers reports whether an operation with method may answer e, as far as its method tells: the
@@ -105,8 +105,8 @@ func (e docError) answers(method string) bool { return !e.writes || method != ht
 func docStatuses(rt *route, method string) []int {
 	statuses := docResponses(rt, method)
 	for _, e := range docErrors {
-		if e.anywhere && e.answers(method) && !slices.Contains(statuses, e.status) {
-			statuses = append(statuses, e.status)
+		if a, _ := answerFor(e.kind); e.anywhere && e.answers(method) && !slices.Contains(statuses, a.status) {
+			statuses = append(statuses, a.status)
 		}
 	}
 	slices.Sort(statuses)
@@ -119,10 +119,10 @@ func docResponse(status int, method string) obj {
 	desc := http.StatusText(status)
 	var retry []string
 	for _, e := range docErrors {
-		if e.status == status && e.answers(method) {
-			desc += ". " + e.code + ": " + e.when
+		if a, _ := answerFor(e.kind); a.status == status && e.answers(method) {
+			desc += ". " + a.code + ": " + e.when
 			if e.retryAfter {
-				retry = append(retry, e.code)
+				retry = append(retry, a.code)
 			}
 		}
 	}

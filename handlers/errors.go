@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
@@ -14,10 +13,150 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// apiError is an error with its place in the contract's envelope: {"code","message","data":{"status",…}}.
-type apiError struct {
-	status  int
-	code    string
+// Kinds of error that only the HTTP layer finds; storage's kinds are in storage/errors.go. Each is
+// answered by its row of answers.
+var (
+	errNoRoute         = errors.New("handlers: no route")
+	errTooLarge        = errors.New("handlers: request body too large")
+	errCrossSite       = errors.New("handlers: cross-site write without preflight")
+	errTooManyRequests = errors.New("handlers: too many requests")
+	errInvalidJSON     = errors.New("handlers: invalid JSON body")
+	errMissingParams   = errors.New("handlers: missing parameters")
+	errNoNamespace     = errors.New("handlers: unknown namespace")
+	errNotReady        = errors.New("handlers: index still loading")
+	// errInternal is a failure that whoever found it has logged already (a panic, an encoding failure).
+	errInternal = errors.New("handlers: internal error")
+)
+
+// answer is what a client is told about an error (CONTRACT 2.6, 9).
+type answer struct {
+	status int
+	code   string
+	// message is the envelope's message unless the error brings its own (a *detailed, a
+	// *storage.FieldError); with param, it is the reason given for that parameter.
+	message string
+	// param makes the answer a rest_invalid_param naming this parameter: the key the resource was
+	// looked up by.
+	param string
+	// anonymous, when set, is the status for anonymous callers: a refusal tells them to log in
+	// (CONTRACT 7.6).
+	anonymous int
+}
+
+// answers is the one table from errors to what clients are told, as wtf's http/http.go has one map from
+// error codes to statuses: every status and code of CONTRACT 9 is decided here. A row answers an error
+// of its kind (errors.Is; nil: any kind) about its resource (0: any) in its operation ("": any), both
+// taken from the *storage.Error the error carries; the first row that matches decides. Rows of no kind
+// come last: they catch the failures of an operation that nothing expected, which are logged. An error
+// no row matches is internal, logged, and answered as errInternal.
+//
+// Adding a kind is adding its row, e.g. {storage.ErrCompacted, 0, "", answer{status: 410, code:
+// "rest_changes_expired", …}} for the change feed, and likewise 503 rest_store_unavailable and 507
+// rest_insufficient_storage for the store's kinds of those failures.
+var answers = []struct {
+	kind error
+	res  storage.DocKind
+	op   storage.Op
+	answer
+}{
+	// Before routing and validation (CONTRACT 1.6, 2).
+	{errTooLarge, 0, "", answer{status: 413, code: "rest_request_too_large", message: "The request body is too large."}},
+	{errCrossSite, 0, "", answer{status: 403, code: "rest_cross_site_request", message: "A page of another site may not write with a form, a beacon or a simple fetch: send a JSON body."}},
+	{errTooManyRequests, 0, "", answer{status: 429, code: "rest_too_many_requests", message: "Too many requests. Please retry later."}},
+	{&storage.AuthError{Code: storage.AuthInvalidUsername}, 0, "", answer{status: 401, code: "invalid_username", message: "Unknown username or malformed credentials."}},
+	{&storage.AuthError{Code: storage.AuthInvalidEmail}, 0, "", answer{status: 401, code: "invalid_email", message: "Unknown email address."}},
+	{&storage.AuthError{Code: storage.AuthIncorrectPassword}, 0, "", answer{status: 401, code: "incorrect_password", message: "The provided password is an invalid application password."}},
+	{&storage.AuthError{Code: storage.AuthInvalidToken}, 0, "", answer{status: 401, code: "invalid_token", message: "The provided token is not a valid application password."}},
+	{errNotReady, 0, "", answer{status: 503, code: "rest_not_ready", message: "The service is starting and is not ready to answer yet: retry after the delay given."}},
+	{errNoRoute, 0, "", answer{status: 404, code: "rest_no_route", message: "No route was found matching the URL and request method."}},
+	{errInvalidJSON, 0, "", answer{status: 400, code: "rest_invalid_json"}},
+	{errMissingParams, 0, "", answer{status: 400, code: "rest_missing_callback_param"}},
+	// The kind of every *storage.FieldError and of the handlers' own validation failures.
+	{storage.ErrInvalid, 0, "", answer{status: 400, code: "rest_invalid_param"}},
+	{errNoNamespace, 0, "", answer{status: 404, code: "rest_invalid_namespace", message: "The specified namespace could not be found."}},
+
+	// Permissions (CONTRACT 7.5, 7.6).
+	{storage.ErrForbidden, storage.DocEvent, storage.OpGet, answer{status: 403, code: "event-not-accessible", message: "You are not allowed to read this event."}},
+	{storage.ErrForbidden, storage.DocVenue, storage.OpGet, answer{status: 403, code: "venue-not-accessible", message: "You are not allowed to read this venue."}},
+	{storage.ErrForbidden, storage.DocOrganizer, storage.OpGet, answer{status: 403, code: "organizer-not-accessible", message: "You are not allowed to read this organizer."}},
+	{storage.ErrForbidden, 0, "", answer{status: 403, anonymous: 401, code: "rest_forbidden", message: "Sorry, you are not allowed to do that."}},
+	{storage.ErrCannotEditOthers, 0, "", answer{status: 403, code: "rest_cannot_edit_others", message: "Sorry, you are not allowed to create records as this user."}},
+
+	// List pages past the end (CONTRACT 5.1).
+	{storage.ErrNotFound, storage.DocEvent, storage.OpList, answer{status: 404, code: "event-archive-page-not-found", message: "The requested page does not exist."}},
+	{storage.ErrNotFound, storage.DocVenue, storage.OpList, answer{status: 404, code: "venue-archive-page-not-found", message: "The requested page does not exist."}},
+	{storage.ErrNotFound, storage.DocOrganizer, storage.OpList, answer{status: 404, code: "organizer-archive-page-not-found", message: "The requested page does not exist."}},
+	{storage.ErrNotFound, storage.DocCategory, storage.OpList, answer{status: 404, code: "term-archive-page-not-found", message: "The requested page does not exist."}},
+	{storage.ErrNotFound, storage.DocTag, storage.OpList, answer{status: 404, code: "term-archive-page-not-found", message: "The requested page does not exist."}},
+
+	// Lookups by path (CONTRACT 4.2–4.5, 4.9). Events tell an unknown ID (404) from another record's
+	// (400); venue and organizer lookups fold the two (storage), and an unknown venue, organizer or
+	// term is a parameter failure.
+	{storage.ErrNotFound, storage.DocEvent, storage.OpGet, answer{status: 404, code: "rest-event-not-found", message: "The event does not exist."}},
+	{storage.ErrWrongType, storage.DocEvent, storage.OpGet, answer{status: 400, code: "rest-invalid-event-id", message: "The ID is not the ID of an event."}},
+	{storage.ErrNotFound, storage.DocEvent, storage.OpGetBySlug, answer{status: 400, code: "rest_invalid_param", param: "slug", message: "No event has this slug."}},
+	{storage.ErrNotFound, storage.DocVenue, storage.OpGet, answer{status: 400, code: "rest_invalid_param", param: "id", message: "Invalid venue ID."}},
+	{storage.ErrNotFound, storage.DocVenue, storage.OpGetBySlug, answer{status: 400, code: "rest_invalid_param", param: "slug", message: "No venue has this slug."}},
+	{storage.ErrNotFound, storage.DocOrganizer, storage.OpGet, answer{status: 400, code: "rest_invalid_param", param: "id", message: "Invalid organizer ID."}},
+	{storage.ErrNotFound, storage.DocOrganizer, storage.OpGetBySlug, answer{status: 400, code: "rest_invalid_param", param: "slug", message: "No organizer has this slug."}},
+	// Every operation of a term route: another request may delete the term after the handler found it.
+	{storage.ErrNotFound, storage.DocCategory, "", answer{status: 400, code: "rest_invalid_param", param: "id", message: "Term does not exist."}},
+	{storage.ErrNotFound, storage.DocTag, "", answer{status: 400, code: "rest_invalid_param", param: "id", message: "Term does not exist."}},
+
+	// Trash (CONTRACT 4.2–4.4, 8.5). The store checks inside the write, so a record trashed by another
+	// request since the handler read it gets the 410 too.
+	{storage.ErrTrashed, storage.DocEvent, storage.OpGet, answer{status: 403, code: "event-no-longer-available", message: "The event is no longer available."}},
+	{storage.ErrTrashed, storage.DocEvent, storage.OpTrash, answer{status: 410, code: "event-is-in-trash", message: "The event is already in the trash."}},
+	{storage.ErrTrashed, storage.DocVenue, storage.OpTrash, answer{status: 410, code: "venue-is-in-trash", message: "The venue is already in the trash."}},
+	{storage.ErrTrashed, storage.DocOrganizer, storage.OpTrash, answer{status: 410, code: "organizer-is-in-trash", message: "The organizer is already in the trash."}},
+
+	// Write rules (CONTRACT 3.8, 4.5, 4.6).
+	{storage.ErrLinkedPost, 0, "", answer{status: 400, code: "invalid-linked-post-id"}},
+	{storage.ErrConflict, 0, "", answer{status: 409, code: "translation-already-exists", message: "The translation group already has a record in this language."}},
+	{storage.ErrTermExists, 0, "", answer{status: 400, code: "term_exists", message: "A term with the name provided already exists."}},
+	{storage.ErrDuplicateSlug, 0, "", answer{status: 400, code: "duplicate_term_slug", message: "The slug is already used by another term."}},
+
+	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
+	// service did nothing wrong.
+	{context.DeadlineExceeded, 0, "", answer{status: 503, code: "rest_timeout", message: "The request took too long to process."}},
+	{context.Canceled, 0, "", answer{status: 503, code: "rest_timeout", message: "The request took too long to process."}},
+
+	{errInternal, 0, "", answer{status: 500, code: "rest_internal_error", message: "An internal error occurred."}},
+
+	// Unexpected failures of record writes name what failed, not why (CONTRACT 9). An event create has
+	// no code of its own: it fails as errInternal.
+	{nil, storage.DocVenue, storage.OpCreate, answer{status: 400, code: "could-not-create-venue", message: "The record could not be saved."}},
+	{nil, storage.DocOrganizer, storage.OpCreate, answer{status: 400, code: "could-not-create-organizer", message: "The record could not be saved."}},
+	{nil, storage.DocEvent, storage.OpUpdate, answer{status: 500, code: "could-not-update-event", message: "The record could not be saved."}},
+	{nil, storage.DocVenue, storage.OpUpdate, answer{status: 500, code: "could-not-update-venue", message: "The record could not be saved."}},
+	{nil, storage.DocOrganizer, storage.OpUpdate, answer{status: 500, code: "could-not-update-organizer", message: "The record could not be saved."}},
+	{nil, storage.DocEvent, storage.OpTrash, answer{status: 500, code: "could-not-delete-event", message: "The record could not be saved."}},
+	{nil, storage.DocVenue, storage.OpTrash, answer{status: 500, code: "could-not-delete-venue", message: "The record could not be saved."}},
+	{nil, storage.DocOrganizer, storage.OpTrash, answer{status: 500, code: "could-not-delete-organizer", message: "The record could not be saved."}},
+}
+
+// answerFor finds err's row in answers; unexpected reports that no row of a kind matched, so that err
+// must be logged.
+func answerFor(err error) (a answer, unexpected bool) {
+	var se *storage.Error
+	errors.As(err, &se)
+	for _, row := range answers {
+		switch {
+		case row.kind != nil && !errors.Is(err, row.kind):
+		case row.res != 0 && (se == nil || se.Resource != row.res):
+		case row.op != "" && (se == nil || se.Op != row.op):
+		default:
+			return row.answer, row.kind == nil
+		}
+	}
+	a, _ = answerFor(errInternal)
+	return a, true
+}
+
+// detailed is an error of kind that brings its own message (unless empty), data members or Retry-After
+// to the envelope; the table still decides its status and code.
+type detailed struct {
+	kind    error
 	message string
 	// data holds the envelope's data members besides status, in order.
 	data obj
@@ -25,22 +164,56 @@ type apiError struct {
 	retryAfter int64
 }
 
-func (e *apiError) Error() string { return e.code + ": " + e.message }
-
-func newError(status int, code, message string) *apiError {
-	return &apiError{status: status, code: code, message: message}
+func (e *detailed) Error() string {
+	if e.message == "" {
+		return e.kind.Error()
+	}
+	return e.kind.Error() + ": " + e.message
 }
 
-var (
-	errNoRoute      = newError(http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
-	errTooLarge     = newError(http.StatusRequestEntityTooLarge, "rest_request_too_large", "The request body is too large.")
-	errCrossSite    = newError(http.StatusForbidden, "rest_cross_site_request", "A page of another site may not write with a form, a beacon or a simple fetch: send a JSON body.")
-	errTimeout      = newError(http.StatusServiceUnavailable, "rest_timeout", "The request took too long to process.")
-	errInternal     = newError(http.StatusInternalServerError, "rest_internal_error", "An internal error occurred.")
-	errCannotEdit   = newError(http.StatusForbidden, "rest_cannot_edit_others", "Sorry, you are not allowed to create records as this user.")
-	errTranslation  = newError(http.StatusConflict, "translation-already-exists", "The translation group already has a record in this language.")
-	errDuplicateTag = newError(http.StatusBadRequest, "duplicate_term_slug", "The slug is already used by another term.")
-)
+func (e *detailed) Unwrap() error { return e.kind }
+
+// envelope is an error as written: {"code","message","data":{"status",…}} and Retry-After.
+type envelope struct {
+	status     int
+	code       string
+	message    string
+	data       obj
+	retryAfter int64
+}
+
+// toEnvelope answers err as answers says, with the message and data the error brings. Unexpected
+// errors are logged here, once, and their message stays the generic one.
+func (h *Handler) toEnvelope(rq *request, err error) envelope {
+	a, unexpected := answerFor(err)
+	if unexpected {
+		h.log.Error("request failed", zap.String("request_id", rq.id), zap.Error(err))
+	}
+	e := envelope{status: a.status, code: a.code, message: a.message}
+	if a.anonymous != 0 && rq.actor.Anonymous() {
+		e.status = a.anonymous
+	}
+	var d *detailed
+	var fe *storage.FieldError
+	var te *storage.TermExistsError
+	switch {
+	case errors.As(err, &d):
+		if d.message != "" {
+			e.message = d.message
+		}
+		e.data, e.retryAfter = d.data, d.retryAfter
+	case a.param != "":
+		e.message, e.data = problemsData([]problem{{name: a.param, code: "rest_invalid_param", message: a.message}})
+	case errors.As(err, &fe) && a.code == "rest_invalid_param":
+		e.message, e.data = problemsData([]problem{{name: fe.Field, code: "rest_invalid_param", message: fe.Reason}})
+	case errors.As(err, &fe):
+		// invalid-linked-post-id: the reason is the message, and the field is named (CONTRACT 4.6).
+		e.message, e.data = fe.Reason, obj{{"params", obj{{fe.Field, fe.Reason}}}}
+	case errors.As(err, &te):
+		e.data = obj{{"term_id", te.ID}}
+	}
+	return e
+}
 
 // Bounds of a rest_not_ready answer's Retry-After, in seconds: soon enough to notice the end of a
 // short load, rarely enough not to add load to a long one.
@@ -51,18 +224,9 @@ const (
 
 // notReady is the answer of a server whose index is loading (CONTRACT 9): Retry-After is the time the
 // load's progress so far says is left.
-func notReady(p index.Progress, now time.Time) *apiError {
-	e := newError(http.StatusServiceUnavailable, "rest_not_ready", "The service is starting and is not ready to answer yet: retry after the delay given.")
-	e.retryAfter = min(max(int64(math.Ceil(p.Remaining(now).Seconds())), minNotReadyRetry), maxNotReadyRetry)
-	return e
-}
-
-// forbidden is the route-level permission failure: 401 for anonymous callers, 403 for others (CONTRACT 7.6).
-func forbidden(rq *request) *apiError {
-	if rq.actor.Anonymous() {
-		return newError(http.StatusUnauthorized, "rest_forbidden", "Sorry, you are not allowed to do that.")
-	}
-	return newError(http.StatusForbidden, "rest_forbidden", "Sorry, you are not allowed to do that.")
+func notReady(p index.Progress, now time.Time) error {
+	return &detailed{kind: errNotReady,
+		retryAfter: min(max(int64(math.Ceil(p.Remaining(now).Seconds())), minNotReadyRetry), maxNotReadyRetry)}
 }
 
 // problem is one invalid parameter.
@@ -88,8 +252,9 @@ func lookupProblem(err error, message string) *problem {
 	return failed(err)
 }
 
-// invalidParams builds 400 rest_invalid_param from problems in parameter-table order (CONTRACT 2.6).
-func invalidParams(problems []problem) *apiError {
+// problemsData is the message and data of rest_invalid_param for problems in parameter-table order
+// (CONTRACT 2.6).
+func problemsData(problems []problem) (string, obj) {
 	names := make([]string, len(problems))
 	params, details := obj{}, obj{}
 	for i, p := range problems {
@@ -99,87 +264,20 @@ func invalidParams(problems []problem) *apiError {
 			details = details.set(p.name, obj{{"code", p.code}, {"message", p.message}, {"data", nil}})
 		}
 	}
-	e := newError(http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): "+strings.Join(names, ", "))
-	e.data = obj{{"params", params}, {"details", details}}
-	return e
+	return "Invalid parameter(s): " + strings.Join(names, ", "), obj{{"params", params}, {"details", details}}
 }
 
-func invalidParam(name, code, message string) *apiError {
+// invalidParams is the validation failure of problems: 400 rest_invalid_param.
+func invalidParams(problems []problem) error {
+	message, data := problemsData(problems)
+	return &detailed{kind: storage.ErrInvalid, message: message, data: data}
+}
+
+func invalidParam(name, code, message string) error {
 	return invalidParams([]problem{{name: name, code: code, message: message}})
 }
 
-func missingParams(names []string) *apiError {
-	e := newError(http.StatusBadRequest, "rest_missing_callback_param", "Missing parameter(s): "+strings.Join(names, ", "))
-	e.data = obj{{"params", names}}
-	return e
-}
-
-// resource names the codes a record type answers with (CONTRACT 9).
-type resource struct {
-	name           string // event, venue, organizer
-	notAccessible  string
-	inTrash        string
-	couldNotCreate string
-	couldNotUpdate string
-	couldNotDelete string
-}
-
-var (
-	eventRes = &resource{"event", "event-not-accessible", "event-is-in-trash", "could-not-create-event",
-		"could-not-update-event", "could-not-delete-event"}
-	venueRes = &resource{"venue", "venue-not-accessible", "venue-is-in-trash", "could-not-create-venue",
-		"could-not-update-venue", "could-not-delete-venue"}
-	organizerRes = &resource{"organizer", "organizer-not-accessible", "organizer-is-in-trash",
-		"could-not-create-organizer", "could-not-update-organizer", "could-not-delete-organizer"}
-)
-
-// trashed is the answer to a DELETE of a record already in the trash. The store checks, inside the
-// write, so a record trashed by another request since the handler read it gets it too.
-func (r *resource) trashed() *apiError {
-	return newError(http.StatusGone, r.inTrash, "The "+r.name+" is already in the trash.")
-}
-
-// toAPIError is the one mapping from errors to the contract's envelope. Errors it does not know are
-// internal: logged here, once, and answered with a generic 500.
-func (h *Handler) toAPIError(rq *request, err error) *apiError {
-	var ae *apiError
-	var fe *storage.FieldError
-	var te *storage.TermExistsError
-	switch {
-	case errors.As(err, &ae):
-		return ae
-	case errors.As(err, &fe) && errors.Is(err, storage.ErrLinkedPost):
-		e := newError(http.StatusBadRequest, "invalid-linked-post-id", fe.Reason)
-		e.data = obj{{"params", obj{{fe.Field, fe.Reason}}}}
-		return e
-	case errors.As(err, &fe):
-		return invalidParam(fe.Field, "rest_invalid_param", fe.Reason)
-	case errors.As(err, &te):
-		e := newError(http.StatusBadRequest, "term_exists", "A term with the name provided already exists.")
-		e.data = obj{{"term_id", te.ID}}
-		return e
-	case errors.Is(err, storage.ErrCannotEditOthers):
-		return errCannotEdit
-	case errors.Is(err, storage.ErrConflict):
-		return errTranslation
-	case errors.Is(err, storage.ErrDuplicateSlug):
-		return errDuplicateTag
-	case errors.Is(err, storage.ErrForbidden):
-		return forbidden(rq)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		// A request whose client went away ends like one out of time: the service did nothing wrong.
-		return errTimeout
-	}
-	h.log.Error("request failed", zap.String("request_id", rq.id), zap.Error(err))
-	return errInternal
-}
-
-// storageFailure maps an unexpected error of a write to the resource's code (CONTRACT 9): the
-// envelope names what failed without exposing why.
-func (h *Handler) storageFailure(rq *request, err error, code string, status int) error {
-	ae := h.toAPIError(rq, err)
-	if ae != errInternal {
-		return ae
-	}
-	return newError(status, code, "The record could not be saved.")
+func missingParams(names []string) error {
+	return &detailed{kind: errMissingParams, message: "Missing parameter(s): " + strings.Join(names, ", "),
+		data: obj{{"params", names}}}
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -96,34 +95,17 @@ func (h *Handler) respondEvent(w http.ResponseWriter, rq *request, id uint64, st
 	return nil
 }
 
-var (
-	errEventNotFound = newError(http.StatusNotFound, "rest-event-not-found", "The event does not exist.")
-	errNotAnEvent    = newError(http.StatusBadRequest, "rest-invalid-event-id", "The ID is not the ID of an event.")
-	errEventGone     = newError(http.StatusForbidden, "event-no-longer-available", "The event is no longer available.")
-)
-
 // findEvent loads the event a single-event route addresses: by ID, or by slug in the selected
-// language. Lookup failures come back as the contract's errors.
+// language.
 func (h *Handler) findEvent(rq *request) (*storage.Event, *storage.Related, error) {
 	if rq.slug != "" {
-		e, rel, err := h.db.EventBySlug(rq.r.Context(), rq.lang, rq.slug)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, nil, invalidParam("slug", "rest_invalid_param", "No event has this slug.")
-		}
-		return e, rel, err
+		return h.db.EventBySlug(rq.r.Context(), rq.lang, rq.slug)
 	}
 	id, err := strconv.ParseUint(rq.pathID, 10, 64)
-	if err != nil {
-		return nil, nil, errEventNotFound // beyond 2^63-1: matches the route, designates nothing
+	if err != nil { // beyond 2^64-1: matches the route, designates nothing
+		return nil, nil, &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, Err: storage.ErrNotFound}
 	}
-	e, rel, err := h.db.Event(rq.r.Context(), id)
-	switch {
-	case errors.Is(err, storage.ErrNotFound):
-		return nil, nil, errEventNotFound
-	case errors.Is(err, storage.ErrWrongType):
-		return nil, nil, errNotAnEvent
-	}
-	return e, rel, err
+	return h.db.Event(rq.r.Context(), id)
 }
 
 // eventRecord is the event the path designates, for the permission checks on it; nil when none.
@@ -141,9 +123,9 @@ func (h *Handler) getEvent(w http.ResponseWriter, rq *request) error {
 	}
 	switch {
 	case e.Status == storage.StatusTrash:
-		return errEventGone
+		return &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, ID: e.ID, Err: storage.ErrTrashed}
 	case !rq.actor.CanRead(&e.Post):
-		return newError(http.StatusForbidden, eventRes.notAccessible, "You are not allowed to read this event.")
+		return &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, ID: e.ID, Err: storage.ErrForbidden}
 	}
 	h.writeSingle(w, rq, h.renderEvent(rq, e, rel, true))
 	return nil
@@ -155,7 +137,7 @@ func (h *Handler) checkEvent(rq *request, may func(storage.Actor, *storage.Post)
 	e, _, err := h.findEvent(rq)
 	if err == nil {
 		if !may(rq.actor, &e.Post) {
-			return nil, forbidden(rq)
+			return nil, storage.ErrForbidden
 		}
 		return e, nil
 	}
@@ -173,7 +155,7 @@ func (h *Handler) updateEvent(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	if _, err := h.db.UpdateEvent(rq.r.Context(), rq.actor, e.ID, eventInput(rq, rq.vals)); err != nil {
-		return h.storageFailure(rq, err, eventRes.couldNotUpdate, http.StatusInternalServerError)
+		return err
 	}
 	return h.respondEvent(w, rq, e.ID, http.StatusOK)
 }
@@ -183,10 +165,8 @@ func (h *Handler) deleteEvent(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.db.TrashEvent(rq.r.Context(), rq.actor, e.ID); errors.Is(err, storage.ErrTrashed) {
-		return eventRes.trashed()
-	} else if err != nil {
-		return h.storageFailure(rq, err, eventRes.couldNotDelete, http.StatusInternalServerError)
+	if _, err := h.db.TrashEvent(rq.r.Context(), rq.actor, e.ID); err != nil {
+		return err
 	}
 	return h.respondEvent(w, rq, e.ID, http.StatusOK)
 }

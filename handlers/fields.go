@@ -271,11 +271,11 @@ func parseOrganizers(rq *request, v any) (any, *problem) {
 // nestedProblem summarises the validation failure of inline venue or organizer data as one problem
 // of the event field that carried it.
 func nestedProblem(err error) *problem {
-	var ae *apiError
-	if !errors.As(err, &ae) {
+	var d *detailed
+	if !errors.As(err, &d) {
 		return failed(err)
 	}
-	return bad(ae.message)
+	return bad(d.message)
 }
 
 // postInput reads the fields every record type shares; the name field differs per type.

@@ -101,7 +101,7 @@ func (h *Handler) routesObject(rq *request) obj {
 // namespaceIndex is GET {ns} (CONTRACT 6.1).
 func (h *Handler) namespaceIndex(w http.ResponseWriter, rq *request) error {
 	if ns := rq.vals.str("namespace"); ns != nil && strings.Trim(*ns, "/") != namespace {
-		return newError(http.StatusNotFound, "rest_invalid_namespace", "The specified namespace could not be found.")
+		return errNoNamespace
 	}
 	h.writeJSON(w, rq, http.StatusOK, obj{{"namespace", namespace}, {"routes", h.routesObject(rq)},
 		{"_links", obj{{"up", []obj{{{"href", rq.base() + "/"}}}}}}})

@@ -266,18 +266,19 @@ func parseStatusFilter(rq *request, v any) (any, *problem) {
 type listing struct {
 	key string // events, venues, organizers, categories, tags
 	// items are objs, or rawJSON when no _fields parameter asks to cut them down.
-	items    []any
-	total    int
-	page     int
-	perPage  int
-	notFound string
-	params   []Param
+	items   []any
+	total   int
+	page    int
+	perPage int
+	// doc is the kind of the listed documents, which names the error of a page past the end.
+	doc    storage.DocKind
+	params []Param
 }
 
 // writeList writes a list page (CONTRACT 5.1), or 404 for a page past the end.
 func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error {
 	if len(l.items) == 0 && l.page > 1 {
-		return newError(http.StatusNotFound, l.notFound, "The requested page does not exist.")
+		return &storage.Error{Op: storage.OpList, Resource: l.doc, Err: storage.ErrNotFound}
 	}
 	pages := (l.total + l.perPage - 1) / l.perPage
 	self := h.listURL(rq, l.key, l.params)
@@ -471,7 +472,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
-		notFound: "event-archive-page-not-found", params: eventListParams})
+		doc: storage.DocEvent, params: eventListParams})
 }
 
 // withDescendants adds every descendant category of ids (CONTRACT 5.2: a category filter matches its
@@ -522,7 +523,7 @@ func (h *Handler) listPlaces(k *placeKind) handleFunc {
 			return err
 		}
 		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
-			notFound: k.res.name + "-archive-page-not-found", params: placeListParams})
+			doc: k.postType.DocKind(), params: placeListParams})
 	}
 }
 

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -117,7 +116,6 @@ func organizerInput(rq *request, vals values) *storage.OrganizerInput {
 type placeKind struct {
 	postType storage.PostType
 	route    string // venues, organizers
-	res      *resource
 	params   []Param
 	// load finds the record by ID (slug == "") or by slug in lang.
 	load   func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error)
@@ -141,7 +139,7 @@ func organizerPlace(o *storage.Organizer, rel *storage.Related) place {
 }
 
 var venueKind = &placeKind{
-	postType: storage.TypeVenue, route: "venues", res: venueRes, params: venueParams,
+	postType: storage.TypeVenue, route: "venues", params: venueParams,
 	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
 		var v *storage.Venue
 		var rel *storage.Related
@@ -174,7 +172,7 @@ var venueKind = &placeKind{
 }
 
 var organizerKind = &placeKind{
-	postType: storage.TypeOrganizer, route: "organizers", res: organizerRes, params: organizerParams,
+	postType: storage.TypeOrganizer, route: "organizers", params: organizerParams,
 	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
 		var o *storage.Organizer
 		var rel *storage.Related
@@ -233,21 +231,13 @@ func (h *Handler) placeSingle(k *placeKind, kind pathKind) *route {
 	return rt
 }
 
-// findPlace loads the venue or organizer a single route addresses; an unknown ID or slug is a
-// validation failure (400 rest_invalid_param, CONTRACT 4.3).
+// findPlace loads the venue or organizer a single route addresses.
 func (h *Handler) findPlace(rq *request, k *placeKind) (place, error) {
 	id, err := strconv.ParseUint(rq.pathID, 10, 64)
-	if rq.slug == "" && err != nil {
-		return place{}, invalidParam("id", "rest_invalid_param", "Invalid "+k.res.name+" ID.")
+	if rq.slug == "" && err != nil { // beyond 2^64-1: matches the route, designates nothing
+		return place{}, &storage.Error{Op: storage.OpGet, Resource: k.postType.DocKind(), Err: storage.ErrNotFound}
 	}
-	p, err := k.load(rq.r.Context(), h.db, id, rq.lang, rq.slug)
-	if errors.Is(err, storage.ErrNotFound) {
-		if rq.slug != "" {
-			return place{}, invalidParam("slug", "rest_invalid_param", "No "+k.res.name+" has this slug.")
-		}
-		return place{}, invalidParam("id", "rest_invalid_param", "Invalid "+k.res.name+" ID.")
-	}
-	return p, err
+	return k.load(rq.r.Context(), h.db, id, rq.lang, rq.slug)
 }
 
 func (h *Handler) createPlace(k *placeKind) handleFunc {
@@ -260,7 +250,7 @@ func (h *Handler) createPlace(k *placeKind) handleFunc {
 		}
 		p, err := k.create(rq.r.Context(), h.db, rq)
 		if err != nil {
-			return h.storageFailure(rq, err, k.res.couldNotCreate, http.StatusBadRequest)
+			return err
 		}
 		w.Header().Set("Location", rq.origin+h.langPart(p.post.Lang)+"/"+namespace+"/"+k.route+"/"+utoa(p.post.ID))
 		return h.respondPlace(w, rq, k, p.post.ID, http.StatusCreated)
@@ -285,7 +275,7 @@ func (h *Handler) getPlace(k *placeKind) handleFunc {
 			return err
 		}
 		if !rq.actor.CanRead(p.post) {
-			return newError(http.StatusForbidden, k.res.notAccessible, "You are not allowed to read this "+k.res.name+".")
+			return &storage.Error{Op: storage.OpGet, Resource: k.postType.DocKind(), ID: p.post.ID, Err: storage.ErrForbidden}
 		}
 		h.writeSingle(w, rq, p.render(h, rq, true))
 		return nil
@@ -302,10 +292,10 @@ func (h *Handler) updatePlace(k *placeKind) handleFunc {
 			return err
 		}
 		if !rq.actor.CanEdit(p.post) {
-			return forbidden(rq)
+			return storage.ErrForbidden
 		}
 		if err := k.update(rq.r.Context(), h.db, rq, p.post.ID); err != nil {
-			return h.storageFailure(rq, err, k.res.couldNotUpdate, http.StatusInternalServerError)
+			return err
 		}
 		return h.respondPlace(w, rq, k, p.post.ID, http.StatusOK)
 	}
@@ -318,12 +308,10 @@ func (h *Handler) deletePlace(k *placeKind) handleFunc {
 			return err
 		}
 		if !rq.actor.CanDelete(p.post) {
-			return forbidden(rq)
+			return storage.ErrForbidden
 		}
-		if err := k.trash(rq.r.Context(), h.db, rq.actor, p.post.ID); errors.Is(err, storage.ErrTrashed) {
-			return k.res.trashed()
-		} else if err != nil {
-			return h.storageFailure(rq, err, k.res.couldNotDelete, http.StatusInternalServerError)
+		if err := k.trash(rq.r.Context(), h.db, rq.actor, p.post.ID); err != nil {
+			return err
 		}
 		return h.respondPlace(w, rq, k, p.post.ID, http.StatusOK)
 	}

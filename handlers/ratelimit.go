@@ -128,10 +128,8 @@ func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 
 // tooManyRequests is 429 with Retry-After: the whole seconds until wait has passed, at least 1
 // (CONTRACT 7.3, 10.3).
-func tooManyRequests(wait time.Duration) *apiError {
-	e := newError(http.StatusTooManyRequests, "rest_too_many_requests", "Too many requests. Please retry later.")
-	e.retryAfter = max(1, int64((wait+time.Second-1)/time.Second))
-	return e
+func tooManyRequests(wait time.Duration) error {
+	return &detailed{kind: errTooManyRequests, retryAfter: max(1, int64((wait+time.Second-1)/time.Second))}
 }
 
 // rateKey is the client key of CONTRACT 10.3.

@@ -287,16 +287,15 @@ func (h *Handler) renderOrganizer(rq *request, g *storage.Organizer, rel *storag
 
 // termKind describes a taxonomy's route and naming.
 type termKind struct {
-	tax        storage.Taxonomy
-	route      string // categories, tags
-	taxonomy   string // the `taxonomy` value
-	manage     storage.Cap
-	pageNotFnd string
+	tax      storage.Taxonomy
+	route    string // categories, tags
+	taxonomy string // the `taxonomy` value
+	manage   storage.Cap
 }
 
 var (
-	categoryKind = &termKind{storage.TaxCategory, "categories", "calendar_events_cat", storage.CapManageCategories, "term-archive-page-not-found"}
-	tagKind      = &termKind{storage.TaxTag, "tags", "post_tag", storage.CapManageTags, "term-archive-page-not-found"}
+	categoryKind = &termKind{storage.TaxCategory, "categories", "calendar_events_cat", storage.CapManageCategories}
+	tagKind      = &termKind{storage.TaxTag, "tags", "post_tag", storage.CapManageTags}
 )
 
 func kindOf(tax storage.Taxonomy) *termKind {

@@ -117,18 +117,18 @@ func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []by
 
 // writeError writes err in the contract's envelope (CONTRACT 2.6, 9).
 func (h *Handler) writeError(w http.ResponseWriter, rq *request, err error) {
-	ae := h.toAPIError(rq, err)
-	data := obj{{"status", ae.status}}
-	data = append(data, ae.data...)
-	body := obj{{"code", ae.code}, {"message", ae.message}, {"data", data}}
-	if ae.status == http.StatusUnauthorized {
+	e := h.toEnvelope(rq, err)
+	data := obj{{"status", e.status}}
+	data = append(data, e.data...)
+	body := obj{{"code", e.code}, {"message", e.message}, {"data", data}}
+	if e.status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="calendar-events", Bearer realm="calendar-events"`)
 	}
-	if ae.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(ae.retryAfter, 10))
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(e.retryAfter, 10))
 	}
 	w.Header().Del("ETag")
 	var buf bytes.Buffer
 	_ = body.encode(&buf) // only strings and numbers: cannot fail
-	h.send(w, rq, ae.status, buf.Bytes())
+	h.send(w, rq, e.status, buf.Bytes())
 }

@@ -301,7 +301,5 @@ func bodyError(err error) error {
 
 // invalidJSON is 400 rest_invalid_json with the json_error_code and json_error_message of CONTRACT 2.2.
 func invalidJSON(message string, je *input.JSONError) error {
-	e := newError(http.StatusBadRequest, "rest_invalid_json", message)
-	e.data = obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}
-	return e
+	return &detailed{kind: errInvalidJSON, message: message, data: obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}}
 }

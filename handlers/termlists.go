@@ -126,7 +126,7 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 			items[i] = h.renderTerm(rq, t, rel)
 		}
 		return h.writeList(w, rq, listing{key: k.route, items: items, total: total, page: page, perPage: perPage,
-			notFound: k.pageNotFnd, params: termListParams(k)})
+			doc: k.tax.DocKind(), params: termListParams(k)})
 	}
 }
 

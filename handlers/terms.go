@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -59,41 +58,20 @@ func (h *Handler) termSingle(k *termKind) *route {
 	}}
 }
 
-// findTerm loads the term of the route's taxonomy; anything else is 400 rest_invalid_param (CONTRACT 4.5).
+// findTerm loads the term of the route's taxonomy (a term of the other one is not found, CONTRACT 4.5).
 func (h *Handler) findTerm(rq *request, k *termKind) (*storage.Term, *storage.Related, error) {
 	id, err := strconv.ParseUint(rq.pathID, 10, 64)
-	if err == nil {
-		var t *storage.Term
-		var rel *storage.Related
-		t, rel, err = h.db.Term(rq.r.Context(), k.tax, id)
-		if err == nil {
-			return t, rel, nil
-		}
+	if err != nil { // beyond 2^64-1: matches the route, designates nothing
+		return nil, nil, &storage.Error{Op: storage.OpGet, Resource: k.tax.DocKind(), Err: storage.ErrNotFound}
 	}
-	if err == nil || errors.Is(err, storage.ErrNotFound) || errors.Is(err, strconv.ErrRange) {
-		return nil, nil, errNoTerm
-	}
-	return nil, nil, err
-}
-
-// errNoTerm answers for a term that does not exist, also when another request deleted it after the
-// handler found it.
-var errNoTerm = invalidParam("id", "rest_invalid_param", "Term does not exist.")
-
-// termGone maps a write's or a read's ErrNotFound, a term deleted by another request meanwhile, to
-// errNoTerm.
-func termGone(err error) error {
-	if errors.Is(err, storage.ErrNotFound) {
-		return errNoTerm
-	}
-	return err
+	return h.db.Term(rq.r.Context(), k.tax, id)
 }
 
 func (h *Handler) respondTerm(w http.ResponseWriter, rq *request, k *termKind, id uint64, status int) error {
 	h.settle(rq)
 	t, rel, err := h.db.Term(rq.r.Context(), k.tax, id)
 	if err != nil {
-		return termGone(err)
+		return err
 	}
 	if status == http.StatusCreated {
 		w.Header().Set("Location", h.termRESTURL(rq, k, id))
@@ -136,7 +114,7 @@ func (h *Handler) updateTerm(k *termKind) handleFunc {
 			return err
 		}
 		if _, err := h.db.UpdateTerm(rq.r.Context(), k.tax, t.ID, termInput(rq)); err != nil {
-			return termGone(err)
+			return err
 		}
 		return h.respondTerm(w, rq, k, t.ID, http.StatusOK)
 	}
@@ -153,7 +131,7 @@ func (h *Handler) deleteTerm(k *termKind) handleFunc {
 		}
 		body := h.renderTerm(rq, t, rel)
 		if _, err := h.db.DeleteTerm(rq.r.Context(), k.tax, t.ID); err != nil {
-			return termGone(err)
+			return err
 		}
 		h.settle(rq)
 		h.writeJSON(w, rq, http.StatusOK, body.pick(rq.fields))
