@@ -112,7 +112,7 @@ func benchHandler(b *testing.B, n int) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	return New(Config{}, db, ix, zap.NewNop())
+	return New(Deps{Store: db, Index: ix, Log: zap.NewNop()})
 }
 
 // benchDirHandler serves an existing data directory, e.g. one made by `calendard seed --events
@@ -131,7 +131,7 @@ func benchDirHandler(b *testing.B, dir string) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	return New(Config{}, db, ix, zap.NewNop())
+	return New(Deps{Store: db, Index: ix, Log: zap.NewNop()})
 }
 
 // benchRequests numbers the benchmark requests of the whole process, so that a request meant to be
@@ -191,7 +191,7 @@ func BenchmarkListEvents(b *testing.B) {
 // then the wait until the running syncer has applied it to the index.
 func BenchmarkCreateEvent(b *testing.B) {
 	h, db := newTestHandler(b, Config{IndexWait: DefaultIndexWait})
-	ix := h.(*Handler).index
+	ix := indexOf(h.(*Handler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); ix.Run(ctx, db.Notify()) }()

@@ -29,7 +29,7 @@ func TestListCacheFollowsWrites(t *testing.T) {
 	}
 	sync := func() {
 		for {
-			n, err := hh.index.SyncOnce(ctx)
+			n, err := indexOf(hh).SyncOnce(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestListCacheFollowsTime(t *testing.T) {
 			t.Fatalf("create: %d %s", w.Code, w.Body)
 		}
 		for {
-			if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+			if n, err := indexOf(hh).SyncOnce(ctx); err != nil || n == 0 {
 				return
 			}
 		}
@@ -178,7 +178,7 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 						h.ServeHTTP(w, r)
 						return w
 					}
-					warm, fresh := ask(hh), ask(New(hh.cfg, hh.db, hh.index, zap.NewNop()))
+					warm, fresh := ask(hh), ask(New(Deps{Config: hh.cfg, Store: hh.db, Index: hh.index, Log: zap.NewNop()}))
 					if warm.Code != fresh.Code || warm.Body.String() != fresh.Body.String() {
 						t.Errorf("%s: GET %s (host %s, admin %v):\ncached %d %s\nfresh  %d %s", step, target, host, admin,
 							warm.Code, warm.Body, fresh.Code, fresh.Body)
@@ -242,7 +242,7 @@ func writeSynced(t *testing.T, h *Handler, method, target, body string) *httptes
 		t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
 	}
 	for {
-		if n, err := h.index.SyncOnce(context.Background()); err != nil || n == 0 {
+		if n, err := indexOf(h).SyncOnce(context.Background()); err != nil || n == 0 {
 			return w
 		}
 	}
@@ -326,7 +326,7 @@ func TestItemsExpireWhenWhatTheyEmbedPublishes(t *testing.T) {
 	}
 	now = now.Add(2 * time.Minute)
 	// Another query, so that the list cache has no answer and the items are looked up.
-	warm, fresh := ask(hh, "/calendar/events/v1/events?per_page=6"), ask(New(hh.cfg, hh.db, hh.index, zap.NewNop()), "/calendar/events/v1/events?per_page=6")
+	warm, fresh := ask(hh, "/calendar/events/v1/events?per_page=6"), ask(New(Deps{Config: hh.cfg, Store: hh.db, Index: hh.index, Log: zap.NewNop()}), "/calendar/events/v1/events?per_page=6")
 	if warm != fresh {
 		t.Errorf("after the venue's date:\ncached %s\nfresh  %s", warm, fresh)
 	}
@@ -355,7 +355,7 @@ func TestPageNeverMixesSnapshots(t *testing.T) {
 		venue = created.Venue.ID
 	}
 	for {
-		if n, err := hh.index.SyncOnce(ctx); err != nil || n == 0 {
+		if n, err := indexOf(hh).SyncOnce(ctx); err != nil || n == 0 {
 			break
 		}
 	}

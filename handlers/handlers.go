@@ -54,8 +54,8 @@ type Config struct {
 // Handler serves the REST API.
 type Handler struct {
 	cfg    Config
-	db     *storage.DB
-	index  *index.Index
+	db     Store
+	index  Index
 	log    *zap.Logger
 	router *httprouter.Router
 	table  []*route
@@ -74,9 +74,9 @@ type Handler struct {
 }
 
 // New returns the API's http.Handler.
-func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Handler {
-	h := newHandler(cfg, db, log)
-	h.index = ix
+func New(d Deps) http.Handler {
+	h := newHandler(d)
+	h.index = d.Index
 	h.router = h.routes()
 	return h
 }
@@ -85,15 +85,17 @@ func New(cfg Config, db *storage.DB, ix *index.Index, log *zap.Logger) http.Hand
 // can serve: the health probes, /readyz with the progress, and 503 rest_not_ready with Retry-After
 // to every other request, with the same common headers (CONTRACT 9). A server listens from its start
 // with it, so that a load balancer or watchdog sees a live process rather than a dead one.
-func Loading(cfg Config, db *storage.DB, loading *index.Loading, log *zap.Logger) http.Handler {
-	h := newHandler(cfg, db, log)
+// d.Index is not used: there is none yet.
+func Loading(d Deps, loading *index.Loading) http.Handler {
+	h := newHandler(d)
 	h.loading = loading
 	h.router = httprouter.New()
 	h.probes(h.router)
 	return h
 }
 
-func newHandler(cfg Config, db *storage.DB, log *zap.Logger) *Handler {
+func newHandler(d Deps) *Handler {
+	cfg, db, log := d.Config, d.Store, d.Log
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -121,7 +123,7 @@ type ctxKey struct{}
 type request struct {
 	r *http.Request
 	// db is the store, for parameter parsers that check existence (CONTRACT 1.6 step 7).
-	db    *storage.DB
+	db    Store
 	id    string
 	actor storage.Actor
 	// prefix is the language path prefix ("" without one); lang the selected language (CONTRACT 0.2).

@@ -59,8 +59,12 @@ func newLoggedHandler(t testing.TB, cfg Config, clock func() time.Time, log *zap
 		// No syncer runs unless a test starts one: a write waits only this long for the index.
 		cfg.IndexWait = time.Millisecond
 	}
-	return New(cfg, db, ix, log), db
+	return New(Deps{Config: cfg, Store: db, Index: ix, Log: log}), db
 }
+
+// indexOf is the real index behind a test handler, for what only tests do with it: apply the
+// change log now (SyncOnce) instead of waiting for a syncer.
+func indexOf(h *Handler) *index.Index { return h.index.(*index.Index) }
 
 func serve(h http.Handler, method, target, contentType, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, target, strings.NewReader(body))

@@ -49,7 +49,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	if code, _ := probe(t, h, "GET", "/healthz"); code != 200 {
 		t.Errorf("healthz while catching up: %d", code)
 	}
-	if _, err := h.(*Handler).index.SyncOnce(context.Background()); err != nil {
+	if _, err := indexOf(h.(*Handler)).SyncOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "ready" {

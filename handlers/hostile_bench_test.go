@@ -45,7 +45,7 @@ func poison(b *testing.B, h *Handler) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := h.index.SyncOnce(ctx); err != nil {
+	if _, err := indexOf(h).SyncOnce(ctx); err != nil {
 		b.Fatal(err)
 	}
 	if err := h.index.WaitApplied(ctx, head); err != nil {

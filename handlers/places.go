@@ -118,10 +118,10 @@ type placeKind struct {
 	route    string // venues, organizers
 	params   []Param
 	// load finds the record by ID (slug == "") or by slug in lang.
-	load   func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error)
-	create func(ctx context.Context, db *storage.DB, rq *request) (place, error)
-	update func(ctx context.Context, db *storage.DB, rq *request, id uint64) error
-	trash  func(ctx context.Context, db *storage.DB, a storage.Actor, id uint64) error
+	load   func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error)
+	create func(ctx context.Context, db Store, rq *request) (place, error)
+	update func(ctx context.Context, db Store, rq *request, id uint64) error
+	trash  func(ctx context.Context, db Store, a storage.Actor, id uint64) error
 }
 
 // place is a loaded venue or organizer, ready to render.
@@ -140,7 +140,7 @@ func organizerPlace(o *storage.Organizer, rel *storage.Related) place {
 
 var venueKind = &placeKind{
 	postType: storage.TypeVenue, route: "venues", params: venueParams,
-	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
+	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error) {
 		var v *storage.Venue
 		var rel *storage.Related
 		var err error
@@ -154,18 +154,18 @@ var venueKind = &placeKind{
 		}
 		return venuePlace(v, rel), nil
 	},
-	create: func(ctx context.Context, db *storage.DB, rq *request) (place, error) {
+	create: func(ctx context.Context, db Store, rq *request) (place, error) {
 		v, _, err := db.CreateVenue(ctx, rq.actor, rq.lang, venueInput(rq, rq.vals))
 		if err != nil {
 			return place{}, err
 		}
 		return venuePlace(v, nil), nil
 	},
-	update: func(ctx context.Context, db *storage.DB, rq *request, id uint64) error {
+	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
 		_, err := db.UpdateVenue(ctx, rq.actor, id, venueInput(rq, rq.vals))
 		return err
 	},
-	trash: func(ctx context.Context, db *storage.DB, a storage.Actor, id uint64) error {
+	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
 		_, err := db.TrashVenue(ctx, a, id)
 		return err
 	},
@@ -173,7 +173,7 @@ var venueKind = &placeKind{
 
 var organizerKind = &placeKind{
 	postType: storage.TypeOrganizer, route: "organizers", params: organizerParams,
-	load: func(ctx context.Context, db *storage.DB, id uint64, lang storage.Lang, slug string) (place, error) {
+	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error) {
 		var o *storage.Organizer
 		var rel *storage.Related
 		var err error
@@ -187,18 +187,18 @@ var organizerKind = &placeKind{
 		}
 		return organizerPlace(o, rel), nil
 	},
-	create: func(ctx context.Context, db *storage.DB, rq *request) (place, error) {
+	create: func(ctx context.Context, db Store, rq *request) (place, error) {
 		o, _, err := db.CreateOrganizer(ctx, rq.actor, rq.lang, organizerInput(rq, rq.vals))
 		if err != nil {
 			return place{}, err
 		}
 		return organizerPlace(o, nil), nil
 	},
-	update: func(ctx context.Context, db *storage.DB, rq *request, id uint64) error {
+	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
 		_, err := db.UpdateOrganizer(ctx, rq.actor, id, organizerInput(rq, rq.vals))
 		return err
 	},
-	trash: func(ctx context.Context, db *storage.DB, a storage.Actor, id uint64) error {
+	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
 		_, err := db.TrashOrganizer(ctx, a, id)
 		return err
 	},

@@ -86,7 +86,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	a.handler.set(handlers.Loading(cfg.handlerConfig(), db, &a.loading, log.Named("http")))
+	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(), Store: db, Log: log.Named("http")}, &a.loading))
 	a.server = &http.Server{
 		Handler:           &a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -107,7 +107,7 @@ func (a *app) load(ctx context.Context) error {
 		return err
 	}
 	a.index = ix
-	a.handler.set(handlers.New(a.cfg.handlerConfig(), a.db, ix, a.log.Named("http")))
+	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http")}))
 	return nil
 }
 
