@@ -1,8 +1,7 @@
 package handlers
 
 import (
-	"net/http"
-	"strconv"
+	"context"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -69,104 +68,33 @@ func eventInput(rq *request, vals values) *storage.EventInput {
 	return in
 }
 
-func (h *Handler) createEvent(w http.ResponseWriter, rq *request) error {
-	if err := rq.require(storage.CapEditPosts); err != nil {
-		return err
-	}
-	e, err := h.db.CreateEvent(rq.r.Context(), rq.actor, rq.lang, eventInput(rq, rq.vals))
-	if err != nil {
-		return err
-	}
-	return h.respondEvent(w, rq, e.ID, http.StatusCreated)
-}
-
-// respondEvent answers a write with the event as it is now (no json_ld, CONTRACT 3.7).
-func (h *Handler) respondEvent(w http.ResponseWriter, rq *request, id uint64, status int) error {
-	h.settle(rq)
-	e, rel, err := h.db.Event(rq.r.Context(), id)
-	if err != nil {
-		return err
-	}
-	body := h.renderEvent(rq, e, rel, false)
-	if status == http.StatusCreated {
-		w.Header().Set("Location", h.restURL(rq, &e.Post))
-	}
-	h.writeJSON(w, rq, status, body.pick(rq.fields))
-	return nil
-}
-
-// findEvent loads the event a single-event route addresses: by ID, or by slug in the selected
-// language.
-func (h *Handler) findEvent(rq *request) (*storage.Event, *storage.Related, error) {
-	if rq.slug != "" {
-		return h.db.EventBySlug(rq.r.Context(), rq.lang, rq.slug)
-	}
-	id, err := strconv.ParseUint(rq.pathID, 10, 64)
-	if err != nil { // beyond 2^64-1: matches the route, designates nothing
-		return nil, nil, &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, Err: storage.ErrNotFound}
-	}
-	return h.db.Event(rq.r.Context(), id)
-}
-
-// eventRecord is the event the path designates, for the permission checks on it; nil when none.
-func (h *Handler) eventRecord(rq *request) *storage.Post {
-	if e, _, err := h.findEvent(rq); err == nil {
-		return &e.Post
-	}
-	return nil
-}
-
-func (h *Handler) getEvent(w http.ResponseWriter, rq *request) error {
-	e, rel, err := h.findEvent(rq)
-	if err != nil {
-		return err
-	}
-	switch {
-	case e.Status == storage.StatusTrash:
-		return &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, ID: e.ID, Err: storage.ErrTrashed}
-	case !rq.actor.CanRead(&e.Post):
-		return &storage.Error{Op: storage.OpGet, Resource: storage.DocEvent, ID: e.ID, Err: storage.ErrForbidden}
-	}
-	h.writeSingle(w, rq, h.renderEvent(rq, e, rel, true))
-	return nil
-}
-
-// checkEvent applies the record-level permission of an event write route (CONTRACT 4.2): on the record
-// when it exists, otherwise the capability, and only then the lookup's own error.
-func (h *Handler) checkEvent(rq *request, may func(storage.Actor, *storage.Post) bool, fallback storage.Cap) (*storage.Event, error) {
-	e, _, err := h.findEvent(rq)
-	if err == nil {
-		if !may(rq.actor, &e.Post) {
-			return nil, storage.ErrForbidden
+// eventKind describes the event routes (CONTRACT 4.2): an unknown ID is a missing record (404) found
+// after the permission check, and a trashed event is gone for readers.
+var eventKind = &recordKind{
+	postType: storage.TypeEvent, route: "events", params: eventParams,
+	listParams: eventListParams,
+	list:       func(h *Handler, _ *recordKind) handleFunc { return h.listEvents },
+	trashGone:  true,
+	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
+		e, rel, err := loadBy(ctx, id, lang, slug, db.Event, db.EventBySlug)
+		if err != nil {
+			return record{}, err
 		}
-		return e, nil
-	}
-	if rq.slug == "" {
-		if ferr := rq.require(fallback); ferr != nil {
-			return nil, ferr
+		return record{&e.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderEvent(rq, e, rel, ld) }}, nil
+	},
+	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
+		e, err := db.CreateEvent(ctx, rq.actor, rq.lang, eventInput(rq, rq.vals))
+		if err != nil {
+			return nil, err
 		}
-	}
-	return nil, err
-}
-
-func (h *Handler) updateEvent(w http.ResponseWriter, rq *request) error {
-	e, err := h.checkEvent(rq, storage.Actor.CanEdit, storage.CapEditPosts)
-	if err != nil {
+		return &e.Post, nil
+	},
+	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
+		_, err := db.UpdateEvent(ctx, rq.actor, id, eventInput(rq, rq.vals))
 		return err
-	}
-	if _, err := h.db.UpdateEvent(rq.r.Context(), rq.actor, e.ID, eventInput(rq, rq.vals)); err != nil {
+	},
+	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
+		_, err := db.TrashEvent(ctx, a, id)
 		return err
-	}
-	return h.respondEvent(w, rq, e.ID, http.StatusOK)
-}
-
-func (h *Handler) deleteEvent(w http.ResponseWriter, rq *request) error {
-	e, err := h.checkEvent(rq, storage.Actor.CanDelete, storage.CapDeletePosts)
-	if err != nil {
-		return err
-	}
-	if _, err := h.db.TrashEvent(rq.r.Context(), rq.actor, e.ID); err != nil {
-		return err
-	}
-	return h.respondEvent(w, rq, e.ID, http.StatusOK)
+	},
 }

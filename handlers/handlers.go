@@ -144,6 +144,8 @@ type request struct {
 	// sw is the writer observe put around the connection's: links that add headers to every answer,
 	// the panic's included, go under it (chain.go).
 	sw *statusWriter
+	// lookup is the record the path designates, once looked up (records.go).
+	lookup lookup
 	// The verdicts of identify, answered by the links of their steps (chain.go): a cross-site write,
 	// the wait before the rate limit allows the request, the credentials' failure.
 	crossSite bool

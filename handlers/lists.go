@@ -491,7 +491,7 @@ func withDescendants(terms []*storage.Term, ids []uint64) []uint64 {
 	return out
 }
 
-func (h *Handler) listPlaces(k *placeKind) handleFunc {
+func (h *Handler) listPlaces(k *recordKind) handleFunc {
 	return func(w http.ResponseWriter, rq *request) error {
 		page, perPage := pageOf(rq)
 		f := &index.PlaceFilter{Type: k.postType, Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,

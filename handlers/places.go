@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 
 	"github.com/calendard/calendard/storage"
@@ -111,55 +110,32 @@ func organizerInput(rq *request, vals values) *storage.OrganizerInput {
 	return in
 }
 
-// placeKind is what differs between the venue and organizer routes, which otherwise behave alike
-// (CONTRACT 4.3, 4.4).
-type placeKind struct {
-	postType storage.PostType
-	route    string // venues, organizers
-	params   []Param
-	// load finds the record by ID (slug == "") or by slug in lang.
-	load   func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error)
-	create func(ctx context.Context, db Store, rq *request) (place, error)
-	update func(ctx context.Context, db Store, rq *request, id uint64) error
-	trash  func(ctx context.Context, db Store, a storage.Actor, id uint64) error
+func venueRecord(v *storage.Venue, rel *storage.Related) record {
+	return record{&v.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderVenue(rq, v, rel, ld) }}
 }
 
-// place is a loaded venue or organizer, ready to render.
-type place struct {
-	post   *storage.Post
-	render func(h *Handler, rq *request, withLD bool) obj
+func organizerRecord(o *storage.Organizer, rel *storage.Related) record {
+	return record{&o.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderOrganizer(rq, o, rel, ld) }}
 }
 
-func venuePlace(v *storage.Venue, rel *storage.Related) place {
-	return place{&v.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderVenue(rq, v, rel, ld) }}
-}
-
-func organizerPlace(o *storage.Organizer, rel *storage.Related) place {
-	return place{&o.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderOrganizer(rq, o, rel, ld) }}
-}
-
-var venueKind = &placeKind{
+// venueKind and organizerKind describe the venue and organizer routes (CONTRACT 4.3, 4.4): an unknown
+// ID or slug is a parameter failure.
+var venueKind = &recordKind{
 	postType: storage.TypeVenue, route: "venues", params: venueParams,
-	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error) {
-		var v *storage.Venue
-		var rel *storage.Related
-		var err error
-		if slug != "" {
-			v, rel, err = db.VenueBySlug(ctx, lang, slug)
-		} else {
-			v, rel, err = db.Venue(ctx, id)
-		}
+	listParams: placeListParams, list: (*Handler).listPlaces, check: checkGeo, lookupIsParam: true,
+	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
+		v, rel, err := loadBy(ctx, id, lang, slug, db.Venue, db.VenueBySlug)
 		if err != nil {
-			return place{}, err
+			return record{}, err
 		}
-		return venuePlace(v, rel), nil
+		return venueRecord(v, rel), nil
 	},
-	create: func(ctx context.Context, db Store, rq *request) (place, error) {
+	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
 		v, _, err := db.CreateVenue(ctx, rq.actor, rq.lang, venueInput(rq, rq.vals))
 		if err != nil {
-			return place{}, err
+			return nil, err
 		}
-		return venuePlace(v, nil), nil
+		return &v.Post, nil
 	},
 	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
 		_, err := db.UpdateVenue(ctx, rq.actor, id, venueInput(rq, rq.vals))
@@ -171,28 +147,22 @@ var venueKind = &placeKind{
 	},
 }
 
-var organizerKind = &placeKind{
+var organizerKind = &recordKind{
 	postType: storage.TypeOrganizer, route: "organizers", params: organizerParams,
-	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (place, error) {
-		var o *storage.Organizer
-		var rel *storage.Related
-		var err error
-		if slug != "" {
-			o, rel, err = db.OrganizerBySlug(ctx, lang, slug)
-		} else {
-			o, rel, err = db.Organizer(ctx, id)
-		}
+	listParams: placeListParams, list: (*Handler).listPlaces, lookupIsParam: true,
+	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
+		o, rel, err := loadBy(ctx, id, lang, slug, db.Organizer, db.OrganizerBySlug)
 		if err != nil {
-			return place{}, err
+			return record{}, err
 		}
-		return organizerPlace(o, rel), nil
+		return organizerRecord(o, rel), nil
 	},
-	create: func(ctx context.Context, db Store, rq *request) (place, error) {
+	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
 		o, _, err := db.CreateOrganizer(ctx, rq.actor, rq.lang, organizerInput(rq, rq.vals))
 		if err != nil {
-			return place{}, err
+			return nil, err
 		}
-		return organizerPlace(o, nil), nil
+		return &o.Post, nil
 	},
 	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
 		_, err := db.UpdateOrganizer(ctx, rq.actor, id, organizerInput(rq, rq.vals))
@@ -202,117 +172,4 @@ var organizerKind = &placeKind{
 		_, err := db.TrashOrganizer(ctx, a, id)
 		return err
 	},
-}
-
-func (h *Handler) placeCollection(k *placeKind) *route {
-	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
-		{methods: []string{"GET"}, params: placeListParams, handle: h.cached(k.route, h.listPlaces(k))},
-		{methods: []string{"POST"}, params: creating(k.params), handle: h.createPlace(k), allowed: need(storage.CapEditPosts)},
-	}}
-}
-
-func (h *Handler) placeSingle(k *placeKind, kind pathKind) *route {
-	rt := &route{pattern: "/" + namespace + "/" + k.route + `/(?P<id>\d+)`, kind: kind, record: func(rq *request) *storage.Post {
-		if p, err := h.findPlace(rq, k); err == nil {
-			return p.post
-		}
-		return nil
-	}}
-	path := idParams
-	if kind == pathSlug {
-		rt.pattern = "/" + namespace + "/" + k.route + "/by-slug/(?P<slug>[^/]+)"
-		path = slugParams
-	}
-	rt.endpoints = []*endpoint{
-		{methods: []string{"GET"}, params: path, handle: h.getPlace(k)},
-		{methods: []string{"DELETE"}, params: path, handle: h.deletePlace(k), allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
-		{methods: []string{"POST", "PUT", "PATCH"}, params: append(path, optional(k.params)...), handle: h.updatePlace(k), allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)},
-	}
-	return rt
-}
-
-// findPlace loads the venue or organizer a single route addresses.
-func (h *Handler) findPlace(rq *request, k *placeKind) (place, error) {
-	id, err := strconv.ParseUint(rq.pathID, 10, 64)
-	if rq.slug == "" && err != nil { // beyond 2^64-1: matches the route, designates nothing
-		return place{}, &storage.Error{Op: storage.OpGet, Resource: k.postType.DocKind(), Err: storage.ErrNotFound}
-	}
-	return k.load(rq.r.Context(), h.db, id, rq.lang, rq.slug)
-}
-
-func (h *Handler) createPlace(k *placeKind) handleFunc {
-	return func(w http.ResponseWriter, rq *request) error {
-		if err := checkGeo(rq.vals); err != nil {
-			return err
-		}
-		if err := rq.require(storage.CapEditPosts); err != nil {
-			return err
-		}
-		p, err := k.create(rq.r.Context(), h.db, rq)
-		if err != nil {
-			return err
-		}
-		w.Header().Set("Location", rq.origin+h.langPart(p.post.Lang)+"/"+namespace+"/"+k.route+"/"+utoa(p.post.ID))
-		return h.respondPlace(w, rq, k, p.post.ID, http.StatusCreated)
-	}
-}
-
-// respondPlace answers a write with the record as it is now (no json_ld).
-func (h *Handler) respondPlace(w http.ResponseWriter, rq *request, k *placeKind, id uint64, status int) error {
-	h.settle(rq)
-	p, err := k.load(rq.r.Context(), h.db, id, "", "")
-	if err != nil {
-		return err
-	}
-	h.writeJSON(w, rq, status, p.render(h, rq, false).pick(rq.fields))
-	return nil
-}
-
-func (h *Handler) getPlace(k *placeKind) handleFunc {
-	return func(w http.ResponseWriter, rq *request) error {
-		p, err := h.findPlace(rq, k)
-		if err != nil {
-			return err
-		}
-		if !rq.actor.CanRead(p.post) {
-			return &storage.Error{Op: storage.OpGet, Resource: k.postType.DocKind(), ID: p.post.ID, Err: storage.ErrForbidden}
-		}
-		h.writeSingle(w, rq, p.render(h, rq, true))
-		return nil
-	}
-}
-
-func (h *Handler) updatePlace(k *placeKind) handleFunc {
-	return func(w http.ResponseWriter, rq *request) error {
-		if err := checkGeo(rq.vals); err != nil {
-			return err
-		}
-		p, err := h.findPlace(rq, k)
-		if err != nil {
-			return err
-		}
-		if !rq.actor.CanEdit(p.post) {
-			return storage.ErrForbidden
-		}
-		if err := k.update(rq.r.Context(), h.db, rq, p.post.ID); err != nil {
-			return err
-		}
-		return h.respondPlace(w, rq, k, p.post.ID, http.StatusOK)
-	}
-}
-
-func (h *Handler) deletePlace(k *placeKind) handleFunc {
-	return func(w http.ResponseWriter, rq *request) error {
-		p, err := h.findPlace(rq, k)
-		if err != nil {
-			return err
-		}
-		if !rq.actor.CanDelete(p.post) {
-			return storage.ErrForbidden
-		}
-		if err := k.trash(rq.r.Context(), h.db, rq.actor, p.post.ID); err != nil {
-			return err
-		}
-		return h.respondPlace(w, rq, k, p.post.ID, http.StatusOK)
-	}
 }

@@ -55,27 +55,19 @@ type route struct {
 // routeTable is the route table of CONTRACT 1.2, in the order of the namespace index (6.1).
 func (h *Handler) routeTable() []*route {
 	ns := "/" + namespace
-	get, del, upd, post := []string{"GET"}, []string{"DELETE"}, []string{"POST", "PUT", "PATCH"}, []string{"POST"}
+	get := []string{"GET"}
 	return []*route{
 		{pattern: ns, endpoints: []*endpoint{{methods: get, params: indexParams, handle: h.namespaceIndex}}},
 		{pattern: ns + "/doc", endpoints: []*endpoint{{methods: get, handle: h.getDoc}}},
-		{pattern: ns + "/events", endpoints: []*endpoint{
-			{methods: get, params: eventListParams, handle: h.cached("events", h.listEvents)},
-			{methods: post, params: creating(eventParams), handle: h.createEvent, allowed: need(storage.CapEditPosts)}}},
-		{pattern: ns + `/events/(?P<id>\d+)`, kind: pathID, record: h.eventRecord, endpoints: []*endpoint{
-			{methods: get, params: idParams, handle: h.getEvent},
-			{methods: del, params: idParams, handle: h.deleteEvent, allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
-			{methods: upd, params: append(idParams, optional(eventParams)...), handle: h.updateEvent, allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)}}},
-		{pattern: ns + `/events/by-slug/(?P<slug>[^/]+)`, kind: pathSlug, record: h.eventRecord, endpoints: []*endpoint{
-			{methods: get, params: slugParams, handle: h.getEvent},
-			{methods: del, params: slugParams, handle: h.deleteEvent, allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
-			{methods: upd, params: append(slugParams, optional(eventParams)...), handle: h.updateEvent, allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)}}},
-		h.placeCollection(venueKind),
-		h.placeSingle(venueKind, pathID),
-		h.placeSingle(venueKind, pathSlug),
-		h.placeCollection(organizerKind),
-		h.placeSingle(organizerKind, pathID),
-		h.placeSingle(organizerKind, pathSlug),
+		h.recordCollection(eventKind),
+		h.recordSingle(eventKind, pathID),
+		h.recordSingle(eventKind, pathSlug),
+		h.recordCollection(venueKind),
+		h.recordSingle(venueKind, pathID),
+		h.recordSingle(venueKind, pathSlug),
+		h.recordCollection(organizerKind),
+		h.recordSingle(organizerKind, pathID),
+		h.recordSingle(organizerKind, pathSlug),
 		h.termCollection(categoryKind),
 		h.termSingle(categoryKind),
 		h.termCollection(tagKind),
