@@ -112,11 +112,14 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 				return invalid("slug", "must not be empty")
 			}
 		}
-		if err := w.linkEvent(&old, e); err != nil {
+		// An update that changes nothing writes nothing, change log included. Nor does it touch links
+		// or term counts: a due scheduled event reads as published, so linkEvent would count it as
+		// published although it stays stored as scheduled, and PublishDue would count it again.
+		if changed, err := w.save(e, stored); err != nil || !changed {
 			return err
 		}
-		if changed, err := w.save(e, stored); err != nil || !changed {
-			return err // an update that changes nothing writes nothing, change log included
+		if err := w.linkEvent(&old, e); err != nil {
+			return err
 		}
 		return w.flush()
 	})

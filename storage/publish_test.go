@@ -189,7 +189,7 @@ func TestTrimChanges(t *testing.T) {
 
 // TestDueScheduledEventsAreCounted: a scheduled event reads as published from its date on, so its terms
 // count it from then, before PublishDue rewrites it, through every read of a term (CONTRACT 3.5, 8.4);
-// writes to it in between count it once.
+// writes to it in between count it once, and an update that changes nothing does not count it.
 func TestDueScheduledEventsAreCounted(t *testing.T) {
 	now := testNow
 	db := openClockDB(t, &now)
@@ -229,6 +229,10 @@ func TestDueScheduledEventsAreCounted(t *testing.T) {
 	}{
 		{"before the date", func() error { return nil }, 1},
 		{"the date passes", func() error { now = when; return nil }, 3},
+		{"a due event is sent unchanged", func() error {
+			_, err := db.UpdateEvent(ctx, admin, soon.ID, &EventInput{PostInput: PostInput{Title: ptr("Soon")}})
+			return err
+		}, 3},
 		{"a due event is edited", func() error {
 			_, err := db.UpdateEvent(ctx, admin, later.ID, &EventInput{PostInput: PostInput{Title: ptr("Later, edited")}})
 			return err
