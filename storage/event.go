@@ -86,7 +86,7 @@ func (w *writer) createEvent(lang Lang, in *EventInput) (*Event, error) {
 	if err := w.linkEvent(nil, e); err != nil {
 		return nil, err
 	}
-	_, err = w.save(e, nil)
+	_, err = w.save(e, nil, nil)
 	return e, err
 }
 
@@ -115,7 +115,7 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 		// An update that changes nothing writes nothing, change log included. Nor does it touch links
 		// or term counts: a due scheduled event reads as published, so linkEvent would count it as
 		// published although it stays stored as scheduled, and PublishDue would count it again.
-		if changed, err := w.save(e, stored); err != nil || !changed {
+		if changed, err := w.save(e, &old.Post, stored); err != nil || !changed {
 			return err
 		}
 		if err := w.linkEvent(&old, e); err != nil {
@@ -146,7 +146,7 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 		if err := w.linkEvent(&old, e); err != nil {
 			return err
 		}
-		if _, err := w.save(e, nil); err != nil {
+		if _, err := w.save(e, &old.Post, nil); err != nil {
 			return err
 		}
 		return w.flush()
@@ -284,9 +284,6 @@ func (w *writer) linkEvent(old, e *Event) error {
 	}
 	oldTerms, newTerms := oldE.termIDs(), e.termIDs()
 	if err := w.relink(bLinkTerm, e.ID, oldTerms, newTerms); err != nil {
-		return err
-	}
-	if err := schedule(w.tx, old, e); err != nil {
 		return err
 	}
 	// A scheduled event joins its terms' counts at its date, without a write (dueTermCounts): a write

@@ -50,7 +50,7 @@ func (w *writer) createOrganizer(lang Lang, in *OrganizerInput) (uint64, error) 
 	if err := w.finishCreate(&o.Post, slug.Normalize(o.Title), in.TranslationOf); err != nil {
 		return 0, err
 	}
-	_, err = w.save(o, nil)
+	_, err = w.save(o, nil, nil)
 	return o.ID, err
 }
 

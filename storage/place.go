@@ -51,21 +51,21 @@ func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Pos
 			return notFound(err)
 		}
 		p := r.post()
-		stored, oldName, wasTrashed := snapshot(r), p.Title, p.Status == StatusTrash
+		old, stored := *p, snapshot(r)
 		if err := apply(w, r); err != nil {
 			return err
 		}
-		if p.Title != oldName {
-			if err := w.indexName(p, oldName); err != nil {
+		if p.Title != old.Title {
+			if err := w.indexName(p, old.Title); err != nil {
 				return err
 			}
 		}
-		if !wasTrashed && p.Status == StatusTrash {
+		if old.Status != StatusTrash && p.Status == StatusTrash {
 			if err := w.unlinkEvents(linkBucket(t), id); err != nil {
 				return err
 			}
 		}
-		if changed, err := w.save(r, stored); err != nil || !changed {
+		if changed, err := w.save(r, &old, stored); err != nil || !changed {
 			return err
 		}
 		return w.flush()
@@ -84,13 +84,14 @@ func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Post
 		if r, err = loadWritable[T, P](w, t, id, Actor.CanDelete); err != nil {
 			return notFound(err)
 		}
+		old := *r.post()
 		if err := w.trash(r.post()); err != nil {
 			return err
 		}
 		if err := w.unlinkEvents(linkBucket(t), id); err != nil {
 			return err
 		}
-		if _, err := w.save(r, nil); err != nil {
+		if _, err := w.save(r, &old, nil); err != nil {
 			return err
 		}
 		return w.flush()

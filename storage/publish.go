@@ -74,11 +74,11 @@ func (db *DB) findDue(ctx context.Context, t PostType, after uint64) (due []uint
 			if !bytes.Contains(v, futureMarker) {
 				continue
 			}
-			p, err := decodePost(t, v)
+			r, err := decodeRecord(t, v)
 			if err != nil {
 				return fmt.Errorf("decode %s %d: %w", t, last, err)
 			}
-			if p.Status == StatusFuture && !p.Date.After(now) {
+			if p := r.post(); p.Status == StatusFuture && !p.Date.After(now) {
 				due = append(due, last)
 			}
 		}
@@ -88,22 +88,16 @@ func (db *DB) findDue(ctx context.Context, t PostType, after uint64) (due []uint
 	return due, last, done, err
 }
 
-// decodePost decodes the common fields of a stored record of type t.
-func decodePost(t PostType, v []byte) (*Post, error) {
-	var r rec
-	var err error
+// decodeRecord decodes a stored record of type t.
+func decodeRecord(t PostType, v []byte) (rec, error) {
 	switch t {
 	case TypeEvent:
-		r, err = decode[Event](nil, 0, v)
+		return decode[Event](nil, 0, v)
 	case TypeVenue:
-		r, err = decode[Venue](nil, 0, v)
+		return decode[Venue](nil, 0, v)
 	default:
-		r, err = decode[Organizer](nil, 0, v)
+		return decode[Organizer](nil, 0, v)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return r.post(), nil
 }
 
 // publish rewrites the given records of type t that are still scheduled and due, in one transaction.
@@ -149,8 +143,7 @@ func (w *writer) publishOne(t PostType, id uint64) (bool, error) {
 		if err := w.linkEvent(&old, e); err != nil {
 			return false, err
 		}
-		w.touch(DocEvent, id)
-		return true, put(w.tx, bEvents, id, e)
+		return true, w.write(e, &old.Post)
 	default:
 		var r rec
 		var err error
@@ -168,8 +161,8 @@ func (w *writer) publishOne(t PostType, id uint64) (bool, error) {
 		if p.Status != StatusFuture || p.Date.After(now) {
 			return false, nil
 		}
+		old := *p
 		p.Status = StatusPublish
-		w.touch(docKind(t), id)
-		return true, put(w.tx, postBucket(t), id, r)
+		return true, w.write(r, &old)
 	}
 }

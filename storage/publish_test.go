@@ -10,7 +10,8 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-// openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB.
+// openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB:
+// bbolt's, and that the scheduled bucket mirrors the records.
 func openClockDB(t testing.TB, now *time.Time) *DB {
 	t.Helper()
 	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return *now }, Logger: zaptest.NewLogger(t)})
@@ -27,6 +28,7 @@ func openClockDB(t testing.TB, now *time.Time) *DB {
 		if err != nil {
 			t.Errorf("consistency: %v", err)
 		}
+		checkScheduled(t, db)
 		db.Close()
 	})
 	return db

@@ -19,8 +19,8 @@ type Records struct {
 	Head uint64
 	// LastID is the highest ID the post sequence has handed out, for splitting a scan into ranges.
 	LastID uint64
-	// NextScheduled is the earliest publication date after now of an event stored as scheduled (zero
-	// if none), read with the records by Load: term counts change then (dueTermCounts).
+	// NextScheduled is the earliest publication date after now of a record stored as scheduled (zero
+	// if none), read with the records by Load: that record and term counts change then.
 	NextScheduled time.Time
 }
 

@@ -3,17 +3,20 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// The scheduled bucket indexes the events stored as `future` by publication date, with their terms.
-// Every read reports such an event as published once its date has passed (Post.promote), before
-// PublishDue stores it so, and a term's count must include it from that instant (CONTRACT 3.5, 8.4):
-// reads add the due entries to the stored counts. Due entries are few (PublishDue clears them every
-// minute), so a read usually finds none after one seek.
+// The scheduled bucket indexes every record stored as `future` (events, venues and organizers) by
+// publication date; writer.write, through which every record is stored, keeps it exact.
+//
+// An event's entry holds its terms. Every read reports a scheduled record as published once its date
+// has passed (Post.promote), before PublishDue stores it so, and a term's count must include such an
+// event from that instant (CONTRACT 3.5, 8.4): reads add the due entries to the stored counts. Due
+// entries are few (PublishDue clears them every minute), so a read usually finds none after one seek.
 
 // scheduledKey orders entries by date. Publication dates are whole seconds, so a date is due exactly
 // when its seconds are at most the current time's (Post.promote's !date.After(now)).
@@ -24,23 +27,25 @@ func scheduledKey(date time.Time, id uint64) []byte {
 	return k
 }
 
-// schedule keeps e's entry in step with a write: old is the event as stored before (nil on create).
-func schedule(tx *bolt.Tx, old, e *Event) error {
+// schedule keeps r's entry in step with a write of r: old is r as loaded before (nil on create).
+func schedule(tx *bolt.Tx, old *Post, r rec) error {
 	b := tx.Bucket(bScheduled)
 	if old != nil && old.storedStatus() == StatusFuture {
 		if err := b.Delete(scheduledKey(old.Date, old.ID)); err != nil {
 			return err
 		}
 	}
-	if e.Status != StatusFuture {
+	p := r.post()
+	if p.Status != StatusFuture {
 		return nil
 	}
-	terms := e.termIDs()
-	v := make([]byte, 0, 8*len(terms))
-	for _, id := range terms {
-		v = binary.BigEndian.AppendUint64(v, id)
+	var v []byte
+	if e, ok := r.(*Event); ok {
+		for _, id := range e.termIDs() {
+			v = binary.BigEndian.AppendUint64(v, id)
+		}
 	}
-	return b.Put(scheduledKey(e.Date, e.ID), v)
+	return b.Put(scheduledKey(p.Date, p.ID), v)
 }
 
 // dueTermCounts counts, per term, the events stored as scheduled whose date has passed at now; nil
@@ -60,7 +65,7 @@ func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
 	return due
 }
 
-// nextScheduled is the earliest date after now of an event stored as scheduled, or zero.
+// nextScheduled is the earliest date after now of a record stored as scheduled, or zero.
 func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
 	k, _ := tx.Bucket(bScheduled).Cursor().Seek(scheduledKey(now.Add(time.Second), 0))
 	if k == nil {
@@ -69,34 +74,45 @@ func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
 	return time.Unix(int64(binary.BigEndian.Uint64(k)), 0)
 }
 
-// migrateScheduled builds the scheduled bucket of a store written before it existed, and recounts
-// every term from the stored statuses: earlier versions counted an update to a due, not yet rewritten
-// scheduled event as a change from published to published, so their counts could be one short.
+// migrateScheduled builds the scheduled bucket afresh from the stored records and recounts every term
+// from the stored statuses. Schema 1 had no bucket. Schema 2 held events only, and could miss a due
+// event left scheduled by an update that changed nothing, which had counted it (PublishDue then
+// counted it again). Earlier versions counted an update to a due, not yet rewritten scheduled event
+// as a change from published to published, so counts could also be one short.
 //
-// Only scheduled events are decoded. Published ones are told by their status marker, as PublishDue
-// tells scheduled ones, and their terms read from the term links: at 1M events decoding each took 50 s.
+// Only scheduled records are decoded. Published events are told by their status marker, scheduled
+// records by theirs (markers of the JSON that schemas 1 and 2 stored), and their terms read from the
+// term links: at 1M events decoding each took 50 s.
 func migrateScheduled(tx *bolt.Tx) error {
-	var published []uint64 // ascending, as the bucket's keys are
-	err := tx.Bucket(bEvents).ForEach(func(k, v []byte) error {
-		switch {
-		case bytes.Contains(v, publishMarker):
-			published = append(published, beUint(k))
-		case bytes.Contains(v, futureMarker):
-			e, err := decode[Event](nil, 0, v)
-			if err != nil {
-				return err
-			}
-			if e.Status == StatusFuture {
-				return schedule(tx, nil, e)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := tx.DeleteBucket(bScheduled); err != nil {
 		return err
 	}
+	if _, err := tx.CreateBucket(bScheduled); err != nil {
+		return err
+	}
+	var published []uint64 // ascending, as the bucket's keys are
+	for _, t := range []PostType{TypeEvent, TypeVenue, TypeOrganizer} {
+		err := tx.Bucket(postBucket(t)).ForEach(func(k, v []byte) error {
+			switch {
+			case t == TypeEvent && bytes.Contains(v, publishMarker):
+				published = append(published, beUint(k))
+			case bytes.Contains(v, futureMarker):
+				r, err := decodeRecord(t, v)
+				if err != nil {
+					return fmt.Errorf("decode %s %d: %w", t, beUint(k), err)
+				}
+				if r.post().Status == StatusFuture {
+					return schedule(tx, nil, r)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	counts := map[uint64]int{}
-	err = tx.Bucket(bLinkTerm).ForEach(func(k, _ []byte) error {
+	err := tx.Bucket(bLinkTerm).ForEach(func(k, _ []byte) error {
 		if _, ok := slices.BinarySearch(published, beUint(k[8:])); ok {
 			counts[beUint(k[:8])]++
 		}

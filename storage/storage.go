@@ -26,8 +26,9 @@
 //	links/venue, links/organizer, links/term
 //	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
 //	                          term to the events that use it
-//	scheduled                 publication date ‖ event id → its term ids: events stored as future,
-//	                          whose terms count them once the date passes (scheduled.go)
+//	scheduled                 publication date ‖ id → an event's term ids, or empty: every event,
+//	                          venue and organizer stored as future; terms count a due event from it
+//	                          before it is rewritten (scheduled.go)
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
@@ -55,8 +56,9 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// schemaVersion 2 added the scheduled bucket (migrateScheduled).
-const schemaVersion = 2
+// schemaVersion 2 added the scheduled bucket, and 3 put venues and organizers into it
+// (migrateScheduled).
+const schemaVersion = 3
 
 // Options configure a DB. The zero value of every field but SiteZone has a usable default.
 type Options struct {
@@ -132,14 +134,14 @@ func (db *DB) init() error {
 		if schema > schemaVersion {
 			return fmt.Errorf("storage: data written by a newer calendard (schema %d)", schema)
 		}
-		if schema < 2 {
-			// One read of every event: about a second per 100 000, once.
+		if schema < 3 {
+			// One read of every record: about a second per 100 000 events, once.
 			start := time.Now()
 			if err := migrateScheduled(tx); err != nil {
-				return fmt.Errorf("storage: migrate to schema 2: %w", err)
+				return fmt.Errorf("storage: migrate to schema 3: %w", err)
 			}
 			if schema > 0 {
-				db.log.Info("store migrated to schema 2", zap.Duration("duration", time.Since(start)))
+				db.log.Info("store migrated to schema 3", zap.Duration("duration", time.Since(start)))
 			}
 		}
 		if err := meta.Put(kSchema, u64(schemaVersion)); err != nil {

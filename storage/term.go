@@ -215,7 +215,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 			if err := w.linkEvent(&old, e); err != nil {
 				return err
 			}
-			if _, err := w.save(e, stored); err != nil {
+			if _, err := w.save(e, &old.Post, stored); err != nil {
 				return err
 			}
 		}

@@ -67,7 +67,7 @@ func (w *writer) createVenue(lang Lang, in *VenueInput) (uint64, error) {
 	if err := w.finishCreate(&v.Post, slug.Normalize(v.Title), in.TranslationOf); err != nil {
 		return 0, err
 	}
-	_, err = w.save(v, nil)
+	_, err = w.save(v, nil, nil)
 	return v.ID, err
 }
 
@@ -165,7 +165,7 @@ func (w *writer) unlinkEvents(bucket []byte, id uint64) error {
 		if err := w.linkEvent(&old, e); err != nil {
 			return err
 		}
-		if _, err := w.save(e, stored); err != nil {
+		if _, err := w.save(e, &old.Post, stored); err != nil {
 			return err
 		}
 	}

@@ -366,8 +366,9 @@ func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	return id, urls.Put([]byte(ref.URL), u64(id))
 }
 
-// save writes r if it differs from its stored form, stamping Modified; it reports whether it wrote.
-func (w *writer) save(r rec, stored []byte) (bool, error) {
+// save writes r if it differs from stored, its stored form (snapshot; nil: always write), stamping
+// Modified; it reports whether it wrote. old is r as loaded before the change, nil on create.
+func (w *writer) save(r rec, old *Post, stored []byte) (bool, error) {
 	p := r.post()
 	modified := p.Modified
 	p.Modified = time.Time{}
@@ -380,12 +381,22 @@ func (w *writer) save(r rec, stored []byte) (bool, error) {
 		return false, nil
 	}
 	p.Modified = w.now
-	v, err = json.Marshal(r)
+	return true, w.write(r, old)
+}
+
+// write stores r and logs it; old is r as loaded before the change, nil on create. Every record is
+// stored through it, so that it can keep the scheduled bucket exact (schedule).
+func (w *writer) write(r rec, old *Post) error {
+	p := r.post()
+	v, err := json.Marshal(r)
 	if err != nil {
-		return false, err
+		return err
 	}
 	w.touch(docKind(p.Type), p.ID)
-	return true, w.tx.Bucket(postBucket(p.Type)).Put(u64(p.ID), v)
+	if err := w.tx.Bucket(postBucket(p.Type)).Put(u64(p.ID), v); err != nil {
+		return err
+	}
+	return schedule(w.tx, old, r)
 }
 
 // snapshot is the stored form of r without its Modified stamp, for save's change detection.
