@@ -341,3 +341,58 @@ func TestLoadReportsTheNextScheduledDate(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishDueInBatches: due records beyond one batch are all published, in one call.
+func TestPublishDueInBatches(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	when := testNow.Add(time.Minute)
+	err := db.Bulk(ctx, admin, func(b *Bulk) error {
+		for i := range publishBatch + 1 {
+			in := newEvent(t, "Scheduled "+utoa(uint64(i)))
+			in.Status, in.Date = ptr(StatusFuture), &when
+			if _, err := b.CreateEvent("en", in); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = when
+	if n, err := db.PublishDue(ctx); err != nil || n != publishBatch+1 {
+		t.Errorf("PublishDue = %d, %v; want %d", n, err, publishBatch+1)
+	}
+}
+
+// TestPublishDueDropsStrayEntries: an entry of the scheduled bucket that names no record scheduled at
+// its date (none should exist) is dropped, and does not hold up the due records behind it.
+func TestPublishDueDropsStrayEntries(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	published := mustCreateEvent(t, db, admin, newEvent(t, "Out"))
+	when := testNow.Add(time.Minute)
+	in := newEvent(t, "Scheduled")
+	in.Status, in.Date = ptr(StatusFuture), &when
+	scheduled := mustCreateEvent(t, db, admin, in)
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bScheduled)
+		for _, k := range [][]byte{scheduledKey(testNow, published.ID), scheduledKey(testNow, 999), scheduledKey(testNow, scheduled.ID)} {
+			if err := b.Put(k, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = when
+	if n, err := db.PublishDue(ctx); err != nil || n != 1 {
+		t.Errorf("PublishDue = %d, %v; want 1", n, err)
+	}
+	if got := storedStatus(t, db, bEvents, scheduled.ID).Status; got != StatusPublish {
+		t.Errorf("the scheduled event is stored as %s, want publish", got)
+	}
+}

@@ -74,6 +74,13 @@ func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
 	return time.Unix(int64(binary.BigEndian.Uint64(k)), 0)
 }
 
+// futureMarker and publishMarker are how the JSON of schemas 1 and 2 showed a record's status, which
+// migrateScheduled reads: a string value escapes its quotes, so neither marker can occur inside one.
+var (
+	futureMarker  = []byte(`"status":"future"`)
+	publishMarker = []byte(`"status":"publish"`)
+)
+
 // migrateScheduled builds the scheduled bucket afresh from the stored records and recounts every term
 // from the stored statuses. Schema 1 had no bucket. Schema 2 held events only, and could miss a due
 // event left scheduled by an update that changed nothing, which had counted it (PublishDue then
@@ -81,8 +88,7 @@ func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
 // as a change from published to published, so counts could also be one short.
 //
 // Only scheduled records are decoded. Published events are told by their status marker, scheduled
-// records by theirs (markers of the JSON that schemas 1 and 2 stored), and their terms read from the
-// term links: at 1M events decoding each took 50 s.
+// records by theirs, and their terms read from the term links: at 1M events decoding each took 50 s.
 func migrateScheduled(tx *bolt.Tx) error {
 	if err := tx.DeleteBucket(bScheduled); err != nil {
 		return err

@@ -27,8 +27,8 @@
 //	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
 //	                          term to the events that use it
 //	scheduled                 publication date ‖ id → an event's term ids, or empty: every event,
-//	                          venue and organizer stored as future; terms count a due event from it
-//	                          before it is rewritten (scheduled.go)
+//	                          venue and organizer stored as future. PublishDue seeks the due ones, and
+//	                          terms count a due event from it before it is rewritten (scheduled.go)
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
