@@ -42,14 +42,13 @@ func (db *DB) publishDue(ctx context.Context) (n int, more bool, err error) {
 	err = db.update(ctx, func(tx *bolt.Tx) error {
 		n = 0
 		w := db.newWriter(tx, Actor{})
-		limit := uint64(max(w.now.Unix(), 0))
-		var due [][]byte
+		var keys [][]byte
 		c := tx.Bucket(bScheduled).Cursor()
-		for k, _ := c.First(); k != nil && beUint(k) <= limit && len(due) < publishBatch; k, _ = c.Next() {
-			due = append(due, bytes.Clone(k)) // the rewrites below change the bucket under the cursor
+		for k, _ := c.First(); k != nil && entryDue(k, w.now) && len(keys) < publishBatch; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k)) // the rewrites below change the bucket under the cursor
 		}
-		more = len(due) == publishBatch
-		for _, k := range due {
+		more = len(keys) == publishBatch
+		for _, k := range keys {
 			ok, err := w.publishOne(k)
 			if err != nil {
 				return err

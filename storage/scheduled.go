@@ -18,8 +18,17 @@ import (
 // event from that instant (CONTRACT 3.5, 8.4): reads add the due entries to the stored counts. Due
 // entries are few (PublishDue clears them every minute), so a read usually finds none after one seek.
 
-// scheduledKey orders entries by date. Publication dates are whole seconds, so a date is due exactly
-// when its seconds are at most the current time's (Post.promote's !date.After(now)).
+// due is the rule of CONTRACT 8.4, kept in this one place: a record stored as scheduled is published
+// from its date on. Every read applies it (Post.promote), so that responses follow it to the second
+// although PublishDue runs once a minute, and so do the status rules of writes (applyStatus) and
+// PublishDue. It compares whole seconds, as the bucket's keys hold them; publication dates are whole
+// seconds anyway.
+func due(date, now time.Time) bool { return date.Unix() <= now.Unix() }
+
+// entryDue applies due to the date of scheduled entry k.
+func entryDue(k []byte, now time.Time) bool { return due(time.Unix(int64(beUint(k)), 0), now) }
+
+// scheduledKey orders entries by date, in whole seconds; dates before 1970 sort first.
 func scheduledKey(date time.Time, id uint64) []byte {
 	k := make([]byte, 16)
 	binary.BigEndian.PutUint64(k, uint64(max(date.Unix(), 0)))
@@ -51,22 +60,22 @@ func schedule(tx *bolt.Tx, old *Post, r rec) error {
 // dueTermCounts counts, per term, the events stored as scheduled whose date has passed at now; nil
 // when there are none.
 func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
-	var due map[uint64]int
-	limit := uint64(max(now.Unix(), 0))
+	var counts map[uint64]int
 	c := tx.Bucket(bScheduled).Cursor()
-	for k, v := c.First(); k != nil && binary.BigEndian.Uint64(k) <= limit; k, v = c.Next() {
-		if due == nil {
-			due = map[uint64]int{}
+	for k, v := c.First(); k != nil && entryDue(k, now); k, v = c.Next() {
+		if counts == nil {
+			counts = map[uint64]int{}
 		}
 		for ; len(v) >= 8; v = v[8:] {
-			due[binary.BigEndian.Uint64(v)]++
+			counts[binary.BigEndian.Uint64(v)]++
 		}
 	}
-	return due
+	return counts
 }
 
 // nextScheduled is the earliest date after now of a record stored as scheduled, or zero.
 func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
+	// The first entry not due at now is the first dated at least a second after it.
 	k, _ := tx.Bucket(bScheduled).Cursor().Seek(scheduledKey(now.Add(time.Second), 0))
 	if k == nil {
 		return time.Time{}

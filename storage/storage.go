@@ -37,8 +37,9 @@
 // # Caveats
 //
 // Records are decoded inside the transaction because bbolt's byte slices are invalid once it ends. No
-// method calls the index or the network inside a transaction. A future record whose date has passed is
-// reported as published by every read (Post.promote) even before a job rewrites it.
+// method calls the index or the network inside a transaction. A scheduled record is reported as
+// published by every read from its date on (Post.promote), up to a minute before PublishDue rewrites
+// it: both follow one rule (due, in scheduled.go).
 package storage
 
 import (

@@ -161,9 +161,9 @@ func (w *writer) applyStatus(p *Post, in *PostInput, create bool) error {
 		p.Date = w.now // first publication without a chosen date: published now (CONTRACT 8.3)
 	}
 	switch {
-	case requested == StatusPublish && p.Date.After(w.now):
+	case requested == StatusPublish && !due(p.Date, w.now):
 		requested = StatusFuture
-	case requested == StatusFuture && !p.Date.After(w.now):
+	case requested == StatusFuture && due(p.Date, w.now):
 		requested = StatusPublish
 	}
 	if requested == StatusPublish || requested == StatusFuture {
