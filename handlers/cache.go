@@ -85,7 +85,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		w.WriteHeader(rec.status)
 		w.Write(rec.body.Bytes())
 		if rec.status == http.StatusOK {
-			until := h.index.StableUntil(rq.now)
+			until := h.index.StableUntil(rq.r.Context(), rq.now)
 			if midnight := dayEdge(rq.now, rq.site.Loc, true).Add(time.Second); midnight.Before(until) {
 				until = midnight
 			}

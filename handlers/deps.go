@@ -72,6 +72,6 @@ type Index interface {
 	Applied() uint64
 	WaitApplied(ctx context.Context, seq uint64) error
 	Version() index.Version
-	StableUntil(now time.Time) time.Time
-	NextPublication(now time.Time) time.Time
+	StableUntil(ctx context.Context, now time.Time) time.Time
+	NextPublication(ctx context.Context, now time.Time) time.Time
 }

@@ -133,7 +133,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 		}
 		// Scheduled events change the term counts items embed at their dates: the store says when, in
 		// the same snapshot (the index may not have applied the newest one yet).
-		until := h.index.NextPublication(rq.now)
+		until := h.index.NextPublication(ctx, rq.now)
 		if next := snapshot.NextScheduled; !next.IsZero() && next.Before(until) {
 			until = next
 		}

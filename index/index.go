@@ -62,6 +62,7 @@ type Store interface {
 	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
 	ChangeHead(ctx context.Context) (uint64, error)
 	Count(ctx context.Context, t storage.PostType) (int, error)
+	NextScheduled(ctx context.Context, now time.Time) (time.Time, error)
 }
 
 // lang is one language's index and projection.
@@ -491,8 +492,8 @@ func (ix *Index) WaitApplied(ctx context.Context, seq uint64) error {
 // StableUntil returns the first instant after now at which a list answer can change without a write:
 // a scheduled record's date passing (it becomes published) or an event starting (it stops being
 // upcoming).
-func (ix *Index) StableUntil(now time.Time) time.Time {
-	s := ix.stability(now)
+func (ix *Index) StableUntil(ctx context.Context, now time.Time) time.Time {
+	s := ix.stability(ctx, now)
 	if s.start.Before(s.publish) {
 		return s.start
 	}
@@ -501,7 +502,9 @@ func (ix *Index) StableUntil(now time.Time) time.Time {
 
 // NextPublication returns the first instant after now at which a scheduled record becomes published,
 // the only change time alone makes to a record as it is rendered.
-func (ix *Index) NextPublication(now time.Time) time.Time { return ix.stability(now).publish }
+func (ix *Index) NextPublication(ctx context.Context, now time.Time) time.Time {
+	return ix.stability(ctx, now).publish
+}
 
 // stability holds the next event start and the next publication after from, for one version of the
 // index; both are computed together, once per version, and reused until one of them passes.
@@ -511,43 +514,41 @@ type stability struct {
 	start, publish time.Time
 }
 
-func (ix *Index) stability(now time.Time) stability {
+// stability finds the next event start in the projections, and the next publication in the store's
+// scheduled records (storage.DB.NextScheduled, one seek), which PublishDue works from too. The store
+// is never behind the index: a record it has scheduled by a write not applied yet only brings the
+// instant forward, and one it has unscheduled meanwhile is the write that moves the version on.
+func (ix *Index) stability(ctx context.Context, now time.Time) stability {
 	ix.mu.Lock()
 	v, s := Version{ix.applied, ix.repairs}, ix.stable
 	ix.mu.Unlock()
 	if s.version == v && !now.Before(s.from) && now.Before(s.start) && now.Before(s.publish) {
 		return s
 	}
-	start, publish := int64(math.MaxInt64), int64(math.MaxInt64)
+	publish, err := ix.store.NextScheduled(ctx, now)
+	if err != nil {
+		// Without the date, nothing computed now may be reused: it expires at once.
+		return stability{version: v, from: now, start: now, publish: now}
+	}
+	start := int64(math.MaxInt64)
 	t := now.Unix()
 	for _, l := range ix.langs {
 		l.mu.RLock()
 		for i := range l.proj.events {
-			r := &l.proj.events[i]
-			if r.startUTC > t {
+			if r := &l.proj.events[i]; r.startUTC > t {
 				start = min(start, r.startUTC)
-			}
-			if r.status == stateFuture && r.date > t {
-				publish = min(publish, r.date)
-			}
-		}
-		for _, rows := range []map[uint64]*placeRow{l.proj.venues, l.proj.orgs} {
-			for _, r := range rows {
-				if r.status == storage.StatusFuture && r.date > t {
-					publish = min(publish, r.date)
-				}
 			}
 		}
 		l.mu.RUnlock()
 	}
 	// With nothing ahead, check again now and then anyway.
-	instant := func(sec int64) time.Time {
-		if sec == math.MaxInt64 {
-			return now.Add(time.Hour)
-		}
-		return time.Unix(sec, 0)
+	s = stability{version: v, from: now, start: now.Add(time.Hour), publish: now.Add(time.Hour)}
+	if start != math.MaxInt64 {
+		s.start = time.Unix(start, 0)
 	}
-	s = stability{version: v, from: now, start: instant(start), publish: instant(publish)}
+	if !publish.IsZero() {
+		s.publish = publish
+	}
 	ix.mu.Lock()
 	ix.stable = s
 	ix.mu.Unlock()

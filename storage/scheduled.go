@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -71,6 +72,17 @@ func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
 		}
 	}
 	return counts
+}
+
+// NextScheduled returns the earliest publication date after now of a record stored as scheduled, or
+// zero if there is none: the next instant at which time alone changes a record (CONTRACT 8.4).
+func (db *DB) NextScheduled(ctx context.Context, now time.Time) (time.Time, error) {
+	var next time.Time
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		next = nextScheduled(tx, now)
+		return nil
+	})
+	return next, err
 }
 
 // nextScheduled is the earliest date after now of a record stored as scheduled, or zero.
