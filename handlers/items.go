@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"time"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -19,13 +18,11 @@ type rawJSON []byte
 // the newest write are rendered again.
 const maxItemChanges = 1000
 
-// listRecord is a record loaded for a list page, ready to render, with the documents its item embeds
-// and the earliest date at which one of the scheduled records among them publishes (zero if none).
+// listRecord is a record loaded for a list page, ready to render, with the documents its item embeds.
 type listRecord struct {
-	id        uint64
-	render    func() obj
-	deps      []storage.Doc
-	publishes time.Time
+	id     uint64
+	render func() obj
+	deps   []storage.Doc
 }
 
 // loadPage loads the records ids of type t for a list page, in order, and returns with them the
@@ -37,47 +34,15 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 	}
 	var recs []listRecord
 	for _, e := range loaded.Events {
-		posts := []*storage.Post{&e.Post}
-		if v := rel.Venues[e.VenueID]; v != nil {
-			posts = append(posts, &v.Post)
-		}
-		for _, id := range e.OrganizerIDs {
-			if o := rel.Organizers[id]; o != nil {
-				posts = append(posts, &o.Post)
-			}
-		}
-		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, storage.EventDocs(e, rel),
-			firstPublication(rel, posts...)})
+		recs = append(recs, listRecord{e.ID, func() obj { return h.renderEvent(rq, e, rel, false) }, storage.EventDocs(e, rel)})
 	}
 	for _, v := range loaded.Venues {
-		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, storage.PostDocs(&v.Post, rel),
-			firstPublication(rel, &v.Post)})
+		recs = append(recs, listRecord{v.ID, func() obj { return h.renderVenue(rq, v, rel, false) }, storage.PostDocs(&v.Post, rel)})
 	}
 	for _, o := range loaded.Organizers {
-		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, storage.PostDocs(&o.Post, rel),
-			firstPublication(rel, &o.Post)})
+		recs = append(recs, listRecord{o.ID, func() obj { return h.renderOrganizer(rq, o, rel, false) }, storage.PostDocs(&o.Post, rel)})
 	}
 	return recs, loaded, nil
-}
-
-// firstPublication is the earliest date of a scheduled record among ps and their translation groups,
-// or zero: an item embedding them changes then without a write. The index knows these dates too
-// (Index.NextPublication) but may not have applied the newest write yet; the records are the snapshot
-// the item is rendered from.
-func firstPublication(rel *storage.Related, ps ...*storage.Post) time.Time {
-	var first time.Time
-	consider := func(p *storage.Post) {
-		if p.Status == storage.StatusFuture && (first.IsZero() || p.Date.Before(first)) {
-			first = p.Date
-		}
-	}
-	for _, p := range ps {
-		consider(p)
-		for i := range rel.Groups[p.Group] {
-			consider(&rel.Groups[p.Group][i])
-		}
-	}
-	return first
 }
 
 // renderItems renders the records ids of type t as the items of a list page, in order, skipping IDs
@@ -89,7 +54,7 @@ func firstPublication(rel *storage.Related, ps ...*storage.Post) time.Time {
 // record, venue, organizers, terms with their counts, translation groups) and the change-log head of
 // the snapshot it was rendered from. It is reused while no change-log entry since then names one of
 // those documents (every write logs the documents whose responses it changes), and until the clock
-// reaches the next instant at which time alone changes a record (Index.NextPublication). Its key
+// reaches the next instant at which time alone changes a record (a scheduled record's date). Its key
 // holds what the rendering takes from the request: the origin and language prefix of its URLs, and
 // the caller, whose rights decide the translations shown.
 //
@@ -131,8 +96,9 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 		if err != nil {
 			return nil, err
 		}
-		// Scheduled events change the term counts items embed at their dates: the store says when, in
-		// the same snapshot (the index may not have applied the newest one yet).
+		// A scheduled record's date changes the items that embed it and the term counts items embed:
+		// the snapshot the items are rendered from says when the first comes, whatever the index has
+		// applied; the index's next publication, an hour ahead when none is scheduled, bounds them too.
 		until := h.index.NextPublication(ctx, rq.now)
 		if next := snapshot.NextScheduled; !next.IsZero() && next.Before(until) {
 			until = next
@@ -146,11 +112,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			}
 			body := bytes.Clone(buf.Bytes())
 			found[r.id] = body
-			itemUntil := until
-			if !r.publishes.IsZero() && r.publishes.Before(until) {
-				itemUntil = r.publishes
-			}
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: itemUntil, body: body, deps: r.deps})
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, body: body, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
