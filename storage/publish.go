@@ -20,26 +20,42 @@ const publishBatch = 500
 // edit.
 //
 // The due records are the first entries of the scheduled bucket, found with one seek however many
-// records the store holds. They are rewritten in batches of one write transaction each, and each
+// records the store holds, in a read transaction: most minutes nothing is due, and a write
+// transaction would cost a commit. They are rewritten in batches of one write transaction each; each
 // rewrite removes its entry, so every batch starts at the bucket's first entry.
 func (db *DB) PublishDue(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		n, more, err := db.publishDue(ctx)
+		pending, err := db.anyDue(ctx)
+		if err != nil {
+			return total, fmt.Errorf("storage: publish due records: %w", err)
+		}
+		if !pending {
+			return total, nil
+		}
+		n, err := db.publishDue(ctx)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("storage: publish due records: %w", err)
 		}
-		if !more {
-			return total, nil
-		}
 	}
 }
 
-// publishDue rewrites up to publishBatch due records in one transaction and reports whether more
-// may be due.
-func (db *DB) publishDue(ctx context.Context) (n int, more bool, err error) {
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+// anyDue reports whether the first entry of the scheduled bucket is due.
+func (db *DB) anyDue(ctx context.Context) (bool, error) {
+	var pending bool
+	err := db.view(ctx, func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bScheduled).Cursor().First()
+		pending = k != nil && entryDue(k, db.now())
+		return nil
+	})
+	return pending, err
+}
+
+// publishDue rewrites up to publishBatch due records in one transaction.
+func (db *DB) publishDue(ctx context.Context) (int, error) {
+	n := 0
+	err := db.update(ctx, func(tx *bolt.Tx) error {
 		n = 0
 		w := db.newWriter(tx, Actor{})
 		var keys [][]byte
@@ -47,7 +63,6 @@ func (db *DB) publishDue(ctx context.Context) (n int, more bool, err error) {
 		for k, _ := c.First(); k != nil && entryDue(k, w.now) && len(keys) < publishBatch; k, _ = c.Next() {
 			keys = append(keys, bytes.Clone(k)) // the rewrites below change the bucket under the cursor
 		}
-		more = len(keys) == publishBatch
 		for _, k := range keys {
 			ok, err := w.publishOne(k)
 			if err != nil {
@@ -60,9 +75,9 @@ func (db *DB) publishDue(ctx context.Context) (n int, more bool, err error) {
 		return w.flush()
 	})
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
-	return n, more, nil
+	return n, nil
 }
 
 // publishOne rewrites as published the record that scheduled entry k names. It reads the stored form
