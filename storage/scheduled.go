@@ -12,7 +12,7 @@ import (
 )
 
 // The scheduled bucket indexes every record stored as `future` (events, venues and organizers) by
-// publication date; writer.write, through which every record is stored, keeps it exact.
+// publication date; writer.write, through which every such record is stored, keeps it exact.
 //
 // An event's entry holds its terms. Every read reports a scheduled record as published once its date
 // has passed (Post.promote), before PublishDue stores it so, and a term's count must include such an
@@ -59,15 +59,15 @@ func schedule(tx *bolt.Tx, old *Post, r rec) error {
 }
 
 // dueTermCounts counts, per term, the events stored as scheduled whose date has passed at now; nil
-// when there are none.
+// when no such event has a term.
 func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
 	var counts map[uint64]int
 	c := tx.Bucket(bScheduled).Cursor()
 	for k, v := c.First(); k != nil && entryDue(k, now); k, v = c.Next() {
-		if counts == nil {
-			counts = map[uint64]int{}
-		}
 		for ; len(v) >= 8; v = v[8:] {
+			if counts == nil {
+				counts = map[uint64]int{}
+			}
 			counts[binary.BigEndian.Uint64(v)]++
 		}
 	}
