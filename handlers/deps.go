@@ -52,8 +52,8 @@ type Store interface {
 	Term(ctx context.Context, tax storage.Taxonomy, id uint64) (*storage.Term, *storage.Related, error)
 	Terms(ctx context.Context, tax storage.Taxonomy) ([]*storage.Term, error)
 	ResolveTerms(ctx context.Context, tax storage.Taxonomy, items []string) (ids []uint64, missing string, err error)
-	CreateTerm(ctx context.Context, tax storage.Taxonomy, in *storage.TermInput) (*storage.Term, error)
-	UpdateTerm(ctx context.Context, tax storage.Taxonomy, id uint64, in *storage.TermInput) (*storage.Term, error)
+	CreateTerm(ctx context.Context, a storage.Actor, tax storage.Taxonomy, in *storage.TermInput) (*storage.Term, error)
+	UpdateTerm(ctx context.Context, a storage.Actor, tax storage.Taxonomy, id uint64, in *storage.TermInput) (*storage.Term, error)
 	DeleteTerm(ctx context.Context, tax storage.Taxonomy, id uint64) (*storage.Term, error)
 
 	// Load reads a page of list items with what they embed; ChangeHead and ChangedSince tell which

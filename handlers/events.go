@@ -41,9 +41,9 @@ var eventParams = []Param{
 }
 
 // eventInput turns validated parameters into the store's input.
-func eventInput(rq *request, vals values) *storage.EventInput {
-	in := &storage.EventInput{PostInput: postInput(rq, vals, "title")}
-	in.Excerpt = richText(vals.str("excerpt"), rq.actor.Can(storage.CapUnfilteredHTML))
+func eventInput(vals values) *storage.EventInput {
+	in := &storage.EventInput{PostInput: postInput(vals, "title")}
+	in.Excerpt = vals.str("excerpt")
 	in.Slug = vals.str("slug")
 	in.Timezone = vals.str("timezone")
 	in.Start, in.End = vals.expr("start_date"), vals.expr("end_date")
@@ -83,14 +83,14 @@ var eventKind = &recordKind{
 		return record{&e.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderEvent(rq, e, rel, ld) }}, nil
 	},
 	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
-		e, err := db.CreateEvent(ctx, rq.actor, rq.lang, eventInput(rq, rq.vals))
+		e, err := db.CreateEvent(ctx, rq.actor, rq.lang, eventInput(rq.vals))
 		if err != nil {
 			return nil, err
 		}
 		return &e.Post, nil
 	},
 	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
-		_, err := db.UpdateEvent(ctx, rq.actor, id, eventInput(rq, rq.vals))
+		_, err := db.UpdateEvent(ctx, rq.actor, id, eventInput(rq.vals))
 		return err
 	},
 	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {

@@ -3,31 +3,38 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
-	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/calendard/calendard/handlers/input"
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/datetime"
-	"github.com/calendard/calendard/storage/richtext"
 )
 
-// Field limits of CONTRACT 10.1.
+// Field limits of CONTRACT 10.1: the store's, which applies them to every write.
 const (
-	maxName      = 1000
-	maxTermName  = 200
-	maxRichText  = 65535
-	maxShortText = 255
-	maxURL       = 2048
-	maxItems     = 100
+	maxName      = storage.MaxName
+	maxTermName  = storage.MaxTermName
+	maxRichText  = storage.MaxRichText
+	maxShortText = storage.MaxShortText
+	maxItems     = storage.MaxItems
 )
 
 var statusEnum = []string{"publish", "future", "draft", "pending", "private", "trash"}
 
 func bad(message string) *problem { return &problem{code: "rest_invalid_param", message: message} }
+
+// ruleProblem reports the failure of one of the store's input rules (storage/normalize.go) as the
+// parameter's problem.
+func ruleProblem(err error) *problem {
+	var fe *storage.FieldError
+	switch {
+	case !errors.As(err, &fe):
+		return failed(err)
+	case fe.Limit > 0:
+		return &problem{code: "rest_too_long", message: fe.Reason}
+	}
+	return bad(fe.Reason)
+}
 
 // parseZone accepts "" (the site zone) or a zone of CONTRACT 3.9.1.
 func parseZone(_ *request, v any) (any, *problem) {
@@ -35,44 +42,32 @@ func parseZone(_ *request, v any) (any, *problem) {
 	if err != nil {
 		return nil, typeProblem(err)
 	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s, nil
+	z, err := storage.CleanZone(s)
+	if err != nil {
+		return nil, ruleProblem(err)
 	}
-	z, err := datetime.ParseZone(s)
-	// ParseZone also reads WordPress's quarter hours (UTC+5.75), which a stored record or the site
-	// setting may hold; a client may send only ".5" (CONTRACT 3.9.1). IANA names hold no dot.
-	if err != nil || strings.Contains(z.Name, ".") && !strings.HasSuffix(z.Name, ".5") {
+	// The store also reads WordPress's quarter hours (UTC+5.75), which a stored or imported record
+	// may hold; a client may send only ".5" (CONTRACT 3.9.1). IANA names hold no dot.
+	if strings.Contains(z, ".") && !strings.HasSuffix(z, ".5") {
 		return nil, bad("must be an IANA time zone name, UTC, UTC±H, UTC±H:MM or UTC±H.5")
 	}
-	return z.Name, nil
+	return z, nil
 }
 
-// absoluteURL reports whether s is an absolute URL with a scheme and a host.
-func absoluteURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme != "" && u.Host != ""
-}
-
-// parseWebsite accepts "" (none) or an absolute URL of at most 2 048 characters.
+// parseWebsite accepts "" (none) or an absolute URL (storage.CleanWebsite).
 func parseWebsite(_ *request, v any) (any, *problem) {
 	s, err := input.String(v)
 	if err != nil {
 		return nil, typeProblem(err)
 	}
-	s = richtext.ShortText(s)
-	switch {
-	case utf8.RuneCountInString(s) > maxURL:
-		return nil, tooLong(maxURL, "characters")
-	case s != "" && !absoluteURL(s):
-		return nil, bad("must be an absolute URL")
+	if _, err := storage.CleanWebsite(s); err != nil {
+		return nil, ruleProblem(err)
 	}
 	return s, nil
 }
 
-var imageExtensions = []string{".jpg", ".jpeg", ".jpe", ".gif", ".png", ".bmp", ".tif", ".tiff", ".webp", ".avif", ".ico", ".heic"}
-
-// parseImage implements the form rules of CONTRACT 3.10.5; existence and upload_files are the store's.
+// parseImage accepts an attachment ID or an image URL (storage.CleanImageURL); existence and
+// upload_files are the write's.
 func parseImage(_ *request, v any) (any, *problem) {
 	if n, err := input.Int(v); err == nil {
 		if n <= 0 {
@@ -84,24 +79,10 @@ func parseImage(_ *request, v any) (any, *problem) {
 	if err != nil {
 		return nil, typeProblem(err)
 	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return storage.ImageRef{}, nil
+	if _, err := storage.CleanImageURL(s); err != nil {
+		return nil, ruleProblem(err)
 	}
-	if utf8.RuneCountInString(s) > maxURL {
-		return nil, tooLong(maxURL, "characters")
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, bad("must be an image ID or an absolute http(s) URL")
-	}
-	ext := strings.ToLower(path.Ext(u.Path))
-	for _, e := range imageExtensions {
-		if ext == e {
-			return storage.ImageRef{URL: s}, nil
-		}
-	}
-	return nil, bad("must be the URL of an image file (jpg, png, gif, webp, …)")
+	return storage.ImageRef{URL: s}, nil
 }
 
 // scalarText is the text of a string or number item.
@@ -116,7 +97,7 @@ func scalarText(v any) (string, bool) {
 	return "", false
 }
 
-// parseCost implements Appendix D's input normalisation: a string, a number, or an array of them.
+// parseCost reads Appendix D's input: a string, a number, or an array of them (storage.CleanCost).
 func parseCost(_ *request, v any) (any, *problem) {
 	raw := []any{v}
 	if list, ok := v.([]any); ok {
@@ -125,25 +106,22 @@ func parseCost(_ *request, v any) (any, *problem) {
 	if len(raw) > maxItems {
 		return nil, tooLong(maxItems, "items")
 	}
-	items := []string{}
+	items := make([]string, 0, len(raw))
 	for _, item := range raw {
 		s, ok := scalarText(item)
 		if !ok {
 			return nil, &problem{code: "rest_invalid_type", message: "must be a string, a number or an array of them"}
 		}
-		s = richtext.ShortText(s)
-		if utf8.RuneCountInString(s) > maxShortText {
-			return nil, tooLong(maxShortText, "characters per item")
-		}
-		if s != "" {
-			items = append(items, s)
-		}
+		items = append(items, s)
+	}
+	if _, err := storage.CleanCost(items); err != nil {
+		return nil, ruleProblem(err)
 	}
 	return items, nil
 }
 
 // termItems reads categories/tags: a CSV string, a number, or an array of IDs and names (CONTRACT 4.6).
-func termItems(rq *request, v any) (any, *problem) {
+func termItems(_ *request, v any) (any, *problem) {
 	list, err := input.List(v)
 	if err != nil {
 		return nil, typeProblem(err)
@@ -151,15 +129,13 @@ func termItems(rq *request, v any) (any, *problem) {
 	if len(list) > maxItems {
 		return nil, tooLong(maxItems, "items")
 	}
-	items := []string{}
+	items := make([]string, 0, len(list))
 	for _, item := range list {
 		s, ok := scalarText(item)
 		if !ok {
 			return nil, &problem{code: "rest_invalid_type", message: "must be term IDs or names"}
 		}
-		if s = richtext.Name(s, rq.actor.Can(storage.CapUnfilteredHTML)); s != "" {
-			items = append(items, s)
-		}
+		items = append(items, s)
 	}
 	return items, nil
 }
@@ -224,7 +200,7 @@ func parseVenue(rq *request, v any) (any, *problem) {
 	if err != nil {
 		return nil, nestedProblem(err)
 	}
-	return storage.VenueRef{New: venueInput(rq, vals)}, nil
+	return storage.VenueRef{New: venueInput(vals)}, nil
 }
 
 // parseOrganizers implements the organizer row of CONTRACT 4.6.
@@ -263,7 +239,7 @@ func parseOrganizers(rq *request, v any) (any, *problem) {
 		if err != nil {
 			return nil, nestedProblem(err)
 		}
-		refs = append(refs, storage.OrganizerRef{New: organizerInput(rq, vals)})
+		refs = append(refs, storage.OrganizerRef{New: organizerInput(vals)})
 	}
 	return refs, nil
 }
@@ -279,14 +255,9 @@ func nestedProblem(err error) *problem {
 }
 
 // postInput reads the fields every record type shares; the name field differs per type.
-func postInput(rq *request, vals values, nameField string) storage.PostInput {
-	unfiltered := rq.actor.Can(storage.CapUnfilteredHTML)
-	in := storage.PostInput{Author: vals.id("author"), TranslationOf: vals.id("translation_of")}
-	if s := vals.str(nameField); s != nil {
-		name := richtext.Name(*s, unfiltered)
-		in.Title = &name
-	}
-	in.Description = richText(vals.str("description"), unfiltered)
+func postInput(vals values, nameField string) storage.PostInput {
+	in := storage.PostInput{Author: vals.id("author"), TranslationOf: vals.id("translation_of"),
+		Title: vals.str(nameField), Description: vals.str("description")}
 	if s := vals.str("status"); s != nil {
 		st := storage.Status(*s)
 		in.Status = &st
@@ -296,14 +267,6 @@ func postInput(rq *request, vals values, nameField string) storage.PostInput {
 	}
 	in.Date = publicationDate(vals)
 	return in
-}
-
-func richText(s *string, unfiltered bool) *string {
-	if s == nil || unfiltered {
-		return s
-	}
-	f := richtext.Filter(*s)
-	return &f
 }
 
 // parseInstant returns a parser for a date-time evaluated at once in the site zone (`date`) or in UTC
@@ -334,12 +297,4 @@ func publicationDate(vals values) *time.Time {
 		}
 	}
 	return nil
-}
-
-func shortText(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	t := richtext.ShortText(*s)
-	return &t
 }

@@ -69,12 +69,12 @@ func parseCoordinate(limit float64) func(*request, any) (any, *problem) {
 	}
 }
 
-func venueInput(rq *request, vals values) *storage.VenueInput {
-	in := &storage.VenueInput{PostInput: postInput(rq, vals, "venue")}
+func venueInput(vals values) *storage.VenueInput {
+	in := &storage.VenueInput{PostInput: postInput(vals, "venue")}
 	in.ShowMap, in.ShowMapLink = vals.boolean("show_map"), vals.boolean("show_map_link")
-	in.Address, in.City, in.Country = shortText(vals.str("address")), shortText(vals.str("city")), shortText(vals.str("country"))
-	in.Province, in.State, in.Zip = shortText(vals.str("province")), shortText(vals.str("state")), shortText(vals.str("zip"))
-	in.Phone, in.StateProvince = shortText(vals.str("phone")), shortText(vals.str("stateprovince"))
+	in.Address, in.City, in.Country = vals.str("address"), vals.str("city"), vals.str("country")
+	in.Province, in.State, in.Zip = vals.str("province"), vals.str("state"), vals.str("zip")
+	in.Phone, in.StateProvince = vals.str("phone"), vals.str("stateprovince")
 	in.Website = vals.str("website")
 	lat, hasLat := vals["geo_lat"].(coordinate)
 	lng, hasLng := vals["geo_lng"].(coordinate)
@@ -103,9 +103,9 @@ func checkGeo(vals values) error {
 	return nil
 }
 
-func organizerInput(rq *request, vals values) *storage.OrganizerInput {
-	in := &storage.OrganizerInput{PostInput: postInput(rq, vals, "organizer")}
-	in.Phone, in.Email = shortText(vals.str("phone")), shortText(vals.str("email"))
+func organizerInput(vals values) *storage.OrganizerInput {
+	in := &storage.OrganizerInput{PostInput: postInput(vals, "organizer")}
+	in.Phone, in.Email = vals.str("phone"), vals.str("email")
 	in.Website = vals.str("website")
 	return in
 }
@@ -131,14 +131,14 @@ var venueKind = &recordKind{
 		return venueRecord(v, rel), nil
 	},
 	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
-		v, _, err := db.CreateVenue(ctx, rq.actor, rq.lang, venueInput(rq, rq.vals))
+		v, _, err := db.CreateVenue(ctx, rq.actor, rq.lang, venueInput(rq.vals))
 		if err != nil {
 			return nil, err
 		}
 		return &v.Post, nil
 	},
 	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
-		_, err := db.UpdateVenue(ctx, rq.actor, id, venueInput(rq, rq.vals))
+		_, err := db.UpdateVenue(ctx, rq.actor, id, venueInput(rq.vals))
 		return err
 	},
 	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
@@ -158,14 +158,14 @@ var organizerKind = &recordKind{
 		return organizerRecord(o, rel), nil
 	},
 	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
-		o, _, err := db.CreateOrganizer(ctx, rq.actor, rq.lang, organizerInput(rq, rq.vals))
+		o, _, err := db.CreateOrganizer(ctx, rq.actor, rq.lang, organizerInput(rq.vals))
 		if err != nil {
 			return nil, err
 		}
 		return &o.Post, nil
 	},
 	update: func(ctx context.Context, db Store, rq *request, id uint64) error {
-		_, err := db.UpdateOrganizer(ctx, rq.actor, id, organizerInput(rq, rq.vals))
+		_, err := db.UpdateOrganizer(ctx, rq.actor, id, organizerInput(rq.vals))
 		return err
 	},
 	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {

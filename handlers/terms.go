@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/richtext"
 )
 
 // termParams is the category and tag field table (SEED 2.5, 2.6, CONTRACT 3.9.4).
@@ -33,13 +32,8 @@ func parseParent(_ *request, v any) (any, *problem) {
 }
 
 func termInput(rq *request) *storage.TermInput {
-	in := &storage.TermInput{Slug: rq.vals.str("slug"), Parent: rq.vals.id("parent")}
-	if s := rq.vals.str("name"); s != nil {
-		name := richtext.Name(*s, rq.actor.Can(storage.CapUnfilteredHTML))
-		in.Name = &name
-	}
-	in.Description = richText(rq.vals.str("description"), rq.actor.Can(storage.CapUnfilteredHTML))
-	return in
+	return &storage.TermInput{Name: rq.vals.str("name"), Description: rq.vals.str("description"),
+		Slug: rq.vals.str("slug"), Parent: rq.vals.id("parent")}
 }
 
 func (h *Handler) termCollection(k *termKind) *route {
@@ -85,7 +79,7 @@ func (h *Handler) createTerm(k *termKind) handleFunc {
 		if err := rq.require(storage.CapEditPosts, k.manage); err != nil {
 			return err
 		}
-		t, err := h.db.CreateTerm(rq.r.Context(), k.tax, termInput(rq))
+		t, err := h.db.CreateTerm(rq.r.Context(), rq.actor, k.tax, termInput(rq))
 		if err != nil {
 			return err
 		}
@@ -113,7 +107,7 @@ func (h *Handler) updateTerm(k *termKind) handleFunc {
 		if err := rq.require(storage.CapEditPosts, k.manage); err != nil {
 			return err
 		}
-		if _, err := h.db.UpdateTerm(rq.r.Context(), k.tax, t.ID, termInput(rq)); err != nil {
+		if _, err := h.db.UpdateTerm(rq.r.Context(), rq.actor, k.tax, t.ID, termInput(rq)); err != nil {
 			return err
 		}
 		return h.respondTerm(w, rq, k, t.ID, http.StatusOK)

@@ -239,7 +239,7 @@ func TestPublishDueOnTheStore(t *testing.T) {
 	}
 	defer db.Close()
 	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
-	music, err := db.CreateTerm(ctx, storage.TaxCategory, &storage.TermInput{Name: new("Music")})
+	music, err := db.CreateTerm(ctx, storage.Actor{Role: storage.RoleAdministrator}, storage.TaxCategory, &storage.TermInput{Name: new("Music")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,11 @@ import "testing"
 // is neither kept stale nor thrown away for nothing.
 func TestDocsFollowWrites(t *testing.T) {
 	db := mustOpenDB(t)
-	music, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Music")})
+	music, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Music")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID}); err != nil {
+	if _, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID}); err != nil {
 		t.Fatal(err)
 	}
 	in := newEvent(t, "Concert")
@@ -45,7 +45,7 @@ func TestDocsFollowWrites(t *testing.T) {
 			return err
 		}, true},
 		{"the parent of its category renamed (category URLs)", func() error {
-			_, err := db.UpdateTerm(ctx, TaxCategory, music.ID, &TermInput{Slug: ptr("musique")})
+			_, err := db.UpdateTerm(ctx, admin, TaxCategory, music.ID, &TermInput{Slug: ptr("musique")})
 			return err
 		}, true},
 		{"its tag's count changed by another event", func() error {
@@ -63,7 +63,7 @@ func TestDocsFollowWrites(t *testing.T) {
 			return err
 		}, false},
 		{"a tag it does not carry renamed", func() error {
-			_, err := db.UpdateTerm(ctx, TaxTag, talk, &TermInput{Name: ptr("Talks")})
+			_, err := db.UpdateTerm(ctx, admin, TaxTag, talk, &TermInput{Name: ptr("Talks")})
 			return err
 		}, false},
 	} {

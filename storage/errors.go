@@ -53,6 +53,9 @@ type FieldError struct {
 	Field  string
 	Reason string
 	Kind   error
+	// Limit, when set, is the length the value exceeds (CONTRACT 10.1): the API reports it with the
+	// detail code rest_too_long.
+	Limit int
 }
 
 func (e *FieldError) Error() string { return fmt.Sprintf("%s: %s", e.Field, e.Reason) }

@@ -11,16 +11,17 @@ import (
 	"github.com/calendard/calendard/storage/slug"
 )
 
-// EventInput is a validated event create or update request; nil means "not sent" (CONTRACT 4.7).
+// EventInput is an event create or update request with its values' types checked; nil means "not
+// sent" (CONTRACT 4.7). Its values are as sent: the write applies the input rules (normalize.go).
 type EventInput struct {
 	PostInput
 	Excerpt *string
 	Slug    *string
-	// Timezone is a zone name already checked with datetime.ParseZone; "" means the site zone.
+	// Timezone is a zone name (CleanZone); "" means the site zone.
 	Timezone   *string
 	AllDay     *bool
 	Start, End *datetime.Expr
-	// Cost holds sanitised, non-empty items; an empty slice clears the cost.
+	// Cost holds the items as sent (CleanCost); an empty slice clears the cost.
 	Cost             *[]string
 	Website          *string
 	ShowMap          *bool
@@ -68,6 +69,10 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 }
 
 func (w *writer) createEvent(lang Lang, in *EventInput) (*Event, error) {
+	in, err := in.normalized(w.a)
+	if err != nil {
+		return nil, err
+	}
 	p, err := w.newPost(TypeEvent, lang)
 	if err != nil {
 		return nil, err
@@ -94,8 +99,12 @@ func (w *writer) createEvent(lang Lang, in *EventInput) (*Event, error) {
 // another record type), ErrForbidden (a cannot edit it, or trash it through status), and the errors of
 // CreateEvent.
 func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInput) (*Event, error) {
+	in, err := in.normalized(a)
+	if err != nil {
+		return nil, fail(OpUpdate, DocEvent, id, err)
+	}
 	var e *Event
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx *bolt.Tx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanEdit); err != nil {

@@ -36,6 +36,10 @@ func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *Organ
 }
 
 func (w *writer) createOrganizer(lang Lang, in *OrganizerInput) (uint64, error) {
+	in, err := in.normalized(w.a)
+	if err != nil {
+		return 0, err
+	}
 	if id, ok := w.duplicate(TypeOrganizer, lang, in.Title, in.Description); ok {
 		return id, nil
 	}
@@ -76,6 +80,10 @@ func (w *writer) resolveOrganizer(lang Lang, ref OrganizerRef) (uint64, error) {
 // UpdateOrganizer applies a partial update. Returns ErrNotFound (no organizer has the ID), ErrForbidden,
 // and the errors of CreateOrganizer.
 func (db *DB) UpdateOrganizer(ctx context.Context, a Actor, id uint64, in *OrganizerInput) (*Organizer, error) {
+	in, err := in.normalized(a)
+	if err != nil {
+		return nil, fail(OpUpdate, DocOrganizer, id, err)
+	}
 	return updatePlace(ctx, db, a, TypeOrganizer, id, func(w *writer, o *Organizer) error { return w.applyOrganizer(o, in, false) })
 }
 

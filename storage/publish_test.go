@@ -54,11 +54,11 @@ func storedStatus(t *testing.T, db *DB, bucket []byte, id uint64) *Post {
 func TestPublishDue(t *testing.T) {
 	now := testNow
 	db := openClockDB(t, &now)
-	jazz, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz")})
+	jazz, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Jazz")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("Outdoor")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestTrimChanges(t *testing.T) {
 func TestDueScheduledEventsAreCounted(t *testing.T) {
 	now := testNow
 	db := openClockDB(t, &now)
-	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("Outdoor")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestSchema1Migrates(t *testing.T) {
 		return db
 	}
 	db := open()
-	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("Outdoor")})
 	if err != nil {
 		t.Fatal(err)
 	}

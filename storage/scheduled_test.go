@@ -316,7 +316,7 @@ func TestSchema2Migrates(t *testing.T) {
 	}
 	db := open()
 	soon := testNow.Add(time.Hour)
-	tag, err := db.CreateTerm(ctx, TaxTag, &TermInput{Name: ptr("Outdoor")})
+	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("Outdoor")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,29 +225,29 @@ func TestTermCounts(t *testing.T) {
 
 func TestCategoryTree(t *testing.T) {
 	db := mustOpenDB(t)
-	music, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Music")})
+	music, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Music")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jazz, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID})
+	jazz, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bebop, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Bebop"), Parent: &jazz.ID})
+	bebop, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Bebop"), Parent: &jazz.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var te *TermExistsError
-	if _, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("jazz"), Parent: &music.ID}); !errors.As(err, &te) || te.ID != jazz.ID {
+	if _, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("jazz"), Parent: &music.ID}); !errors.As(err, &te) || te.ID != jazz.ID {
 		t.Errorf("duplicate name under the same parent: %v", err)
 	}
-	if _, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz")}); err != nil {
+	if _, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Jazz")}); err != nil {
 		t.Errorf("same name elsewhere in the tree: %v", err)
 	}
-	if _, err := db.UpdateTerm(ctx, TaxCategory, music.ID, &TermInput{Parent: &bebop.ID}); !errors.Is(err, ErrInvalid) {
+	if _, err := db.UpdateTerm(ctx, admin, TaxCategory, music.ID, &TermInput{Parent: &bebop.ID}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("cycle: %v", err)
 	}
-	if _, err := db.UpdateTerm(ctx, TaxCategory, bebop.ID, &TermInput{Slug: ptr("music")}); !errors.Is(err, ErrDuplicateSlug) {
+	if _, err := db.UpdateTerm(ctx, admin, TaxCategory, bebop.ID, &TermInput{Slug: ptr("music")}); !errors.Is(err, ErrDuplicateSlug) {
 		t.Errorf("duplicate slug on update: %v", err)
 	}
 	if _, err := db.DeleteTerm(ctx, TaxCategory, jazz.ID); err != nil {
@@ -503,7 +503,7 @@ func TestTermCacheServesTheCurrentVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel.Terms[cat].Name = "changed by a caller" // a caller's copy: the cache must not see this
-		if _, err := db.UpdateTerm(ctx, TaxCategory, cat, &TermInput{Name: ptr(name)}); err != nil {
+		if _, err := db.UpdateTerm(ctx, admin, TaxCategory, cat, &TermInput{Name: ptr(name)}); err != nil {
 			t.Fatal(err)
 		}
 		if _, rel, _ := db.Load(ctx, TypeEvent, []uint64{e.ID}); rel.Terms[cat].Name != name {
@@ -523,7 +523,7 @@ func TestTermWriteFailsWhenItsEventsCannotBeLogged(t *testing.T) {
 		write func(db *DB, id uint64) error
 	}{
 		{"rename", func(db *DB, id uint64) error {
-			_, err := db.UpdateTerm(ctx, TaxCategory, id, &TermInput{Name: ptr("Live music")})
+			_, err := db.UpdateTerm(ctx, admin, TaxCategory, id, &TermInput{Name: ptr("Live music")})
 			return err
 		}},
 		{"delete", func(db *DB, id uint64) error {
@@ -534,11 +534,11 @@ func TestTermWriteFailsWhenItsEventsCannotBeLogged(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			db := mustOpenDB(t)
-			music, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Music")})
+			music, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Music")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			broken, err := db.CreateTerm(ctx, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID})
+			broken, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Jazz"), Parent: &music.ID})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,12 +25,13 @@ type TermInput struct {
 	Parent *uint64
 }
 
-// CreateTerm creates a category or tag. Returns *TermExistsError when the name is taken (CONTRACT 4.5),
-// a *FieldError for an unknown parent.
-func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Term, error) {
+// CreateTerm creates a category or tag on behalf of a, whose right to post unfiltered HTML decides how
+// the name and description are cleaned. Returns *TermExistsError when the name is taken (CONTRACT
+// 4.5), a *FieldError for an unknown parent or a value breaking an input rule.
+func (db *DB) CreateTerm(ctx context.Context, a Actor, tax Taxonomy, in *TermInput) (*Term, error) {
 	var t *Term
 	err := db.update(ctx, func(tx *bolt.Tx) error {
-		w := db.newWriter(tx, Actor{})
+		w := db.newWriter(tx, a)
 		var err error
 		if t, err = w.createTerm(tax, in); err != nil {
 			return err
@@ -44,6 +45,10 @@ func (db *DB) CreateTerm(ctx context.Context, tax Taxonomy, in *TermInput) (*Ter
 }
 
 func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
+	in, err := in.normalized(w.a)
+	if err != nil {
+		return nil, err
+	}
 	parent := uint64(0)
 	if in.Parent != nil {
 		parent = *in.Parent
@@ -115,11 +120,16 @@ func checkParent(tx *bolt.Tx, id, parent uint64) error {
 	return nil
 }
 
-// UpdateTerm applies a partial update. Returns ErrNotFound, ErrDuplicateSlug or a *FieldError.
-func (db *DB) UpdateTerm(ctx context.Context, tax Taxonomy, id uint64, in *TermInput) (*Term, error) {
+// UpdateTerm applies a partial update on behalf of a (see CreateTerm). Returns ErrNotFound,
+// ErrDuplicateSlug or a *FieldError.
+func (db *DB) UpdateTerm(ctx context.Context, a Actor, tax Taxonomy, id uint64, in *TermInput) (*Term, error) {
+	in, err := in.normalized(a)
+	if err != nil {
+		return nil, fail(OpUpdate, tax.DocKind(), id, err)
+	}
 	var t *Term
-	err := db.update(ctx, func(tx *bolt.Tx) error {
-		w := db.newWriter(tx, Actor{})
+	err = db.update(ctx, func(tx *bolt.Tx) error {
+		w := db.newWriter(tx, a)
 		var err error
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
 			return err

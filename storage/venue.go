@@ -45,6 +45,10 @@ func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInpu
 }
 
 func (w *writer) createVenue(lang Lang, in *VenueInput) (uint64, error) {
+	in, err := in.normalized(w.a)
+	if err != nil {
+		return 0, err
+	}
 	if id, ok := w.duplicate(TypeVenue, lang, in.Title, in.Description); ok {
 		return id, nil
 	}
@@ -74,6 +78,10 @@ func (w *writer) createVenue(lang Lang, in *VenueInput) (uint64, error) {
 // UpdateVenue applies a partial update. Returns ErrNotFound (no venue has the ID), ErrForbidden, and
 // the errors of CreateVenue.
 func (db *DB) UpdateVenue(ctx context.Context, a Actor, id uint64, in *VenueInput) (*Venue, error) {
+	in, err := in.normalized(a)
+	if err != nil {
+		return nil, fail(OpUpdate, DocVenue, id, err)
+	}
 	return updatePlace(ctx, db, a, TypeVenue, id, func(w *writer, v *Venue) error { return w.applyVenue(v, in, false) })
 }
 

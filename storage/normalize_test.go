@@ -1,0 +1,121 @@
+package storage
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestInputRules(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		clean     func() (any, error)
+		want      any
+		wantField string
+		wantLimit int
+	}{
+		{"website cleaned", func() (any, error) { return CleanWebsite("  https://x.org/<b>a</b> ") }, "https://x.org/a", "", 0},
+		{"website none", func() (any, error) { return CleanWebsite("") }, "", "", 0},
+		{"website relative", func() (any, error) { return CleanWebsite("/a") }, nil, "website", 0},
+		{"website too long", func() (any, error) { return CleanWebsite("https://x.org/" + strings.Repeat("a", MaxURL)) }, nil, "website", MaxURL},
+		{"cost items", func() (any, error) { return CleanCost([]string{" 10 € ", "", "<i>free</i>"}) }, []string{"10 €", "free"}, "", 0},
+		{"cost item too long", func() (any, error) { return CleanCost([]string{strings.Repeat("9", MaxShortText+1)}) }, nil, "cost", MaxShortText},
+		{"cost too many items", func() (any, error) { return CleanCost(make([]string, MaxItems+1)) }, nil, "cost", MaxItems},
+		{"image URL", func() (any, error) { return CleanImageURL(" https://img.example/a.JPG ") }, "https://img.example/a.JPG", "", 0},
+		{"image not an image", func() (any, error) { return CleanImageURL("https://img.example/a.pdf") }, nil, "image", 0},
+		{"image not http", func() (any, error) { return CleanImageURL("ftp://img.example/a.png") }, nil, "image", 0},
+		{"zone IANA", func() (any, error) { return CleanZone(" Europe/Paris ") }, "Europe/Paris", "", 0},
+		{"zone quarter hour, as WordPress stores it", func() (any, error) { return CleanZone("UTC+5.75") }, "UTC+5.75", "", 0},
+		{"zone unknown", func() (any, error) { return CleanZone("Mars/Olympus") }, nil, "timezone", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.clean()
+			if tc.wantField != "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != tc.wantField || fe.Limit != tc.wantLimit || !errors.Is(err, ErrInvalid) {
+					t.Fatalf("error %v, want a FieldError of %s with limit %d", err, tc.wantField, tc.wantLimit)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := tc.want.([]string); ok {
+				if g := got.([]string); strings.Join(g, "|") != strings.Join(s, "|") {
+					t.Errorf("got %q, want %q", g, s)
+				}
+			} else if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEveryWriteAppliesTheInputRules: a write that does not come through the API (a bulk import) is
+// cleaned like one that does, and the actor's right to unfiltered HTML decides how.
+func TestEveryWriteAppliesTheInputRules(t *testing.T) {
+	db := mustOpenDB(t)
+	author := Actor{UserID: 1, Role: RoleAuthor}
+	dirty := func() *EventInput {
+		in := newEvent(t, " <b>Jazz</b> night ")
+		in.Description = ptr(`<p onclick="x()">Hi</p><script>alert(1)</script>`)
+		in.Cost = &[]string{" 10 € ", ""}
+		in.Website = ptr(" https://jazz.example ")
+		in.Categories = &[]string{" <i>Music</i> ", "<b></b>"}
+		in.Venue = &VenueRef{New: &VenueInput{PostInput: PostInput{Title: ptr("<em>Hall</em>")}, City: ptr(" Paris\n")}}
+		return in
+	}
+	var e *Event
+	err := db.Bulk(ctx, author, func(b *Bulk) error {
+		var err error
+		e, err = b.CreateEvent("en", dirty())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, rel, err := db.Event(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Title != "Jazz night" || strings.Contains(e.Description, "script") || strings.Contains(e.Description, "onclick") ||
+		strings.Join(e.Cost, "|") != "10 €" || e.Website == nil || *e.Website != "https://jazz.example" || len(e.Categories) != 1 {
+		t.Errorf("bulk-created event not cleaned: title %q description %q cost %q website %v categories %v",
+			e.Title, e.Description, e.Cost, e.Website, e.Categories)
+	}
+	if v := rel.Venues[e.VenueID]; v == nil || v.Title != "Hall" || v.City != "Paris" {
+		t.Errorf("inline venue not cleaned: %+v", v)
+	}
+	if c, _, err := db.Term(ctx, TaxCategory, e.Categories[0]); err != nil || c.Name != "Music" {
+		t.Errorf("category %+v %v, want Music", c, err)
+	}
+
+	// An administrator may keep markup in rich text and names.
+	kept, err := db.CreateEvent(ctx, admin, "en", dirty())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(kept.Title, "<b>") || !strings.Contains(kept.Description, "onclick") {
+		t.Errorf("administrator's markup removed: %q %q", kept.Title, kept.Description)
+	}
+
+	// Updates and terms too, and a value breaking a rule fails the write as the field's.
+	if _, err := db.UpdateVenue(ctx, admin, e.VenueID, &VenueInput{Website: ptr("not a url")}); !isField(err, "website") {
+		t.Errorf("venue update with a relative website: %v", err)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, e.ID, &EventInput{Timezone: ptr("Mars/Olympus")}); !isField(err, "timezone") {
+		t.Errorf("event update with an unknown zone: %v", err)
+	}
+	term, err := db.CreateTerm(ctx, author, TaxTag, &TermInput{Name: ptr(" <b>Live</b> ")})
+	if err != nil || term.Name != "Live" {
+		t.Errorf("tag created by an author: %+v %v, want Live", term, err)
+	}
+	if _, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr(strings.Repeat("t", MaxTermName+1))}); !isField(err, "name") {
+		t.Errorf("tag name too long: %v", err)
+	}
+}
+
+func isField(err error, field string) bool {
+	var fe *FieldError
+	return errors.As(err, &fe) && fe.Field == field
+}
