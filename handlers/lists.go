@@ -53,23 +53,28 @@ func parsePerPage(_ *request, v any) (any, *problem) {
 }
 
 // eventListParams is the events list table (CONTRACT 5.2), in the order rest_url echoes them.
-var eventListParams = append(slices.Clone(pageParams),
-	Param{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date."},
-	Param{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date."},
-	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description."},
-	Param{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs."},
-	Param{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs."},
-	Param{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs."},
-	Param{Name: "organizer", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeOrganizer), Desc: "Organizer IDs."},
-	Param{Name: "featured", Type: tBool, Desc: "Only featured (true) or only non-featured (false) events."},
-	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
-	Param{Name: "geoloc", Type: tBool, Desc: "Only events whose venue has coordinates."},
-	Param{Name: "geoloc_lat", Type: tNumber, parse: parseRange(-90, 90, false), Desc: "Latitude of the centre."},
-	Param{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre."},
-	Param{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
-	Param{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
-	Param{Name: "post_parent", Type: tInt, parse: parsePostParent, Desc: "Parent event ID."},
-)
+var eventListParams = append(slices.Clone(pageParams), eventFilterParams...)
+
+// eventFilterParams are the parameters that choose the listed events, all that eventFilter reads: a
+// representation of the events list that is not paged in the list's way takes them without
+// pageParams.
+var eventFilterParams = []Param{
+	{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date."},
+	{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date."},
+	{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description."},
+	{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs."},
+	{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs."},
+	{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs."},
+	{Name: "organizer", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeOrganizer), Desc: "Organizer IDs."},
+	{Name: "featured", Type: tBool, Desc: "Only featured (true) or only non-featured (false) events."},
+	{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
+	{Name: "geoloc", Type: tBool, Desc: "Only events whose venue has coordinates."},
+	{Name: "geoloc_lat", Type: tNumber, parse: parseRange(-90, 90, false), Desc: "Latitude of the centre."},
+	{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre."},
+	{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
+	{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
+	{Name: "post_parent", Type: tInt, parse: parsePostParent, Desc: "Parent event ID."},
+}
 
 // placeListParams is the venues and organizers list table (CONTRACT 5.3).
 var placeListParams = append(slices.Clone(pageParams),
@@ -97,16 +102,6 @@ func parseDayBound(end bool) func(*request, any) (any, *problem) {
 		}
 		return dayBound{dayEdge(t, rq.site.Loc, end)}, nil
 	}
-}
-
-// dayEdge is 00:00:00 (or 23:59:59 when end) of t's calendar day in loc.
-func dayEdge(t time.Time, loc *time.Location, end bool) time.Time {
-	w := datetime.WallOf(t.In(loc))
-	w.Hour, w.Min, w.Sec = 0, 0, 0
-	if end {
-		w.Hour, w.Min, w.Sec = 23, 59, 59
-	}
-	return w.In(loc)
 }
 
 func parseRange(lo, hi float64, openLow bool) func(*request, any) (any, *problem) {
@@ -404,64 +399,11 @@ func pageOf(rq *request) (page, perPage int) {
 	return page, perPage
 }
 
-func visibility(rq *request) index.Visibility {
-	v := index.Visibility{Actor: rq.actor}
-	if s, ok := rq.vals["status"].([]storage.Status); ok {
-		v.Statuses = s
-	}
-	return v
-}
-
 func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	page, perPage := pageOf(rq)
-	f := &index.EventFilter{Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,
-		Offset: (page - 1) * perPage, Limit: perPage, Featured: rq.vals.boolean("featured")}
-	today := dayEdge(rq.now, rq.site.Loc, false)
-	f.Start = today
-	f.End = dayEdge(datetime.WallOf(today.In(rq.site.Loc)).In(rq.site.Loc).AddDate(0, 24, 0), rq.site.Loc, true)
-	if b, ok := rq.vals["start_date"].(dayBound); ok {
-		f.Start = b.t
-	}
-	if b, ok := rq.vals["end_date"].(dayBound); ok {
-		f.End = b.t
-	}
-	if s := rq.vals.str("search"); s != nil {
-		f.Search = *s
-	}
-	if c, ok := rq.vals["categories"].(termFilter); ok {
-		terms, err := h.db.Terms(rq.r.Context(), storage.TaxCategory)
-		if err != nil {
-			return err
-		}
-		f.Categories = withDescendants(terms, c.ids)
-	}
-	if t, ok := rq.vals["tags"].(termFilter); ok {
-		f.Tags = t.ids
-	}
-	if v, ok := rq.vals["venue"].(idList); ok {
-		f.Venues = v
-	}
-	if o, ok := rq.vals["organizer"].(idList); ok {
-		f.Orgs = o
-	}
-	if inc, ok := rq.vals["include"].(idList); ok {
-		f.Include = inc
-	}
-	_, f.Empty = rq.vals["post_parent"]
-	if geo := rq.vals.boolean("geoloc"); geo != nil && *geo {
-		lat, hasLat := rq.vals["geoloc_lat"].(float64)
-		lng, hasLng := rq.vals["geoloc_lng"].(float64)
-		switch {
-		case hasLat && !hasLng:
-			return invalidParam("geoloc_lng", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
-		case hasLng && !hasLat:
-			return invalidParam("geoloc_lat", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
-		}
-		radius := 25.0
-		if r, ok := rq.vals["geoloc_radius"].(float64); ok {
-			radius = r
-		}
-		f.Geo = &index.Geo{Point: hasLat, Lat: lat, Lng: lng, RadiusKm: radius}
+	f, err := h.eventFilter(rq, (page-1)*perPage, perPage)
+	if err != nil {
+		return err
 	}
 	res, err := h.index.Events(rq.r.Context(), f)
 	if err != nil {
@@ -473,22 +415,6 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	}
 	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
 		doc: storage.DocEvent, params: eventListParams})
-}
-
-// withDescendants adds every descendant category of ids (CONTRACT 5.2: a category filter matches its
-// subtree).
-func withDescendants(terms []*storage.Term, ids []uint64) []uint64 {
-	out := slices.Clone(ids)
-	for grew := true; grew; {
-		grew = false
-		for _, t := range terms {
-			if slices.Contains(out, t.Parent) && !slices.Contains(out, t.ID) {
-				out = append(out, t.ID)
-				grew = true
-			}
-		}
-	}
-	return out
 }
 
 func (h *Handler) listPlaces(k *recordKind) handleFunc {
