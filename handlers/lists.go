@@ -73,7 +73,7 @@ var eventFilterParams = []Param{
 	{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre."},
 	{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
 	{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
-	{Name: "post_parent", Type: tInt, parse: parsePostParent, Desc: "Parent event ID."},
+	{Name: "post_parent", Type: tInt, parse: parseEventRef, Desc: "Parent event ID."},
 }
 
 // placeListParams is the venues and organizers list table (CONTRACT 5.3).
@@ -211,14 +211,6 @@ func uniqueIDs(ids []uint64) []uint64 {
 
 func parseInclude(_ *request, v any) (any, *problem) {
 	return parseIDs(v)
-}
-
-func parsePostParent(rq *request, v any) (any, *problem) {
-	id, prob := parseEventRef(rq, v)
-	if prob != nil {
-		return nil, prob
-	}
-	return id, nil
 }
 
 // parseEventRef reads an existing event ID (any status or language).
