@@ -1,0 +1,192 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/calendard/calendard/handlers/input"
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// List limits (CONTRACT 5.1, 10.1).
+const (
+	DefaultPerPage = 100
+	MaxPerPage     = 100
+	maxPage        = 2147483647
+)
+
+// pageParams begin every list table (CONTRACT 5.1).
+var pageParams = []Param{
+	{Name: "page", Type: tInt, Default: 1, parse: parseBounded(1, maxPage), Desc: "Page of the list to return."},
+	{Name: "per_page", Type: tInt, Default: DefaultPerPage, parse: parsePerPage, Desc: "Items per page (at most 100)."},
+}
+
+func parseBounded(lo, hi int64) func(*request, any) (any, *problem) {
+	return func(_ *request, v any) (any, *problem) {
+		n, err := input.Int(v)
+		if err != nil {
+			return nil, typeProblem(err)
+		}
+		if n < lo || n > hi {
+			return nil, bad("must be between " + itoa(lo) + " and " + itoa(hi))
+		}
+		return n, nil
+	}
+}
+
+// parsePerPage clamps any larger integer to MaxPerPage (CONTRACT 5.1), however large.
+func parsePerPage(_ *request, v any) (any, *problem) {
+	n, err := input.Int(v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	if n < 1 {
+		return nil, bad("must be at least 1")
+	}
+	return min(n, MaxPerPage), nil
+}
+
+// pageOf reads page and per_page.
+func pageOf(rq *request) (page, perPage int) {
+	page, perPage = 1, DefaultPerPage
+	if n, ok := rq.vals["page"].(int64); ok {
+		page = int(n)
+	}
+	if n, ok := rq.vals["per_page"].(int64); ok {
+		perPage = int(n)
+	}
+	return page, perPage
+}
+
+// listing is the envelope of one list response.
+type listing struct {
+	key string // events, venues, organizers, categories, tags
+	// items are objs, or rawJSON when no _fields parameter asks to cut them down.
+	items   []any
+	total   int
+	page    int
+	perPage int
+	// doc is the kind of the listed documents, which names the error of a page past the end.
+	doc    storage.DocKind
+	params []Param
+}
+
+// writeList writes a list page (CONTRACT 5.1), or 404 for a page past the end.
+func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error {
+	if len(l.items) == 0 && l.page > 1 {
+		return &storage.Error{Op: storage.OpList, Resource: l.doc, Err: storage.ErrNotFound}
+	}
+	pages := (l.total + l.perPage - 1) / l.perPage
+	self := h.listURL(rq, l.key, l.params)
+	var prev, next string
+	base := strings.TrimSuffix(strings.TrimSuffix(self, "&page="+strconv.Itoa(l.page)), "?page="+strconv.Itoa(l.page))
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	if l.page < pages {
+		next = base + sep + "page=" + strconv.Itoa(l.page+1)
+	}
+	if l.page > 1 {
+		prev = base
+		if l.page-1 > 1 {
+			prev = base + sep + "page=" + strconv.Itoa(l.page-1)
+		}
+	}
+	items := make([]any, len(l.items))
+	for i, it := range l.items {
+		if o, ok := it.(obj); ok {
+			it = o.pick(rq.fields)
+		}
+		items[i] = it
+	}
+	var body obj
+	if l.key == "categories" || l.key == "tags" {
+		body = obj{{"rest_url", self}, {"total", l.total}, {"total_pages", pages}, {l.key, items}}
+		body = appendLinks(body, next, prev)
+	} else {
+		body = obj{{l.key, items}, {"rest_url", self}}
+		body = appendLinks(body, next, prev)
+		body = append(body, member{"total", l.total}, member{"total_pages", pages})
+	}
+	// Set as the reference spells them; Header.Set would canonicalise to X-Tec-Total.
+	w.Header()["X-TEC-Total"] = []string{strconv.Itoa(l.total)}
+	w.Header()["X-TEC-TotalPages"] = []string{strconv.Itoa(pages)}
+	h.writeJSON(w, rq, http.StatusOK, body)
+	return nil
+}
+
+func appendLinks(body obj, next, prev string) obj {
+	if next != "" {
+		body = append(body, member{"next_rest_url", next})
+	}
+	if prev != "" {
+		body = append(body, member{"previous_rest_url", prev})
+	}
+	return body
+}
+
+// listURL is rest_url of CONTRACT 5.1: the supplied parameters, in table order, with their effective
+// values; translation_language after them when sent, and page last.
+func (h *Handler) listURL(rq *request, key string, params []Param) string {
+	var parts []string
+	add := func(name, value string) {
+		parts = append(parts, url.QueryEscape(name)+"="+url.QueryEscape(value))
+	}
+	for _, p := range params {
+		v, ok := rq.vals[p.Name]
+		if !ok || p.Name == "page" || p.Name == "translation_language" {
+			continue
+		}
+		add(p.Name, effectiveValue(rq, v))
+	}
+	if l := rq.vals.str("translation_language"); l != nil {
+		add("translation_language", *l)
+	}
+	if p, ok := rq.vals["page"]; ok {
+		add("page", effectiveValue(rq, p))
+	}
+	u := rq.ns() + "/" + key + "/"
+	if len(parts) > 0 {
+		u += "?" + strings.Join(parts, "&")
+	}
+	return u
+}
+
+func effectiveValue(rq *request, v any) string {
+	switch v := v.(type) {
+	case int64:
+		return itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		if v {
+			return "1"
+		}
+		return "0"
+	case string:
+		return v
+	case dayBound:
+		return v.t.In(rq.site.Loc).Format(datetime.DB)
+	case termFilter:
+		return strings.Join(v.items, ",")
+	case slugFilter:
+		return strings.Join(v.items, ",")
+	case idList:
+		parts := make([]string, len(v))
+		for i, id := range v {
+			parts[i] = utoa(id)
+		}
+		return strings.Join(parts, ",")
+	case []storage.Status:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = string(s)
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
+}
