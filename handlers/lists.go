@@ -103,29 +103,6 @@ func listItems(v any) ([]string, *problem) {
 	return out, nil
 }
 
-// termFilter is a parsed categories/tags filter: the items as sent (for rest_url) and their IDs.
-type termFilter struct {
-	items []string
-	ids   []uint64
-}
-
-func parseTermFilter(tax storage.Taxonomy) func(*request, any) (any, *problem) {
-	return func(rq *request, v any) (any, *problem) {
-		items, prob := listItems(v)
-		if prob != nil {
-			return nil, prob
-		}
-		ids, missing, err := rq.db.ResolveTerms(rq.r.Context(), tax, items)
-		if err != nil {
-			return nil, failed(err)
-		}
-		if missing != "" {
-			return nil, bad("no " + tax.String() + " has the ID or slug " + missing)
-		}
-		return termFilter{items: items, ids: ids}, nil
-	}
-}
-
 // idList is a parsed list of record IDs.
 type idList []uint64
 
@@ -146,48 +123,8 @@ func parseIDs(v any) (idList, *problem) {
 	return ids, nil
 }
 
-func parseLinkedFilter(t storage.PostType) func(*request, any) (any, *problem) {
-	return func(rq *request, v any) (any, *problem) {
-		ids, prob := parseIDs(v)
-		if prob != nil {
-			return nil, prob
-		}
-		// Load skips IDs it has no record of the type for, so any error is the store's.
-		recs, _, err := rq.db.Load(rq.r.Context(), t, ids)
-		if err != nil {
-			return nil, failed(err)
-		}
-		if n := len(recs.Venues) + len(recs.Organizers); n != len(uniqueIDs(ids)) {
-			return nil, bad("every ID must be the ID of a " + t.String())
-		}
-		return ids, nil
-	}
-}
-
-func uniqueIDs(ids []uint64) []uint64 {
-	out := slices.Clone(ids)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func parseInclude(_ *request, v any) (any, *problem) {
 	return parseIDs(v)
-}
-
-// parseEventRef reads an existing event ID (any status or language).
-func parseEventRef(rq *request, v any) (any, *problem) {
-	n, err := input.Int(v)
-	if err != nil {
-		return nil, typeProblem(err)
-	}
-	const message = "must be the ID of an event"
-	if n < 1 {
-		return nil, bad(message)
-	}
-	if _, _, err := rq.db.Event(rq.r.Context(), uint64(n)); err != nil {
-		return nil, lookupProblem(err, message)
-	}
-	return n, nil
 }
 
 // parseStatusFilter implements the `status` filter of CONTRACT 5.5.

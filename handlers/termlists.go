@@ -45,38 +45,6 @@ func parseLowerEnum(values ...string) func(*request, any) (any, *problem) {
 	}
 }
 
-func parseTermIDs(tax storage.Taxonomy) func(*request, any) (any, *problem) {
-	return func(rq *request, v any) (any, *problem) {
-		ids, prob := parseIDs(v)
-		if prob != nil {
-			return nil, prob
-		}
-		for _, id := range ids {
-			if _, _, err := rq.db.Term(rq.r.Context(), tax, id); err != nil {
-				return nil, lookupProblem(err, "every ID must be the ID of a "+tax.String())
-			}
-		}
-		return ids, nil
-	}
-}
-
-func parseParentFilter(rq *request, v any) (any, *problem) {
-	n, err := coerceType(tInt, v)
-	if err != nil {
-		return nil, typeProblem(err)
-	}
-	id := n.(int64)
-	if id < 0 {
-		return nil, bad("must be a category ID or 0")
-	}
-	if id > 0 {
-		if _, _, err := rq.db.Term(rq.r.Context(), storage.TaxCategory, uint64(id)); err != nil {
-			return nil, lookupProblem(err, "must be a category ID or 0")
-		}
-	}
-	return id, nil
-}
-
 // slugFilter is a parsed slug filter: the items as sent (for rest_url) and normalised.
 type slugFilter struct {
 	items, slugs []string
