@@ -6,61 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/slug"
 )
-
-var termOrderby = []string{"id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"}
-
-// termListParams is the categories and tags list table (CONTRACT 5.4).
-func termListParams(k *termKind) []Param {
-	params := append(slices.Clone(pageParams),
-		Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Text contained in the name or slug."},
-		Param{Name: "exclude", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Term IDs to leave out."},
-		Param{Name: "include", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Only these term IDs."},
-		Param{Name: "order", Type: tString, Default: "asc", parse: parseLowerEnum("asc", "desc"), Desc: "Sort direction."},
-		Param{Name: "orderby", Type: tString, Default: "name", Enum: termOrderby, Desc: "Term attribute to sort by."},
-		Param{Name: "hide_empty", Type: tBool, Default: true, Desc: "Hide terms assigned to no published event."},
-	)
-	if k.tax == storage.TaxCategory {
-		params = append(params, Param{Name: "parent", Type: tInt, parse: parseParentFilter, Desc: "Only children of this category (0: top level)."})
-	}
-	return append(params,
-		Param{Name: "post", Type: tInt, parse: parseEventRef, Desc: "Only terms of this event."},
-		Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Alias of post."},
-		Param{Name: "slug", Type: tList, Items: tString, parse: parseSlugs, Desc: "Only terms with these slugs."},
-	)
-}
-
-// parseLowerEnum accepts one of values in any case; the value is kept as sent, for rest_url.
-func parseLowerEnum(values ...string) func(*request, any) (any, *problem) {
-	return func(_ *request, v any) (any, *problem) {
-		s, err := coerceType(tString, v)
-		if err != nil {
-			return nil, typeProblem(err)
-		}
-		if !slices.Contains(values, strings.ToLower(s.(string))) {
-			return nil, &problem{code: "rest_not_in_enum", message: "must be one of " + strings.Join(values, ", ")}
-		}
-		return s, nil
-	}
-}
-
-// slugFilter is a parsed slug filter: the items as sent (for rest_url) and normalised.
-type slugFilter struct {
-	items, slugs []string
-}
-
-func parseSlugs(_ *request, v any) (any, *problem) {
-	items, prob := listItems(v)
-	if prob != nil {
-		return nil, prob
-	}
-	f := slugFilter{items: items, slugs: make([]string, len(items))}
-	for i, s := range items {
-		f.slugs[i] = slug.Normalize(s)
-	}
-	return f, nil
-}
 
 func (h *Handler) listTerms(k *termKind) handleFunc {
 	return func(w http.ResponseWriter, rq *request) error {
