@@ -1,10 +1,7 @@
 package handlers
 
 import (
-	"cmp"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
@@ -62,45 +59,4 @@ func (h *Handler) listPlaces(k *recordKind) handleFunc {
 		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
 			doc: k.postType.DocKind(), params: placeListParams})
 	}
-}
-
-// sortTerms orders terms for the term lists (CONTRACT 5.4).
-func sortTerms(terms []*storage.Term, orderby string, desc bool, include []uint64, slugs []string) {
-	position := func(t *storage.Term) int {
-		switch {
-		case orderby == "include" && include != nil:
-			return slices.Index(include, t.ID)
-		case orderby == "include_slugs" && slugs != nil:
-			return slices.Index(slugs, t.Slug)
-		}
-		return 0
-	}
-	slices.SortStableFunc(terms, func(a, b *storage.Term) int {
-		var c int
-		switch orderby {
-		case "name":
-			c = cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
-		case "slug":
-			c = cmp.Compare(strings.ToLower(a.Slug), strings.ToLower(b.Slug))
-		case "description":
-			c = cmp.Compare(a.Description, b.Description)
-		case "count":
-			c = cmp.Compare(a.Count, b.Count)
-		case "id", "term_group":
-			c = cmp.Compare(a.ID, b.ID)
-			if orderby == "term_group" {
-				c = 0
-			}
-		case "include", "include_slugs":
-			if (orderby == "include" && include == nil) || (orderby == "include_slugs" && slugs == nil) {
-				c = cmp.Compare(a.ID, b.ID)
-			} else {
-				c = cmp.Compare(position(a), position(b))
-			}
-		}
-		if desc {
-			c = -c
-		}
-		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
-	})
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strings"
@@ -98,4 +99,45 @@ func hasCountedDescendant(all []*storage.Term, id uint64) bool {
 		}
 	}
 	return false
+}
+
+// sortTerms orders terms for the term lists (CONTRACT 5.4).
+func sortTerms(terms []*storage.Term, orderby string, desc bool, include []uint64, slugs []string) {
+	position := func(t *storage.Term) int {
+		switch {
+		case orderby == "include" && include != nil:
+			return slices.Index(include, t.ID)
+		case orderby == "include_slugs" && slugs != nil:
+			return slices.Index(slugs, t.Slug)
+		}
+		return 0
+	}
+	slices.SortStableFunc(terms, func(a, b *storage.Term) int {
+		var c int
+		switch orderby {
+		case "name":
+			c = cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		case "slug":
+			c = cmp.Compare(strings.ToLower(a.Slug), strings.ToLower(b.Slug))
+		case "description":
+			c = cmp.Compare(a.Description, b.Description)
+		case "count":
+			c = cmp.Compare(a.Count, b.Count)
+		case "id", "term_group":
+			c = cmp.Compare(a.ID, b.ID)
+			if orderby == "term_group" {
+				c = 0
+			}
+		case "include", "include_slugs":
+			if (orderby == "include" && include == nil) || (orderby == "include_slugs" && slugs == nil) {
+				c = cmp.Compare(a.ID, b.ID)
+			} else {
+				c = cmp.Compare(position(a), position(b))
+			}
+		}
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+	})
 }
