@@ -70,8 +70,13 @@ func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilte
 // 00:00:00 today to 23:59:59 on the date 24 months ahead, both in loc, as instants. It is computed
 // per request rather than by a job, so it moves at midnight in loc without anything to schedule.
 func defaultWindow(now time.Time, loc *time.Location) (start, end time.Time) {
-	start = dayEdge(now, loc, false)
-	return start, dayEdge(start.AddDate(0, 24, 0), loc, true)
+	// The months are counted on the wall calendar: Time.AddDate goes through time.Date, which may read a
+	// midnight that loc skips as 23:00 the day before, and the window would end a day short. Wall.In
+	// normalises the month as time.Date does, so 29 February still moves to 1 March.
+	last := datetime.WallOf(now.In(loc))
+	last.Month += 24
+	last.Hour, last.Min, last.Sec = 23, 59, 59
+	return dayEdge(now, loc, false), last.In(loc)
 }
 
 // dayEdge is 00:00:00 (or 23:59:59 when end) of t's calendar day in loc. A wall clock that loc skips

@@ -31,6 +31,8 @@ func TestDefaultWindow(t *testing.T) {
 			wantStart: "2028-02-29T00:00:00Z", wantEnd: "2030-03-01T23:59:59Z"},
 		{name: "today's clocks jump from 00:00 to 01:00", zone: "America/Havana", now: "2026-03-08T17:00:00Z",
 			wantStart: "2026-03-08T05:00:00Z", wantEnd: "2028-03-09T04:59:59Z"}, // 01:00 CDT … 2028-03-08 23:59:59 CST
+		{name: "the last day's clocks jump from 00:00 to 01:00", zone: "America/Havana", now: "2026-03-12T17:00:00Z",
+			wantStart: "2026-03-12T04:00:00Z", wantEnd: "2028-03-13T03:59:59Z"}, // 00:00 CDT … 2028-03-12 23:59:59 CDT
 		{name: "today's midnight is shown twice", zone: "America/Havana", now: "2026-11-01T18:00:00Z",
 			wantStart: "2026-11-01T04:00:00Z", wantEnd: "2028-11-02T03:59:59Z"}, // the earlier 00:00 (CDT) … 2028-11-01 23:59:59 CDT
 	}
