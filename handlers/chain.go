@@ -174,6 +174,7 @@ func (h *Handler) credentials(next http.Handler) http.Handler {
 // (10.2), and the router finds the route.
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
+	rq.client = r.Context()
 	path, ok := h.normalizePath(rq, r.URL.EscapedPath())
 	if !ok {
 		h.writeError(w, rq, errNoRoute)

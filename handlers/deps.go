@@ -17,6 +17,9 @@ type Deps struct {
 	Store  Store
 	Index  Index
 	Log    *zap.Logger
+	// Stopping, when set, is done once the server begins to shut down: long polls answer then rather
+	// than hold the shutdown.
+	Stopping context.Context
 }
 
 // Store is what the handlers need of the record store; *storage.DB is one. The handlers depend on
@@ -61,6 +64,8 @@ type Store interface {
 	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
 	ChangeHead(ctx context.Context) (uint64, error)
 	ChangedSince(ctx context.Context, after uint64, limit int) (map[storage.Doc]uint64, bool, error)
+	// Changes reads the change log for the change feed (changes.go).
+	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
 }
 
 // Index is what the handlers need of the search index; *index.Index is one.

@@ -6,6 +6,9 @@ import "github.com/calendard/calendard/storage"
 // language but English, keyed by the English text. TestDescriptionsTranslated keeps it complete.
 var descriptionTexts = map[storage.Lang]map[string]string{
 	"nl": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor om vanaf te volgen: de next van een eerder antwoord. Zonder: de huidige cursor en geen wijzigingen.",
+		"Changes to return at most (1 to 1000).":                                    "Maximaal aantal terug te geven wijzigingen (1 tot 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Seconden wachten op een wijziging als er nog geen is (long poll, 0 tot 60).",
 		"Address.":                               "Adres.",
 		"Alias of post.":                         "Alias van de parameter post.",
 		"Author ID.":                             "ID van de auteur.",
@@ -88,6 +91,9 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words in the title, excerpt or description.":               "Woorden in de titel, de samenvatting of de beschrijving.",
 	},
 	"fr": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Curseur à partir duquel suivre : le next d'une réponse précédente. Sans lui, le curseur actuel et aucune modification.",
+		"Changes to return at most (1 to 1000).":                                    "Nombre maximal de modifications à renvoyer (1 à 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Secondes d'attente d'une modification s'il n'y en a pas encore (long poll, 0 à 60).",
 		"Address.":                               "Adresse.",
 		"Alias of post.":                         "Alias du paramètre post.",
 		"Author ID.":                             "Identifiant de l'auteur.",
@@ -170,6 +176,9 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words in the title, excerpt or description.":               "Mots figurant dans le titre, l'extrait ou la description.",
 	},
 	"de": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor, ab dem gefolgt wird: das next einer früheren Antwort. Ohne ihn der aktuelle Cursor und keine Änderungen.",
+		"Changes to return at most (1 to 1000).":                                    "Höchstzahl der zurückgegebenen Änderungen (1 bis 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Sekunden, die auf eine Änderung gewartet wird, solange es keine gibt (Long Poll, 0 bis 60).",
 		"Address.":                               "Adresse.",
 		"Alias of post.":                         "Alias des Parameters post.",
 		"Author ID.":                             "ID des Autors.",
@@ -252,6 +261,9 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words in the title, excerpt or description.":               "Wörter im Titel, im Textauszug oder in der Beschreibung.",
 	},
 	"it": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursore da cui seguire: il next di una risposta precedente. Senza, il cursore attuale e nessuna modifica.",
+		"Changes to return at most (1 to 1000).":                                    "Numero massimo di modifiche da restituire (da 1 a 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Secondi di attesa di una modifica quando non ce n'è ancora nessuna (long poll, da 0 a 60).",
 		"Address.":                               "Indirizzo.",
 		"Alias of post.":                         "Alias del parametro post.",
 		"Author ID.":                             "ID dell'autore.",
@@ -334,6 +346,9 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words in the title, excerpt or description.":               "Parole nel titolo, nel riassunto o nella descrizione.",
 	},
 	"pl": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Kursor, od którego śledzić zmiany: next z wcześniejszej odpowiedzi. Bez niego bieżący kursor i brak zmian.",
+		"Changes to return at most (1 to 1000).":                                    "Największa liczba zwracanych zmian (od 1 do 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Liczba sekund oczekiwania na zmianę, gdy jeszcze jej nie ma (long poll, od 0 do 60).",
 		"Address.":                               "Adres.",
 		"Alias of post.":                         "Alias parametru post.",
 		"Author ID.":                             "Identyfikator autora.",
@@ -416,6 +431,9 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words in the title, excerpt or description.":               "Słowa w tytule, zajawce lub opisie.",
 	},
 	"es": {
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor desde el que seguir: el next de una respuesta anterior. Sin él, el cursor actual y ningún cambio.",
+		"Changes to return at most (1 to 1000).":                                    "Número máximo de cambios que devolver (de 1 a 1000).",
+		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Segundos de espera de un cambio cuando aún no hay ninguno (long poll, de 0 a 60).",
 		"Address.":                               "Dirección.",
 		"Alias of post.":                         "Alias del parámetro post.",
 		"Author ID.":                             "ID del autor.",

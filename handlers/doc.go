@@ -38,7 +38,10 @@ func docResource(rt *route) (schema string, ok bool) {
 // docErrors.
 func docResponses(rt *route, method string) []int {
 	schema, ok := docResource(rt)
-	if !ok {
+	switch {
+	case rt.pattern == changesPattern:
+		return []int{200, 400, 410}
+	case !ok:
 		return []int{http.StatusOK}
 	}
 	record := schema != "Term"
@@ -77,6 +80,8 @@ type docError struct {
 	// operation lists its status; otherwise it is named only where CONTRACT 4 lists its status.
 	anywhere, writes bool
 	retryAfter       bool // the answer carries Retry-After
+	// route, when set, is the only route (its pattern) that answers it.
+	route string
 }
 
 // docErrors are the errors /doc names: those of the Extension codes of CONTRACT 9, and the other
@@ -94,18 +99,22 @@ var docErrors = []docError{
 	{kind: errTooManyRequests, when: "the rate limit is exhausted, or this client failed to authenticate too often",
 		anywhere: true, retryAfter: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
+	{kind: storage.ErrCompacted, when: "the cursor is older than the changes this service keeps: list the records again, " +
+		"then follow from the new cursor", route: changesPattern},
 	{kind: errNotReady, when: "the server is still building or catching up its search index", anywhere: true, retryAfter: true},
 }
 
 // answers reports whether an operation with method may answer e, as far as its method tells: the
 // errors of writes are those of POST, PUT, PATCH and DELETE (CONTRACT 1.9).
-func (e docError) answers(method string) bool { return !e.writes || method != http.MethodGet }
+func (e docError) answers(rt *route, method string) bool {
+	return (!e.writes || method != http.MethodGet) && (e.route == "" || e.route == rt.pattern)
+}
 
 // docStatuses are the status codes of an operation: CONTRACT 4's and those of docErrors, in order.
 func docStatuses(rt *route, method string) []int {
 	statuses := docResponses(rt, method)
 	for _, e := range docErrors {
-		if a, _ := answerFor(e.kind); e.anywhere && e.answers(method) && !slices.Contains(statuses, a.status) {
+		if a, _ := answerFor(e.kind); e.anywhere && e.answers(rt, method) && !slices.Contains(statuses, a.status) {
 			statuses = append(statuses, a.status)
 		}
 	}
@@ -115,11 +124,11 @@ func docStatuses(rt *route, method string) []int {
 
 // docResponse describes one status of an operation: its text, then each code of docErrors it carries
 // there, and Retry-After when one of them sends it.
-func docResponse(status int, method string) obj {
+func docResponse(rt *route, status int, method string) obj {
 	desc := http.StatusText(status)
 	var retry []string
 	for _, e := range docErrors {
-		if a, _ := answerFor(e.kind); a.status == status && e.answers(method) {
+		if a, _ := answerFor(e.kind); a.status == status && e.answers(rt, method) {
 			desc += ". " + a.code + ": " + e.when
 			if e.retryAfter {
 				retry = append(retry, a.code)
@@ -192,7 +201,7 @@ func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *reque
 	}
 	responses := obj{}
 	for _, code := range docStatuses(rt, method) {
-		r := docResponse(code, method)
+		r := docResponse(rt, code, method)
 		if schema, ok := docResource(rt); ok && (code == 200 || code == 201) {
 			ref := obj{{"$ref", "#/components/schemas/" + schema}}
 			var s obj = ref

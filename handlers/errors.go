@@ -50,9 +50,9 @@ type answer struct {
 // come last: they catch the failures of an operation that nothing expected, which are logged. An error
 // no row matches is internal, logged, and answered as errInternal.
 //
-// Adding a kind is adding its row, e.g. {storage.ErrCompacted, 0, "", answer{status: 410, code:
-// "rest_changes_expired", …}} for the change feed, and likewise 503 rest_store_unavailable and 507
-// rest_insufficient_storage for the store's kinds of those failures.
+// Adding a kind is adding its row, as storage.ErrCompacted's for the change feed; 503
+// rest_store_unavailable and 507 rest_insufficient_storage will be the rows of the store's kinds of
+// those failures.
 var answers = []struct {
 	kind error
 	res  storage.DocKind
@@ -115,6 +115,9 @@ var answers = []struct {
 	{storage.ErrConflict, 0, "", answer{status: 409, code: "translation-already-exists", message: "The translation group already has a record in this language."}},
 	{storage.ErrTermExists, 0, "", answer{status: 400, code: "term_exists", message: "A term with the name provided already exists."}},
 	{storage.ErrDuplicateSlug, 0, "", answer{status: 400, code: "duplicate_term_slug", message: "The slug is already used by another term."}},
+
+	// A change-feed cursor older than what the trimmed change log holds: list again (changes.go).
+	{storage.ErrCompacted, 0, "", answer{status: 410, code: "rest_changes_expired", message: "The cursor is older than the changes this service keeps: list the records again, then follow from the new cursor."}},
 
 	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.

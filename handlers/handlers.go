@@ -71,12 +71,14 @@ type Handler struct {
 	loading *index.Loading
 	// chain is what ServeHTTP runs (chain.go).
 	chain http.Handler
+	// stopping is Deps.Stopping.
+	stopping context.Context
 }
 
 // New returns the API's http.Handler.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
-	h.index = d.Index
+	h.index, h.stopping = d.Index, d.Stopping
 	h.router = h.routes()
 	return h
 }
@@ -144,6 +146,9 @@ type request struct {
 	// sw is the writer observe put around the connection's: links that add headers to every answer,
 	// the panic's included, go under it (chain.go).
 	sw *statusWriter
+	// client is done when the client goes away (or the server closes the connection): unlike r's
+	// context, it has no handler deadline, which a long poll outlives (changes.go).
+	client context.Context
 	// lookup is the record the path designates, once looked up (records.go).
 	lookup lookup
 	// The verdicts of identify, answered by the links of their steps (chain.go): a cross-site write,
@@ -230,6 +235,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {

@@ -72,6 +72,7 @@ func (h *Handler) routeTable() []*route {
 		h.termSingle(categoryKind),
 		h.termCollection(tagKind),
 		h.termSingle(tagKind),
+		{pattern: changesPattern, endpoints: []*endpoint{{methods: get, params: changesParams, handle: h.listChanges}}},
 	}
 }
 

@@ -25,6 +25,11 @@ type Visibility struct {
 	Statuses []storage.Status
 }
 
+// Allows reports whether record p is listed for the caller at now.
+func (v *Visibility) Allows(p *storage.Post, now time.Time) bool {
+	return v.allows(p.Author, p.Status, p.TrashedFrom, p.Date.Unix(), now)
+}
+
 // allows reports whether a record with these fields is listed for the caller.
 func (v *Visibility) allows(author uint64, status, trashed storage.Status, date int64, now time.Time) bool {
 	status = effective(status, date, now)

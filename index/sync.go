@@ -55,7 +55,7 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 	ids := map[storage.PostType][]uint64{}
 	seen := map[storage.Change]bool{}
 	for _, c := range changes {
-		t, ok := postTypeOf(c.Kind)
+		t, ok := c.Kind.PostType()
 		key := storage.Change{Kind: c.Kind, ID: c.ID}
 		if !ok || seen[key] {
 			continue
@@ -160,16 +160,4 @@ func (ix *Index) Checkpoint(ctx context.Context) (uint64, error) {
 		}
 	}
 	return applied, nil
-}
-
-func postTypeOf(k storage.DocKind) (storage.PostType, bool) {
-	switch k {
-	case storage.DocEvent:
-		return storage.TypeEvent, true
-	case storage.DocVenue:
-		return storage.TypeVenue, true
-	case storage.DocOrganizer:
-		return storage.TypeOrganizer, true
-	}
-	return 0, false
 }

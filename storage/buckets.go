@@ -27,6 +27,7 @@ var (
 	bScheduled    = []byte("scheduled")
 	bGroups       = []byte("groups")
 	bOutbox       = []byte("outbox")
+	bOutboxMarks  = []byte("outbox_marks")
 	bUsers        = []byte("users")
 	bUserLogins   = []byte("user_logins")
 	bUserEmails   = []byte("user_emails")
@@ -39,7 +40,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bScheduled, bGroups, bOutbox, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bScheduled, bGroups, bOutbox, bOutboxMarks, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

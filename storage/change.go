@@ -61,6 +61,30 @@ func docKind(t PostType) DocKind {
 // DocKind is the kind of the documents of terms of taxonomy t.
 func (t Taxonomy) DocKind() DocKind { return termDocKind(t) }
 
+// PostType is the record type of documents of kind k; false for terms.
+func (k DocKind) PostType() (PostType, bool) {
+	switch k {
+	case DocEvent:
+		return TypeEvent, true
+	case DocVenue:
+		return TypeVenue, true
+	case DocOrganizer:
+		return TypeOrganizer, true
+	}
+	return 0, false
+}
+
+// Taxonomy is the taxonomy of documents of kind k; false for records.
+func (k DocKind) Taxonomy() (Taxonomy, bool) {
+	switch k {
+	case DocCategory:
+		return TaxCategory, true
+	case DocTag:
+		return TaxTag, true
+	}
+	return 0, false
+}
+
 func termDocKind(tax Taxonomy) DocKind {
 	if tax == TaxCategory {
 		return DocCategory

@@ -72,6 +72,9 @@ type Options struct {
 	// LockTimeout bounds the wait for another process's file lock. Defaults to one second: with bbolt's
 	// zero a second process would wait forever.
 	LockTimeout time.Duration
+	// ChangesHorizon is how long change-log entries are kept at least, for the change feed's cursors
+	// (TrimChanges); zero keeps none beyond what the caller of TrimChanges allows.
+	ChangesHorizon time.Duration
 }
 
 // DB is the record store.
@@ -80,6 +83,7 @@ type DB struct {
 	now      func() time.Time
 	log      *zap.Logger
 	siteZone datetime.Zone
+	horizon  time.Duration
 	hashKey  []byte
 	notify   chan struct{}
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
@@ -111,7 +115,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, notify: make(chan struct{}, 1),
+	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, horizon: opts.ChangesHorizon, notify: make(chan struct{}, 1),
 		cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
 		bdb.Close()

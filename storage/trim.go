@@ -15,7 +15,19 @@ const trimBatch = 10000
 // consumer that restarts replays the log from its checkpoint and must find every entry after it.
 // Sequence numbers keep increasing after a trim: the bucket's sequence is not affected by deletes, so
 // ChangeHead and new entries continue from where they were.
+//
+// With Options.ChangesHorizon, entries younger than the horizon are kept whatever upTo says, so a
+// change-feed cursor stays valid that long: each call marks the current head with the time (bucket
+// outbox_marks, key: Unix seconds, value: the head), and trims no further than the head of the newest
+// mark at least a horizon old; older marks go. Until a mark is that old, nothing is trimmed.
 func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
+	if db.horizon > 0 {
+		keep, err := db.markChanges(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("storage: trim change log: %w", err)
+		}
+		upTo = min(upTo, keep)
+	}
 	total := 0
 	for {
 		n := 0
@@ -44,4 +56,36 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// markChanges records the change-log head at the store's now and returns the head of the newest mark
+// at least a horizon old (0 when there is none), deleting the marks before it.
+func (db *DB) markChanges(ctx context.Context) (keep uint64, err error) {
+	now := db.now()
+	err = db.update(ctx, func(tx *bolt.Tx) error {
+		marks := tx.Bucket(bOutboxMarks)
+		if err := marks.Put(u64(uint64(now.Unix())), u64(tx.Bucket(bOutbox).Sequence())); err != nil {
+			return err
+		}
+		// The seek finds the mark just written at the latest, since now is past the cutoff; the one
+		// before it is the newest mark at least a horizon old.
+		c := marks.Cursor()
+		c.Seek(u64(uint64(now.Add(-db.horizon).Unix()) + 1))
+		k, v := c.Prev()
+		if k == nil {
+			return nil // no mark is a horizon old yet
+		}
+		keep = beUint(v)
+		var old [][]byte
+		for k, _ := c.Prev(); k != nil; k, _ = c.Prev() {
+			old = append(old, k)
+		}
+		for _, k := range old {
+			if err := marks.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return keep, err
 }

@@ -45,6 +45,9 @@ type app struct {
 	loading index.Loading
 	handler handlerSwitch
 	server  *http.Server
+	// stopping is done once shutdown begins, so long polls answer instead of holding it.
+	stopping     context.Context
+	stopStopping context.CancelFunc
 	// ln is the bound listener; tests read its address.
 	ln net.Listener
 }
@@ -64,7 +67,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), storage.Options{
-		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone,
+		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 	})
 }
 
@@ -77,6 +80,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, db: db, indexStore: db}
+	a.stopping, a.stopStopping = context.WithCancel(context.Background())
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		db.Close()
 		return nil, err
@@ -107,7 +111,7 @@ func (a *app) load(ctx context.Context) error {
 		return err
 	}
 	a.index = ix
-	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http")}))
+	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"), Stopping: a.stopping}))
 	return nil
 }
 
@@ -196,6 +200,7 @@ func ignoreCancel(ctx context.Context, err error) error {
 
 // shutdown stops the HTTP server gracefully and collects Serve's result from errc.
 func (a *app) shutdown(errc <-chan error) error {
+	a.stopStopping()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := a.server.Shutdown(sctx); err != nil {
@@ -249,6 +254,7 @@ func (a *app) startSync() (stop func()) {
 }
 
 func (a *app) close() error {
+	a.stopStopping()
 	var err error
 	if a.index != nil {
 		err = a.index.Close()

@@ -43,6 +43,9 @@ type Config struct {
 	// opens the index (demo.go). Off (0) by default, so that a production data directory never gets
 	// demo data by accident; make run turns it on.
 	DemoEvents int
+	// ChangesHorizon is how long change-log entries are kept at least, so change-feed cursors stay
+	// valid that long (storage.Options.ChangesHorizon).
+	ChangesHorizon time.Duration
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -92,6 +95,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	authFailures := fs.String("auth-failures-per-minute", envOr(getenv, "CALENDAR_AUTH_FAILURES_PER_MINUTE", "10"),
 		"failed authentications per minute per client address and login before 429, 0 = off (CALENDAR_AUTH_FAILURES_PER_MINUTE)")
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
+	horizon := fs.String("changes-horizon", envOr(getenv, "CALENDAR_CHANGES_HORIZON", "168h"),
+		"how long change-feed cursors stay valid: change-log entries are kept at least this long, 0 = only until the index has them (CALENDAR_CHANGES_HORIZON)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -112,6 +117,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.DemoEvents, err = strconv.Atoi(*demo); err != nil || c.DemoEvents < 0 {
 		return c, errors.New("demo-events must be a non-negative integer")
+	}
+	if c.ChangesHorizon, err = time.ParseDuration(*horizon); err != nil || c.ChangesHorizon < 0 {
+		return c, errors.New("changes-horizon must be a duration such as 168h, or 0")
 	}
 	return c, c.validate()
 }

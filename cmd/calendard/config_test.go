@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -96,6 +97,41 @@ func TestParseConfigAuthFailures(t *testing.T) {
 			}
 			if got := cfg.handlerConfig().AuthFailuresPerMinute; got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseConfigChangesHorizon: CALENDAR_CHANGES_HORIZON and --changes-horizon: a week by default, 0
+// keeps entries only until the index has them, the flag wins, and anything but a non-negative
+// duration aborts start-up.
+func TestParseConfigChangesHorizon(t *testing.T) {
+	for _, tc := range []struct {
+		name, env string
+		args      []string
+		want      time.Duration
+		wantErr   bool
+	}{
+		{name: "a week by default", want: 168 * time.Hour},
+		{name: "variable", env: "72h", want: 72 * time.Hour},
+		{name: "off", env: "0", want: 0},
+		{name: "flag over variable", env: "72h", args: []string{"--changes-horizon", "1h"}, want: time.Hour},
+		{name: "negative", env: "-1h", wantErr: true},
+		{name: "no unit", env: "7", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "CALENDAR_CHANGES_HORIZON" {
+					return tc.env
+				}
+				return ""
+			}
+			cfg, err := parseConfig("serve", tc.args, getenv, io.Discard)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
+			}
+			if err == nil && cfg.ChangesHorizon != tc.want {
+				t.Errorf("horizon %v, want %v", cfg.ChangesHorizon, tc.want)
 			}
 		})
 	}
