@@ -1,0 +1,702 @@
+package ical
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/storage/datetime"
+)
+
+// Limits bound what Decode reads, so that no input makes it use unbounded memory or time. A zero
+// field takes its default.
+type Limits struct {
+	// MaxBytes bounds the whole input. Exceeding it is fatal.
+	MaxBytes int64
+	// MaxLineBytes bounds one unfolded content line. A longer line is skipped and faults its
+	// component: the event that holds it is skipped.
+	MaxLineBytes int
+	// MaxEvents bounds the number of VEVENTs. Exceeding it is fatal: an importer must not take
+	// the events past the limit for events removed from the calendar.
+	MaxEvents int
+	// MaxProperties bounds the properties and sub-components of one component (for VCALENDAR,
+	// its properties and its components other than VEVENTs). An event past it is skipped.
+	MaxProperties int
+}
+
+// Default limits: a calendar of tens of thousands of events with long descriptions fits.
+const (
+	DefaultMaxBytes      = 64 << 20
+	DefaultMaxLineBytes  = 1 << 20
+	DefaultMaxEvents     = 100_000
+	DefaultMaxProperties = 1_000
+)
+
+// maxDepth bounds the nesting of components; real files nest three deep (VCALENDAR, VTIMEZONE,
+// STANDARD).
+const maxDepth = 8
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxLineBytes <= 0 {
+		l.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if l.MaxEvents <= 0 {
+		l.MaxEvents = DefaultMaxEvents
+	}
+	if l.MaxProperties <= 0 {
+		l.MaxProperties = DefaultMaxProperties
+	}
+	return l
+}
+
+// Decode reads one iCalendar object (RFC 5545) from r.
+//
+// A fault confined to one VEVENT (a malformed line or value, a missing UID, DTSTAMP or DTSTART, a
+// TZID that cannot be resolved, too many properties) skips that event: Decode returns the calendar
+// of the other events together with an EventErrors error listing the skipped ones, so that
+// an importer can report them and go on:
+//
+//	cal, err := ical.Decode(r, ical.Limits{})
+//	var skipped ical.EventErrors
+//	if errors.As(err, &skipped) {
+//		// report skipped; import cal.Events
+//	} else if err != nil {
+//		return err
+//	}
+//
+// Any other error is fatal and comes with a nil calendar: input that is not one VCALENDAR, a
+// file cut short (no END:VCALENDAR), a limit on the whole input, or the reader's own error.
+// A truncated download therefore never looks like a calendar whose later events were deleted.
+func Decode(r io.Reader, limits Limits) (*Calendar, error) {
+	limits = limits.withDefaults()
+	root, err := parseComponents(r, limits)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(root)
+	cal := &Calendar{
+		ProdID:   parseText(d.calendarValue("PRODID")),
+		Name:     parseText(d.calendarValue("X-WR-CALNAME")),
+		TimeZone: parseText(d.calendarValue("X-WR-TIMEZONE")),
+	}
+	var skipped EventErrors
+	for _, c := range root.children {
+		if c.name != "VEVENT" {
+			continue
+		}
+		ev, err := d.event(c)
+		if err != nil {
+			uid := ""
+			if p := c.first("UID"); p != nil {
+				uid = parseText(p.value)
+			}
+			line := c.line
+			var lineErr *lineError
+			if errors.As(err, &lineErr) {
+				line, err = lineErr.line, lineErr.err
+			}
+			skipped = append(skipped, &EventError{UID: uid, Line: line, Err: err})
+			continue
+		}
+		cal.Events = append(cal.Events, ev)
+	}
+	if len(skipped) > 0 {
+		return cal, skipped
+	}
+	return cal, nil
+}
+
+// component is a parsed BEGIN/END block.
+type component struct {
+	name     string
+	line     int // line of BEGIN
+	props    []property
+	children []*component
+	// fault is the first problem found while reading the component; it makes the component
+	// unusable (its event skipped, its zone unknown).
+	fault *lineError
+}
+
+// lineError is an error at a line of the input.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %v", e.line, e.err) }
+func (e *lineError) Unwrap() error { return e.err }
+
+func (c *component) setFault(line int, err error) {
+	if c.fault == nil {
+		c.fault = &lineError{line: line, err: err}
+	}
+}
+
+// first returns the component's first property called name, or nil.
+func (c *component) first(name string) *property {
+	for i := range c.props {
+		if c.props[i].name == name {
+			return &c.props[i]
+		}
+	}
+	return nil
+}
+
+// parseComponents reads the input into its tree of components, rooted at the VCALENDAR.
+// Components other than VCALENDAR, VEVENT, VTIMEZONE and the latter's observances are read past
+// without being kept.
+func parseComponents(r io.Reader, limits Limits) (*component, error) {
+	lx := newLexer(r, limits)
+	var (
+		root  *component
+		stack []*component
+		// kept says, for each component on the stack, whether it is kept in the tree.
+		kept   []bool
+		events int
+	)
+	fatal := func(line int, format string, args ...any) (*component, error) {
+		return nil, fmt.Errorf("%w: line %d: %s", ErrSyntax, line, fmt.Sprintf(format, args...))
+	}
+	for {
+		text, line, tooLong, err := lx.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(stack) == 0 && root != nil {
+			return fatal(line, "content after END:VCALENDAR")
+		}
+		var top *component
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if tooLong {
+			if top == nil {
+				return nil, fmt.Errorf("%w: line %d longer than %d bytes", ErrLimit, line, limits.MaxLineBytes)
+			}
+			top.setFault(line, fmt.Errorf("%w: line longer than %d bytes", ErrLimit, limits.MaxLineBytes))
+			continue
+		}
+		p, err := parseProperty(string(text))
+		if err != nil {
+			if top == nil {
+				return fatal(line, "%v", err)
+			}
+			top.setFault(line, err)
+			continue
+		}
+		p.line = line
+		switch p.name {
+		case "BEGIN":
+			name := strings.ToUpper(p.value)
+			if tokenEnd(name) != len(name) || name == "" {
+				if top == nil {
+					return fatal(line, "malformed BEGIN")
+				}
+				top.setFault(line, fmt.Errorf("%w: malformed BEGIN", ErrSyntax))
+				continue
+			}
+			c := &component{name: name, line: line}
+			if top == nil {
+				if name != "VCALENDAR" {
+					return fatal(line, "BEGIN:%.20s where BEGIN:VCALENDAR belongs", name)
+				}
+				root = c
+				stack, kept = append(stack, c), append(kept, true)
+				continue
+			}
+			if name == "VEVENT" && top.name == "VEVENT" {
+				// The previous event lacks its END; close it so that only it is lost.
+				top.setFault(top.line, fmt.Errorf("%w: BEGIN:VEVENT without END", ErrSyntax))
+				stack, kept = stack[:len(stack)-1], kept[:len(kept)-1]
+				top = stack[len(stack)-1]
+			}
+			if len(stack) >= maxDepth {
+				return nil, fmt.Errorf("%w: line %d: components nested deeper than %d", ErrLimit, line, maxDepth)
+			}
+			keep := kept[len(kept)-1] && keeps(top.name, name)
+			switch {
+			case top == root && name == "VEVENT":
+				if events++; events > limits.MaxEvents {
+					return nil, fmt.Errorf("%w: more than %d events", ErrLimit, limits.MaxEvents)
+				}
+			case name == "VCALENDAR":
+				return fatal(line, "VCALENDAR inside a component")
+			case keep && size(top, events) >= limits.MaxProperties:
+				top.setFault(line, fmt.Errorf("%w: more than %d properties and components", ErrLimit, limits.MaxProperties))
+				keep = false
+			}
+			if keep {
+				top.children = append(top.children, c)
+			}
+			stack, kept = append(stack, c), append(kept, keep)
+		case "END":
+			name := strings.ToUpper(p.value)
+			i := len(stack) - 1
+			for i >= 0 && stack[i].name != name {
+				i--
+			}
+			if i < 0 {
+				if top == nil {
+					return fatal(line, "END:%.20s before BEGIN:VCALENDAR", name)
+				}
+				top.setFault(line, fmt.Errorf("%w: END:%.20s without BEGIN", ErrSyntax, name))
+				continue
+			}
+			// Components left open inside the one being closed are cut short.
+			for _, open := range stack[i+1:] {
+				open.setFault(open.line, fmt.Errorf("%w: BEGIN:%s without END", ErrSyntax, open.name))
+				stack[i].setFault(open.line, fmt.Errorf("%w: BEGIN:%s without END", ErrSyntax, open.name))
+			}
+			stack, kept = stack[:i], kept[:i]
+		default:
+			if !kept[len(kept)-1] {
+				continue
+			}
+			if size(top, events) >= limits.MaxProperties {
+				top.setFault(line, fmt.Errorf("%w: more than %d properties and components", ErrLimit, limits.MaxProperties))
+				continue
+			}
+			top.props = append(top.props, p)
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%w: no VCALENDAR", ErrSyntax)
+	}
+	if len(stack) > 0 {
+		return nil, fmt.Errorf("%w: no END:VCALENDAR: the input is cut short", ErrSyntax)
+	}
+	return root, nil
+}
+
+// size returns what counts toward MaxProperties in c: its properties and kept components, less
+// the events of the VCALENDAR, which MaxEvents bounds instead.
+func size(c *component, events int) int {
+	if c.name == "VCALENDAR" {
+		return len(c.props) + len(c.children) - events
+	}
+	return len(c.props) + len(c.children)
+}
+
+// keeps reports whether a component called child is kept inside one called parent.
+func keeps(parent, child string) bool {
+	switch parent {
+	case "VCALENDAR":
+		return child == "VEVENT" || child == "VTIMEZONE"
+	case "VTIMEZONE":
+		return child == "STANDARD" || child == "DAYLIGHT"
+	}
+	return false
+}
+
+// lexer reads unfolded content lines (RFC 5545 section 3.1).
+type lexer struct {
+	r      *bufio.Reader
+	limits Limits
+	read   int64 // bytes read
+	line   int   // physical lines read
+	buf    []byte
+}
+
+func newLexer(r io.Reader, limits Limits) *lexer {
+	// One byte past the limit tells input that exceeds it from input that fills it.
+	lx := &lexer{r: bufio.NewReaderSize(io.LimitReader(r, limits.MaxBytes+1), 64<<10), limits: limits}
+	// Windows tools may start a UTF-8 file with a byte order mark.
+	if bom, _ := lx.r.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		lx.r.Discard(3)
+		lx.read = 3
+	}
+	return lx
+}
+
+// next returns the next non-empty unfolded content line and the number of its first physical
+// line. A line longer than MaxLineBytes is read to its end and returned empty with tooLong set.
+// Lines may end in CRLF or in a bare LF.
+func (lx *lexer) next() (text []byte, line int, tooLong bool, err error) {
+	for {
+		lx.buf = lx.buf[:0]
+		tooLong = false
+		line = lx.line + 1
+		for {
+			more, err := lx.physical(&lx.buf, &tooLong)
+			if err != nil {
+				return nil, 0, false, err
+			}
+			if !more {
+				break
+			}
+			// A line that starts with a space or a tab continues the previous one.
+			b, err := lx.r.Peek(1)
+			if err != nil || (b[0] != ' ' && b[0] != '\t') {
+				break
+			}
+			lx.r.Discard(1)
+			if lx.read++; lx.read > lx.limits.MaxBytes {
+				return nil, 0, false, lx.tooLarge()
+			}
+		}
+		if tooLong {
+			return nil, line, true, nil
+		}
+		if len(lx.buf) > 0 {
+			return lx.buf, line, false, nil
+		}
+		if line > lx.line {
+			return nil, 0, false, io.EOF
+		}
+	}
+}
+
+// physical appends one physical line without its line break to *buf, or only counts it once *buf
+// has reached MaxLineBytes. It reports false at the end of the input.
+func (lx *lexer) physical(buf *[]byte, tooLong *bool) (bool, error) {
+	read := false
+	start := len(*buf)
+	for {
+		chunk, err := lx.r.ReadSlice('\n')
+		lx.read += int64(len(chunk))
+		if lx.read > lx.limits.MaxBytes {
+			return false, lx.tooLarge()
+		}
+		if len(chunk) > 0 && !read {
+			read = true
+			lx.line++
+		}
+		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
+		if !*tooLong {
+			if len(*buf)+len(chunk) > lx.limits.MaxLineBytes {
+				*tooLong = true
+				*buf = (*buf)[:0]
+			} else {
+				*buf = append(*buf, chunk...)
+			}
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil, io.EOF:
+			// The CR of CRLF, which a full buffer may have separated from its LF.
+			if n := len(*buf); !*tooLong && n > start && (*buf)[n-1] == '\r' {
+				*buf = (*buf)[:n-1]
+			}
+			return read, nil
+		default:
+			return false, err
+		}
+	}
+}
+
+func (lx *lexer) tooLarge() error {
+	return fmt.Errorf("%w: input longer than %d bytes", ErrLimit, lx.limits.MaxBytes)
+}
+
+// decoder turns components into events.
+type decoder struct {
+	root  *component
+	zones *zoneResolver
+}
+
+func newDecoder(root *component) *decoder {
+	defs := map[string]*component{}
+	for _, c := range root.children {
+		if c.name != "VTIMEZONE" {
+			continue
+		}
+		if p := c.first("TZID"); p != nil {
+			tzid := parseText(p.value)
+			if _, dup := defs[tzid]; !dup {
+				defs[tzid] = c
+			}
+		}
+	}
+	return &decoder{root: root, zones: newZoneResolver(defs)}
+}
+
+func (d *decoder) calendarValue(name string) string {
+	if p := d.root.first(name); p != nil {
+		return p.value
+	}
+	return ""
+}
+
+// event decodes one VEVENT. Errors about one property come as *lineError.
+func (d *decoder) event(c *component) (Event, error) {
+	if c.fault != nil {
+		return Event{}, c.fault
+	}
+	var ev Event
+	at := func(p *property, err error) error {
+		return &lineError{line: p.line, err: err}
+	}
+	required := func(name string) (*property, error) {
+		if p := c.first(name); p != nil {
+			return p, nil
+		}
+		return nil, fmt.Errorf("%w: no %s", ErrInvalid, name)
+	}
+
+	p, err := required("UID")
+	if err != nil {
+		return Event{}, err
+	}
+	if ev.UID = parseText(p.value); ev.UID == "" {
+		return Event{}, at(p, fmt.Errorf("%w: empty UID", ErrInvalid))
+	}
+	if p, err = required("DTSTAMP"); err != nil {
+		return Event{}, err
+	}
+	if ev.Stamp, err = d.utcTime(p); err != nil {
+		return Event{}, at(p, err)
+	}
+	start, err := required("DTSTART")
+	if err != nil {
+		return Event{}, err
+	}
+	var startForm timeForm
+	if ev.Start, startForm, err = d.time(start); err != nil {
+		return Event{}, at(start, err)
+	}
+	ev.AllDay = startForm == formDate
+	if err := d.end(c, &ev); err != nil {
+		return Event{}, err
+	}
+	if p := c.first("RECURRENCE-ID"); p != nil {
+		var form timeForm
+		if ev.RecurrenceID, form, err = d.time(p); err != nil {
+			return Event{}, at(p, err)
+		}
+		if (form == formDate) != ev.AllDay {
+			return Event{}, at(p, fmt.Errorf("%w: RECURRENCE-ID and DTSTART differ in value type", ErrInvalid))
+		}
+	}
+	for i := range c.props {
+		p := &c.props[i]
+		switch p.name {
+		case "RRULE", "RDATE", "EXDATE":
+			line, err := d.recurrenceLine(p, ev.Start.Location())
+			if err != nil {
+				return Event{}, at(p, err)
+			}
+			ev.Recurrence = append(ev.Recurrence, line)
+		case "CATEGORIES":
+			ev.Categories = append(ev.Categories, splitTextList(p.value)...)
+		}
+	}
+	d.descriptive(c, &ev)
+	return ev, nil
+}
+
+// end sets ev.End from DTEND or DURATION, or from the defaults of RFC 5545 section 3.6.1.
+func (d *decoder) end(c *component, ev *Event) error {
+	dtend, dur := c.first("DTEND"), c.first("DURATION")
+	switch {
+	case dtend != nil && dur != nil:
+		return &lineError{line: dur.line, err: fmt.Errorf("%w: both DTEND and DURATION", ErrInvalid)}
+	case dtend != nil:
+		end, form, err := d.time(dtend)
+		if err != nil {
+			return &lineError{line: dtend.line, err: err}
+		}
+		if (form == formDate) != ev.AllDay {
+			return &lineError{line: dtend.line, err: fmt.Errorf("%w: DTEND and DTSTART differ in value type", ErrInvalid)}
+		}
+		if ev.AllDay && !end.After(ev.Start) {
+			// Some writers give the last day instead of the day after; RFC 5545 allows neither
+			// that nor an empty event, and readers take both as one day.
+			end = ev.Start.AddDate(0, 0, 1)
+		}
+		if end.Before(ev.Start) {
+			return &lineError{line: dtend.line, err: fmt.Errorf("%w: DTEND before DTSTART", ErrInvalid)}
+		}
+		ev.End = end
+	case dur != nil:
+		dd, err := parseDuration(dur.value)
+		if err != nil {
+			return &lineError{line: dur.line, err: err}
+		}
+		if ev.AllDay {
+			dd.seconds = 0 // a date has no time of day to add hours to
+			dd.days = max(dd.days, 1)
+		}
+		ev.End = dd.after(ev.Start)
+		if !inRange(ev.End) {
+			return &lineError{line: dur.line, err: fmt.Errorf("%w: DURATION ends after year 9999", ErrInvalid)}
+		}
+	case ev.AllDay:
+		ev.End = ev.Start.AddDate(0, 0, 1)
+	default:
+		ev.End = ev.Start
+	}
+	if !inRange(ev.End) {
+		return fmt.Errorf("%w: the event ends after year 9999", ErrInvalid)
+	}
+	return nil
+}
+
+// descriptive sets the fields that do not decide when an event happens. A malformed value of
+// one of them is ignored rather than costing the whole event.
+func (d *decoder) descriptive(c *component, ev *Event) {
+	ev.Summary = d.text(c, "SUMMARY")
+	ev.Description = d.text(c, "DESCRIPTION")
+	ev.Location = d.text(c, "LOCATION")
+	if p := c.first("URL"); p != nil {
+		ev.URL = cleanText(p.value, false)
+	}
+	if p := c.first("CREATED"); p != nil {
+		ev.Created, _ = d.utcTime(p)
+	}
+	if p := c.first("LAST-MODIFIED"); p != nil {
+		ev.LastModified, _ = d.utcTime(p)
+	}
+	if p := c.first("SEQUENCE"); p != nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(p.value)); err == nil && n >= 0 && n <= 1<<31-1 {
+			ev.Sequence = n
+		}
+	}
+	if p := c.first("STATUS"); p != nil {
+		if s := strings.ToUpper(strings.TrimSpace(p.value)); slices.Contains(statuses, s) {
+			ev.Status = s
+		}
+	}
+	if p := c.first("GEO"); p != nil {
+		ev.Geo, _ = parseGeo(p.value)
+	}
+	if p := c.first("ORGANIZER"); p != nil {
+		ev.Organizer.Name = p.param("CN")
+		addr := cleanText(strings.TrimSpace(p.value), false)
+		if len(addr) > len("mailto:") && strings.EqualFold(addr[:len("mailto:")], "mailto:") {
+			ev.Organizer.Email = addr[len("mailto:"):]
+		}
+	}
+}
+
+func (d *decoder) text(c *component, name string) string {
+	if p := c.first(name); p != nil {
+		return parseText(p.value)
+	}
+	return ""
+}
+
+// time decodes DTSTART, DTEND or RECURRENCE-ID: a date (midnight in Floating), a UTC time, a
+// floating time, or a time in the zone its TZID names.
+func (d *decoder) time(p *property) (time.Time, timeForm, error) {
+	w, form, err := parseTimeValue(p.value, strings.ToUpper(p.param("VALUE")))
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	var t time.Time
+	switch tzid := p.param("TZID"); {
+	case form == formDate, form == formLocal && tzid == "":
+		t = wallTime(w)
+	case form == formUTC:
+		t = w.In(time.UTC)
+	default:
+		loc, err := d.zones.resolve(tzid)
+		if err != nil {
+			return time.Time{}, 0, err
+		}
+		t = w.In(loc)
+	}
+	if !inRange(t) {
+		return time.Time{}, 0, fmt.Errorf("%w: %s outside years 0001-9999 in UTC", ErrInvalid, p.name)
+	}
+	return t, form, nil
+}
+
+// utcTime decodes DTSTAMP, CREATED or LAST-MODIFIED, which RFC 5545 wants in UTC; a writer that
+// gives a local time is taken at its word.
+func (d *decoder) utcTime(p *property) (time.Time, error) {
+	t, form, err := d.time(p)
+	switch {
+	case err != nil:
+		return time.Time{}, err
+	case form == formDate:
+		return time.Time{}, fmt.Errorf("%w: %s is a date", ErrSyntax, p.name)
+	case t.Location() == Floating:
+		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC), nil
+	}
+	return t.UTC(), nil
+}
+
+// recurrenceLine checks an RRULE, RDATE or EXDATE property and returns it as a recurrence line.
+// The line is written anew in one canonical form (upper-case names, RRULE in upper case) with its
+// TZID replaced by the name of the zone it resolves to, so that a Windows zone name becomes the
+// IANA name; values in a zone that only this file defines, other than the event's own zone, are
+// turned into UTC, since nothing outside the file could read that TZID.
+func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, error) {
+	if cleanText(p.value, false) != p.value {
+		return "", fmt.Errorf("%w: control character in %s", ErrSyntax, p.name)
+	}
+	if p.name == "RRULE" {
+		v := strings.ToUpper(p.value)
+		if err := checkRecur(v); err != nil {
+			return "", err
+		}
+		return "RRULE:" + v, nil
+	}
+	var params []param
+	tzid := ""
+	for _, pr := range p.params {
+		switch pr.name {
+		case "VALUE":
+			if len(pr.values) == 1 {
+				params = append(params, param{name: "VALUE", values: []string{strings.ToUpper(pr.values[0])}})
+			}
+		case "TZID":
+			if len(pr.values) == 1 && tzid == "" {
+				tzid = pr.values[0]
+			}
+		}
+	}
+	prop := property{name: p.name, params: params, value: p.value}
+	if err := forEachTime(&prop, func(datetime.Wall, timeForm) {}); err != nil {
+		return "", err
+	}
+	if tzid == "" {
+		return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
+	}
+	loc, err := d.zones.resolve(tzid)
+	if err != nil {
+		return "", err
+	}
+	if isUTC(loc) || (!d.zones.isNamed(loc) && loc != startLoc) {
+		prop.value = toUTC(&prop, loc)
+	} else {
+		prop.params = append(prop.params, param{name: "TZID", values: []string{loc.String()}})
+	}
+	return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
+}
+
+// toUTC rewrites the local date-times of an RDATE or EXDATE value in loc to UTC; dates and
+// durations stay as they are.
+func toUTC(p *property, loc *time.Location) string {
+	var b []byte
+	for i, v := range strings.Split(p.value, ",") {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		for j, part := range strings.Split(v, "/") {
+			if j > 0 {
+				b = append(b, '/')
+			}
+			w, form, err := parseTimeValue(part, "")
+			if err != nil || form != formLocal {
+				b = append(b, part...)
+				continue
+			}
+			b = w.In(loc).UTC().AppendFormat(b, layoutUTC)
+		}
+	}
+	return string(b)
+}
