@@ -261,6 +261,9 @@ func parseComponents(r io.Reader, limits Limits) (*component, error) {
 			}
 			stack, kept = stack[:i], kept[:i]
 		default:
+			if top == nil {
+				return fatal(line, "%s before BEGIN:VCALENDAR", p.name)
+			}
 			if !kept[len(kept)-1] {
 				continue
 			}
@@ -374,6 +377,9 @@ func (lx *lexer) physical(buf *[]byte, tooLong *bool) (bool, error) {
 			lx.line++
 		}
 		chunk = bytes.TrimSuffix(chunk, []byte("\n"))
+		if err != bufio.ErrBufferFull {
+			chunk = bytes.TrimSuffix(chunk, []byte("\r"))
+		}
 		if !*tooLong {
 			if len(*buf)+len(chunk) > lx.limits.MaxLineBytes {
 				*tooLong = true
