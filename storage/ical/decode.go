@@ -617,6 +617,10 @@ func (d *decoder) time(p *property) (time.Time, timeForm, error) {
 	if !inRange(t) {
 		return time.Time{}, 0, fmt.Errorf("%w: %s outside years 0001-9999 in UTC", ErrInvalid, p.name)
 	}
+	if t.IsZero() {
+		// The zero time.Time means "no time" in an Event.
+		return time.Time{}, 0, fmt.Errorf("%w: %s at the first instant of year 1", ErrInvalid, p.name)
+	}
 	return t, form, nil
 }
 
