@@ -157,10 +157,14 @@ func appendParamValue(b []byte, v string) []byte {
 // UTF-8 could otherwise be split when the line is folded.
 func cleanText(s string, newlines bool) string {
 	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' && (c != '\n' || !newlines) || c == 0x7f || c >= 0x80 {
+	for i := 0; i < len(s) && clean; i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			clean = r != utf8.RuneError || size > 1
+			i += size - 1
+		case c < 0x20 && c != '\t' && (c != '\n' || !newlines), c == 0x7f:
 			clean = false
-			break
 		}
 	}
 	if clean {
