@@ -19,8 +19,8 @@ import (
 type Limits struct {
 	// MaxBytes bounds the whole input. Exceeding it is fatal.
 	MaxBytes int64
-	// MaxLineBytes bounds one unfolded content line. A longer line is skipped and faults its
-	// component: the event that holds it is skipped.
+	// MaxLineBytes bounds one unfolded content line. A longer line is skipped, and so is the
+	// VEVENT or VTIMEZONE whose own line it is (a VTIMEZONE makes its zone unknown).
 	MaxLineBytes int
 	// MaxEvents bounds the number of VEVENTs. Exceeding it is fatal: an importer must not take
 	// the events past the limit for events removed from the calendar.

@@ -24,7 +24,7 @@ type Calendar struct {
 // Event is one VEVENT.
 //
 // Times: Start, End and RecurrenceID carry their zone in their *time.Location. Encode writes a time
-// in time.UTC (or any location named "UTC" with offset zero) in the UTC form "20261229T180000Z", a
+// in time.UTC (or any location named "UTC") in the UTC form "20261229T180000Z", a
 // time in Floating without zone ("20261229T190000"), and any other time with TZID=<location name>
 // and a VTIMEZONE describing that location. Decode gives each time the location its TZID resolves to
 // (see the package documentation), time.UTC for the UTC form and Floating for floating times.

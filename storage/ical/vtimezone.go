@@ -125,6 +125,11 @@ const (
 	tailYears = 30
 	// lastYear is the last year a DATE-TIME can hold.
 	lastYear = 9999
+	// horizonYear is where probing stops: the tz database lists transitions up to 2037 and
+	// describes later ones with a yearly footer rule, and Decode's zones end in 2100 (ruleLastYear),
+	// so past it a zone only repeats itself. The tail rules, or the last period, describe the rest;
+	// without the bound, a zone used in years 1 and 9999 would cost ten thousand years of probes.
+	horizonYear = 2200
 )
 
 // observances returns the STANDARD and DAYLIGHT sub-components that describe loc for every
@@ -137,11 +142,16 @@ const (
 //     the trailing transitions those rules reproduce are replaced by one RRULE observance per rule,
 //     so that clients get the zone right for the later occurrences of an endless series too.
 //
+// Instants after horizonYear count as horizonYear: by then every zone repeats a yearly rule or
+// no longer changes.
+//
 // Transitions are found by probing the location, never taken from a copy of the rules, so the
 // output follows the tz database the binary embeds, including historic rule changes inside the
 // span (each written as the explicit transition it was). RDATE is not used: one DTSTART per
 // explicit transition is read by every client.
 func observances(loc *time.Location, from, to int64) []observance {
+	horizon := time.Date(horizonYear, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	from, to = min(from, horizon), min(to, horizon)
 	var obs []observance
 	if start, ok := periodStart(loc, from); ok {
 		for _, tr := range transitions(loc, start-1, to) {

@@ -161,6 +161,19 @@ func TestVTIMEZONEShape(t *testing.T) {
 			},
 		},
 		{
+			// Past horizonYear a zone repeats its rules: the VTIMEZONE starts them there.
+			name: "far future",
+			zone: "Europe/Paris", from: unix(9000, 6, 1), to: unix(9999, 6, 1),
+			want: []string{
+				"BEGIN:VTIMEZONE", "TZID:Europe/Paris",
+				"BEGIN:STANDARD", "DTSTART:21991027T030000", "TZOFFSETFROM:+0200", "TZOFFSETTO:+0100", "TZNAME:CET",
+				"RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "END:STANDARD",
+				"BEGIN:DAYLIGHT", "DTSTART:22000330T020000", "TZOFFSETFROM:+0100", "TZOFFSETTO:+0200", "TZNAME:CEST",
+				"RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU", "END:DAYLIGHT",
+				"END:VTIMEZONE",
+			},
+		},
+		{
 			// Brazil abolished DST in 2019: explicit transitions, no rule after.
 			name: "DST abolished",
 			zone: "America/Sao_Paulo", from: unix(2018, 6, 1), to: unix(2020, 1, 1),

@@ -99,8 +99,10 @@ const (
 	// keep the offset in force then.
 	ruleLastYear = 2100
 	// maxOnsets bounds the transitions of one location (a VTIMEZONE from 1601 with two rules has
-	// about a thousand up to ruleLastYear).
-	maxOnsets = 4096
+	// about a thousand up to ruleLastYear), and maxRuleYears the years its RRULEs are evaluated
+	// for, which a rule that matches no day would otherwise spend for nothing.
+	maxOnsets    = 4096
+	maxRuleYears = 8192
 )
 
 // onset is one instant at which an observance takes effect.
@@ -123,11 +125,12 @@ func locationFromVTIMEZONE(tzid string, c *component) (*time.Location, error) {
 		return fail(c.fault)
 	}
 	var onsets []onset
+	budget := &zoneBudget{onsets: maxOnsets, years: maxRuleYears}
 	for i, o := range c.children {
 		if o.fault != nil {
 			return fail(o.fault)
 		}
-		os, err := observanceOnsets(o, i, maxOnsets-len(onsets))
+		os, err := observanceOnsets(o, i, budget)
 		if err != nil {
 			return fail(err)
 		}
@@ -167,8 +170,13 @@ func locationFromVTIMEZONE(tzid string, c *component) (*time.Location, error) {
 	return loc, nil
 }
 
-// observanceOnsets returns the onsets of one STANDARD or DAYLIGHT component, at most max of them.
-func observanceOnsets(c *component, order, max int) ([]onset, error) {
+// zoneBudget is what building one location may still spend.
+type zoneBudget struct {
+	onsets, years int
+}
+
+// observanceOnsets returns the onsets of one STANDARD or DAYLIGHT component, spending budget.
+func observanceOnsets(c *component, order int, budget *zoneBudget) ([]onset, error) {
 	if c.name != "STANDARD" && c.name != "DAYLIGHT" {
 		return nil, nil
 	}
@@ -202,7 +210,7 @@ func observanceOnsets(c *component, order, max int) ([]onset, error) {
 	}
 	var onsets []onset
 	add := func(w datetime.Wall) error {
-		if len(onsets) >= max {
+		if budget.onsets--; budget.onsets < 0 {
 			return fmt.Errorf("%w: more than %d transitions", ErrLimit, maxOnsets)
 		}
 		at := time.Date(w.Year, w.Month, w.Day, w.Hour, w.Min, w.Sec, 0, time.UTC).Unix() - int64(from)
@@ -237,7 +245,7 @@ func observanceOnsets(c *component, order, max int) ([]onset, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := ruleOnsets(&r, start, from, add); err != nil {
+			if err := ruleOnsets(&r, start, from, budget, add); err != nil {
 				return nil, err
 			}
 		}
@@ -247,9 +255,12 @@ func observanceOnsets(c *component, order, max int) ([]onset, error) {
 
 // ruleOnsets calls add with each onset of r after start, the observance's first, up to
 // ruleLastYear, COUNT and UNTIL. Onsets share start's time of day.
-func ruleOnsets(r *yearlyRule, start datetime.Wall, from int, add func(datetime.Wall) error) error {
+func ruleOnsets(r *yearlyRule, start datetime.Wall, from int, budget *zoneBudget, add func(datetime.Wall) error) error {
 	n := 1 // COUNT counts DTSTART (RFC 5545 section 3.3.10)
 	for y := start.Year; y <= ruleLastYear; y++ {
+		if budget.years--; budget.years < 0 {
+			return fmt.Errorf("%w: RRULEs over more than %d years", ErrLimit, maxRuleYears)
+		}
 		d, ok, err := r.day(y)
 		if err != nil {
 			return err
