@@ -123,8 +123,6 @@ const (
 	// yearly rules: long enough to see every weekday fall on every date of a seven-day window
 	// (a 28-year cycle), so that a derived rule is the rule, not a coincidence.
 	tailYears = 30
-	// lastYear is the last year a DATE-TIME can hold.
-	lastYear = 9999
 	// horizonYear is where probing stops: the tz database lists transitions up to 2037 and
 	// describes later ones with a yearly footer rule, and Decode's zones end in 2100 (ruleLastYear),
 	// so past it a zone only repeats itself. The tail rules, or the last period, describe the rest;
@@ -160,7 +158,7 @@ func observances(loc *time.Location, from, to int64) []observance {
 	} else {
 		s := stateAt(loc, from)
 		epoch := time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
-		if from-int64(s.offset) < epoch {
+		if from+int64(s.offset) < epoch {
 			epoch = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 		}
 		obs = append(obs, observance{transition: transition{at: epoch - int64(s.offset), from: s, to: s}})
@@ -169,9 +167,7 @@ func observances(loc *time.Location, from, to int64) []observance {
 		}
 	}
 
-	limit := min(time.Unix(to, 0).UTC().AddDate(tailYears, 0, 0).Unix(),
-		time.Date(lastYear, 12, 31, 0, 0, 0, 0, time.UTC).Unix())
-	future := transitions(loc, to, limit)
+	future := transitions(loc, to, time.Unix(to, 0).UTC().AddDate(tailYears, 0, 0).Unix())
 	rules := tailRules(future)
 	if rules == nil {
 		return obs
