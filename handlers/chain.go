@@ -52,8 +52,12 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 					h.writeError(sw, rq, errInternal)
 				}
 			}
+			// Who asked, never with what: the user's ID once authenticated, the connection's address
+			// (X-Forwarded-For is anyone's to write), no credentials.
 			h.log.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-				zap.Int("status", sw.status), zap.Int("bytes", sw.bytes), zap.Duration("duration", time.Since(start)),
+				zap.String("query", r.URL.RawQuery), zap.Int("status", sw.status), zap.Int("bytes", sw.bytes),
+				zap.Duration("duration", time.Since(start)), zap.String("remote", clientAddr(r)),
+				zap.Uint64("user_id", rq.actor.UserID), zap.String("user_agent", r.UserAgent()),
 				zap.String("request_id", rq.id))
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))

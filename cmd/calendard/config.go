@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap/zapcore"
+
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -43,12 +45,15 @@ type Config struct {
 	// opens the index (demo.go). Off (0) by default, so that a production data directory never gets
 	// demo data by accident; make run turns it on.
 	DemoEvents int
+	// LogLevel is debug, info, warn or error; LogFormat json or console.
+	LogLevel, LogFormat string
 	// ChangesHorizon is how long change-log entries are kept at least, so change-feed cursors stay
 	// valid that long (storage.Options.ChangesHorizon).
 	ChangesHorizon time.Duration
 
 	siteZone datetime.Zone
 	now      time.Time
+	logLevel zapcore.Level
 	// trustedOrigins is CORSTrustedOrigins parsed, each in handlers.ParseOrigin's form.
 	trustedOrigins []string
 }
@@ -74,6 +79,8 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_ADMIN_LOGIN", "admin-login", "admin", "login of the first administrator", &c.AdminLogin},
 		{"CALENDAR_ADMIN_EMAIL", "admin-email", "admin@localhost", "e-mail of the first administrator", &c.AdminEmail},
 		{"CALENDAR_ADMIN_APP_PASSWORD", "admin-app-password", "", "application password of the first administrator (generated when empty)", &c.AdminAppPassword},
+		{"CALENDAR_LOG_LEVEL", "log-level", "info", "log level: debug, info, warn or error", &c.LogLevel},
+		{"CALENDAR_LOG_FORMAT", "log-format", "json", "log format: json (one object a line) or console (for people)", &c.LogFormat},
 		{"CALENDAR_NOW", "now", "", "test hook: RFC 3339 instant that freezes the clock", &c.Now},
 	}
 }
@@ -138,6 +145,12 @@ func (c *Config) validate() error {
 	}
 	if _, ok := storage.ParseLang(c.DefaultLanguage); !ok {
 		return fmt.Errorf("default-language must be one of nl, en, fr, de, it, pl, es")
+	}
+	if err := c.logLevel.Set(c.LogLevel); err != nil || c.logLevel > zapcore.ErrorLevel {
+		return errors.New("log-level must be debug, info, warn or error")
+	}
+	if c.LogFormat != "json" && c.LogFormat != "console" {
+		return errors.New("log-format must be json or console")
 	}
 	if c.CurrencyPosition != "prefix" && c.CurrencyPosition != "postfix" {
 		return errors.New("currency-position must be prefix or postfix")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -133,6 +135,58 @@ func TestParseConfigChangesHorizon(t *testing.T) {
 			if err == nil && cfg.ChangesHorizon != tc.want {
 				t.Errorf("horizon %v, want %v", cfg.ChangesHorizon, tc.want)
 			}
+		})
+	}
+}
+
+// TestLogging: CALENDAR_LOG_LEVEL and CALENDAR_LOG_FORMAT choose what is logged and how; timestamps
+// are ISO-8601 in both forms.
+func TestLogging(t *testing.T) {
+	for _, tc := range []struct {
+		name, level, format string
+		wantErr             bool
+		// want is checked against what logging one debug and one info line wrote.
+		want func(t *testing.T, out string)
+	}{
+		{name: "json at info by default", want: func(t *testing.T, out string) {
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("%d lines, want the info line only:\n%s", len(lines), out)
+			}
+			var line struct{ Level, Ts, Msg string }
+			if err := json.Unmarshal([]byte(lines[0]), &line); err != nil || line.Level != "info" || line.Msg != "shown" {
+				t.Fatalf("line %q: %+v %v", lines[0], line, err)
+			}
+			if _, err := time.Parse("2006-01-02T15:04:05.000Z0700", line.Ts); err != nil {
+				t.Errorf("timestamp %q is not ISO-8601: %v", line.Ts, err)
+			}
+		}},
+		{name: "console at debug", level: "debug", format: "console", want: func(t *testing.T, out string) {
+			if !strings.Contains(out, "DEBUG\t") || !strings.Contains(out, "INFO\t") || strings.HasPrefix(out, "{") {
+				t.Errorf("console output:\n%s", out)
+			}
+			if _, err := time.Parse("2006-01-02T15:04:05.000Z0700", strings.Fields(out)[0]); err != nil {
+				t.Errorf("console timestamp: %v", err)
+			}
+		}},
+		{name: "unknown level", level: "verbose", wantErr: true},
+		{name: "fatal is no level to run at", level: "fatal", wantErr: true},
+		{name: "unknown format", format: "xml", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := map[string]string{"CALENDAR_LOG_LEVEL": tc.level, "CALENDAR_LOG_FORMAT": tc.format}
+			cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			var out bytes.Buffer
+			log := newLogger(cfg, &out)
+			log.Debug("hidden at info")
+			log.Info("shown")
+			tc.want(t, out.String())
 		})
 	}
 }

@@ -29,10 +29,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	log, err := newLogger()
-	if err != nil {
-		return err
-	}
+	log := newLogger(cfg, stderr)
 	defer func() { _ = log.Sync() }()
 	db, err := openStore(cfg, log)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -67,10 +68,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return fmt.Errorf("unknown command %q; run calendard help", cmd)
 }
 
-func newLogger() (*zap.Logger, error) {
-	cfg := zap.NewProductionConfig()
-	cfg.Sampling = nil
-	return cfg.Build()
+// newLogger builds the process's logger from the configuration, writing to out: JSON lines (or a
+// console form for people) with ISO-8601 timestamps, at the configured level. Stack traces are off:
+// expected conditions are logged without one, and a panic's recovery adds its own.
+func newLogger(c Config, out io.Writer) *zap.Logger {
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	encoder := zapcore.NewJSONEncoder(enc)
+	if c.LogFormat == "console" {
+		enc.EncodeLevel = zapcore.CapitalLevelEncoder
+		encoder = zapcore.NewConsoleEncoder(enc)
+	}
+	sink := zapcore.Lock(zapcore.AddSync(out))
+	return zap.New(zapcore.NewCore(encoder, sink, c.logLevel), zap.AddCaller(), zap.ErrorOutput(sink))
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -89,10 +99,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		defer pprof.StopCPUProfile()
 	}
-	log, err := newLogger()
-	if err != nil {
-		return err
-	}
+	log := newLogger(cfg, stderr)
 	a, err := open(ctx, cfg, log, stderr)
 	if err != nil {
 		return err
