@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
@@ -310,3 +311,13 @@ var docSchemas = func() obj {
 		{"Organizer", props(organizer...)},
 	}
 }()
+
+// OpenAPI returns the document GET {ns}/doc answers, for a service whose public origin is origin, in
+// the default language, without a request: what `calendard doc` prints and docs/openapi.json holds.
+func OpenAPI(cfg Config, origin string) ([]byte, error) {
+	h := newHandler(Deps{Config: cfg})
+	h.router = h.routes()
+	var buf bytes.Buffer
+	err := encodeValue(&buf, h.document(&request{origin: origin, lang: h.cfg.DefaultLang}))
+	return buf.Bytes(), err
+}

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -67,5 +72,42 @@ func TestDiscoveryInTwoLanguages(t *testing.T) {
 		if diffs == 0 {
 			t.Errorf("%s: no description differs between English and German", path)
 		}
+	}
+}
+
+// openAPIFile is the OpenAPI document kept in the repository for readers who have no server running.
+const openAPIFile = "../../docs/openapi.json"
+
+// TestOpenAPIFileIsCurrent: docs/openapi.json is what `calendard doc` prints, the document GET
+// {ns}/doc answers, so the file in the repository never describes another API (make golden rewrites
+// it); and the command's document is the server's.
+func TestOpenAPIFileIsCurrent(t *testing.T) {
+	var out bytes.Buffer
+	env := map[string]string{"CALENDAR_BASE_URL": "https://calendar.example"}
+	if err := run(context.Background(), []string{"doc"}, func(k string) string { return env[k] }, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(openAPIFile, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := os.ReadFile(openAPIFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(kept, out.Bytes()) {
+		t.Errorf("%s is not what calendard doc prints: make golden rewrites it", openAPIFile)
+	}
+	s := startServer(t, "CALENDAR_BASE_URL=https://calendar.example")
+	var served, printed any
+	if err := json.Unmarshal(s.do(req{method: "GET", path: "/calendar/events/v1/doc"}).body, &served); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Bytes(), &printed); err != nil {
+		t.Fatal(err)
+	}
+	if toJSON(t, served) != toJSON(t, printed) {
+		t.Errorf("calendard doc differs from GET /doc")
 	}
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -30,6 +34,7 @@ commands:
   run-job NAME            run one job now: publish-due, trim-changes, consistency-check (the server must be stopped)
   backup                  --to FILE   (a consistent copy of the store; a running server writes it)
   restore                 --from FILE   (installs a backup; the server must be stopped)
+  doc                     prints the OpenAPI document of the API (GET {ns}/doc) for --base-url
   version
 
 Every command takes --data-dir and the other flags of serve; run "calendard serve -h" for them.`
@@ -58,6 +63,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backup(ctx, args, getenv, stdout, stderr)
 	case "restore":
 		return restore(ctx, args, getenv, stdout, stderr)
+	case "doc":
+		return printDoc(args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -71,6 +78,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // newLogger builds the process's logger from the configuration, writing to out: JSON lines (or a
 // console form for people) with ISO-8601 timestamps, at the configured level. Stack traces are off:
 // expected conditions are logged without one, and a panic's recovery adds its own.
+// docOrigin is the origin `calendard doc` writes into the document without a --base-url.
+const docOrigin = "http://127.0.0.1:8080"
+
+// printDoc prints the OpenAPI document, indented for reading and diffing (docs/openapi.json is its
+// output).
+func printDoc(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig("doc", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	origin := cmp.Or(cfg.BaseURL, docOrigin)
+	doc, err := handlers.OpenAPI(cfg.handlerConfig(), origin)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = out.WriteTo(stdout)
+	return err
+}
+
 func newLogger(c Config, out io.Writer) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
