@@ -13,8 +13,9 @@
 //     unfiltered_html. An allow-list filter in the style of WordPress kses.
 //
 // On read, Render (C.3) turns a stored description or excerpt into paragraphs,
-// approximating WordPress wpautop, and Summary produces the plain-text
-// json_ld description (3.7).
+// approximating WordPress wpautop, Summary produces the plain-text json_ld
+// description (3.7), and PlainText the text of formats that take no HTML, with
+// its paragraphs and entities decoded (the iCalendar feed).
 //
 // All HTML is read with the golang.org/x/net/html tokenizer, never with
 // regular expressions, so the package sees tags where a browser sees them.
