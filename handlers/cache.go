@@ -63,8 +63,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 			return err
 		}
 		version := h.index.Version()
-		key := route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
-			strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
+		key := listKey(route, rq)
 		if c := h.lists.get(key, head, version, rq.now); c != nil {
 			for k, v := range c.header {
 				w.Header()[k] = v
@@ -94,6 +93,12 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		}
 		return nil
 	}
+}
+
+// listKey is the key of the answer of route to rq in the list cache.
+func listKey(route string, rq *request) string {
+	return route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
+		strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
 }
 
 func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) *cachedList {

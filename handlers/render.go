@@ -343,8 +343,9 @@ func (h *Handler) renderTerm(rq *request, t *storage.Term, rel *storage.Related)
 	return append(o, member{"meta", []any{}}, member{"url", termPageURL(rq, t, rel)}, member{"urls", h.termURLs(rq, t)})
 }
 
-// embeddedTerms renders an event's terms as the reference embeds them, sorted by name then ID.
-func (h *Handler) embeddedTerms(rq *request, ids []uint64, rel *storage.Related) []obj {
+// sortedTerms returns the terms of ids found in rel, sorted by name then ID, as the reference embeds
+// them.
+func sortedTerms(ids []uint64, rel *storage.Related) []*storage.Term {
 	var terms []*storage.Term
 	for _, id := range ids {
 		if t := rel.Terms[id]; t != nil {
@@ -354,8 +355,13 @@ func (h *Handler) embeddedTerms(rq *request, ids []uint64, rel *storage.Related)
 	slices.SortFunc(terms, func(a, b *storage.Term) int {
 		return cmp.Or(cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), cmp.Compare(a.ID, b.ID))
 	})
+	return terms
+}
+
+// embeddedTerms renders an event's terms as the reference embeds them.
+func (h *Handler) embeddedTerms(rq *request, ids []uint64, rel *storage.Related) []obj {
 	out := []obj{}
-	for _, t := range terms {
+	for _, t := range sortedTerms(ids, rel) {
 		out = append(out, obj{{"id", t.ID}, {"name", t.Name}, {"slug", t.Slug}, {"term_group", 0},
 			{"term_taxonomy_id", t.ID}, {"taxonomy", kindOf(t.Taxonomy).taxonomy}, {"description", t.Description},
 			{"parent", t.Parent}, {"count", t.Count}, {"filter", "raw"}, {"urls", h.termURLs(rq, t)}})

@@ -104,8 +104,13 @@ func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 }
 
 func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []byte) {
+	h.sendAs(w, rq, status, "application/json; charset=UTF-8", body)
+}
+
+// sendAs writes a body of any media type with the headers every answer carries.
+func (h *Handler) sendAs(w http.ResponseWriter, rq *request, status int, contentType string, body []byte) {
 	h.finishHeaders(w, rq)
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.Header().Set("Content-Type", contentType)
 	// Set here, not left to net/http, so that HEAD answers with the same headers as GET (CONTRACT 1.5)
 	// and a large body is not chunked.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
