@@ -68,9 +68,7 @@ func ParseZone(s string) (Zone, error) {
 // effect at t ("EST", "CEST", or a numeric form such as "+03" where the database has no letters); for
 // "UTC" and "UTC±…" zones, the name itself. The zero Zone has the empty abbreviation.
 func (z Zone) Abbr(t time.Time) string {
-	// No tz database name starts with "UTC" except "UTC" itself, so the prefix identifies the zones
-	// ParseZone built from offsets even when a Zone was assembled by hand.
-	if strings.HasPrefix(z.Name, "UTC") {
+	if z.Name == "UTC" || z.Fixed() {
 		return z.Name
 	}
 	if z.Loc == nil {
@@ -79,6 +77,12 @@ func (z Zone) Abbr(t time.Time) string {
 	abbr, _ := t.In(z.Loc).Zone()
 	return abbr
 }
+
+// Fixed reports whether z is a fixed offset ("UTC+5", "UTC-3:30"): a zone the tz database does not
+// name, which other software knows only by its offset. No tz database name starts with "UTC" except
+// "UTC" itself, so the prefix identifies the zones ParseZone built from offsets even when a Zone was
+// assembled by hand.
+func (z Zone) Fixed() bool { return z.Name != "UTC" && strings.HasPrefix(z.Name, "UTC") }
 
 // parseUTCOffset parses what follows "UTC" in a fixed-offset zone and returns seconds east of UTC.
 func parseUTCOffset(s string) (int, bool) {

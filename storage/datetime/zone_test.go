@@ -164,3 +164,16 @@ func FuzzParseZone(f *testing.F) {
 		}
 	})
 }
+
+func TestZoneFixed(t *testing.T) {
+	for zone, want := range map[string]bool{"UTC": false, "utc": false, "Etc/UTC": false, "Europe/Paris": false,
+		"Etc/GMT+5": false, "UTC+5": true, "UTC-3:30": true, "UTC+0": true, "utc+5.75": true} {
+		z, err := ParseZone(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := z.Fixed(); got != want {
+			t.Errorf("ParseZone(%q).Fixed() = %v, want %v", zone, got, want)
+		}
+	}
+}
