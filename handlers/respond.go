@@ -91,6 +91,51 @@ func matchesETag(lines []string, etag string) bool {
 	return false
 }
 
+// conditional answers 304 Not Modified in place of a 200 whose validators (ETag, Last-Modified) show
+// that the client holds its body already (RFC 9110 13.1). The answer is judged as it is written, so
+// one computed and one the list cache replays are judged alike.
+func conditional(fn handleFunc) handleFunc {
+	return func(w http.ResponseWriter, rq *request) error {
+		return fn(&conditionalWriter{ResponseWriter: w, r: rq.r}, rq)
+	}
+}
+
+type conditionalWriter struct {
+	http.ResponseWriter
+	r *http.Request
+	// unchanged: the answer became a 304, whose body is dropped.
+	unchanged bool
+}
+
+func (c *conditionalWriter) WriteHeader(status int) {
+	if status == http.StatusOK && notModified(c.r, c.Header()) {
+		status, c.unchanged = http.StatusNotModified, true
+	}
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *conditionalWriter) Write(b []byte) (int, error) {
+	if c.unchanged {
+		return len(b), nil
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+// notModified evaluates the request's If-None-Match or, when it has none, its If-Modified-Since
+// against the validators of an answer, as RFC 9110 13.2.2 orders them.
+func notModified(r *http.Request, answer http.Header) bool {
+	if lines := r.Header.Values("If-None-Match"); len(lines) > 0 {
+		etag := answer.Get("ETag")
+		return etag != "" && matchesETag(lines, etag)
+	}
+	since, err := http.ParseTime(r.Header.Get("If-Modified-Since"))
+	if err != nil {
+		return false
+	}
+	last, err := http.ParseTime(answer.Get("Last-Modified"))
+	return err == nil && !last.After(since)
+}
+
 func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 	hd := w.Header()
 	hd.Set("Link", "<"+rq.base()+`/>; rel="https://api.w.org/"`)

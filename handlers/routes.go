@@ -50,6 +50,8 @@ type route struct {
 	// record finds the record a single-record route's path designates, or nil; the permission
 	// checks on writes are checks on it.
 	record func(rq *request) *storage.Post
+	// media is the media type of the route's 200 when it is not JSON (the iCalendar feed).
+	media string
 }
 
 // routeTable is the route table of CONTRACT 1.2, in the order of the namespace index (6.1).
@@ -73,6 +75,7 @@ func (h *Handler) routeTable() []*route {
 		h.termCollection(tagKind),
 		h.termSingle(tagKind),
 		{pattern: changesPattern, endpoints: []*endpoint{{methods: get, params: changesParams, handle: h.listChanges}}},
+		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, handle: conditional(h.cached(feedRoute, h.eventFeed))}}},
 	}
 }
 

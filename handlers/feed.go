@@ -1,0 +1,238 @@
+package handlers
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/ical"
+	"github.com/calendard/calendard/storage/richtext"
+)
+
+// The iCalendar feed, GET {ns}/events.ics (issue 14; an extension of the contract, additive): the
+// events an events-list request names, as one RFC 5545 calendar that Google Calendar, Apple Calendar
+// and Outlook subscribe to. It takes the list's parameters but its paging (eventFilter builds both
+// queries), has no pages, and answers like the lists through the list cache; calendar apps poll it,
+// so it carries validators and answers 304 to a client that has it already.
+const (
+	// MaxFeedEvents bounds the events of one feed, the first of the list's order; X-TEC-Total says how
+	// many matched.
+	MaxFeedEvents = 5000
+	feedPattern   = "/" + namespace + "/events.ics"
+	// feedRoute names the feed's answers in the list cache.
+	feedRoute = "events.ics"
+	// feedMedia is the feed's media type, as /doc names it.
+	feedMedia = "text/calendar"
+	// feedProdID is the feed's PRODID: the product, not its version, so that an upgrade that changes
+	// nothing else does not change every subscriber's ETag.
+	feedProdID = "-//calendard//calendard//EN"
+)
+
+// sequenceEpoch is the instant from which SEQUENCE counts seconds (see vevent).
+var sequenceEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
+	ctx := rq.r.Context()
+	f, err := h.eventFilter(rq, 0, MaxFeedEvents)
+	if err != nil {
+		return err
+	}
+	res, err := h.index.Events(ctx, f)
+	if err != nil {
+		return err
+	}
+	loaded, rel, err := h.db.Load(ctx, storage.TypeEvent, res.IDs)
+	if err != nil {
+		return err
+	}
+	name, err := h.feedName(rq)
+	if err != nil {
+		return err
+	}
+	cal := &ical.Calendar{ProdID: feedProdID, Name: name, Events: make([]ical.Event, 0, len(loaded.Events))}
+	if !rq.site.Fixed() {
+		cal.TimeZone = rq.site.Name
+	}
+	host := rq.origin
+	if u, err := url.Parse(rq.origin); err == nil {
+		host = u.Hostname() // as in global_id
+	}
+	for _, e := range loaded.Events {
+		cal.Events = append(cal.Events, h.vevent(rq, e, rel, host))
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := ical.Encode(buf, cal); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	hd := w.Header()
+	hd.Set("ETag", etag)
+	hd.Set("Last-Modified", h.feedModified(rq, etag).Format(http.TimeFormat))
+	hd["X-TEC-Total"] = []string{strconv.Itoa(res.Total)} // as the lists spell it
+	h.sendAs(w, rq, http.StatusOK, feedMedia+"; charset=utf-8", buf.Bytes())
+	return nil
+}
+
+// feedModified is the feed's Last-Modified: when this server first answered the feed's current body
+// to this request's URL, origin and caller, as the list cache remembers it.
+//
+// The newest `modified` of the events shown would not do: an event that leaves the feed (trashed,
+// made a draft, moved out of the dates or filters, or past as the window moves at midnight) changes
+// no event that stays, and a client that sends only If-Modified-Since would keep it forever. So the
+// time moves whenever the body does, and only then: an answer computed again with the same ETag (the
+// cache drops answers on every write) keeps the time of the previous one, and a new body gets the
+// current time, or a second past the previous time when the clock has not passed it (a frozen clock,
+// two changes within a second). Without a previous answer (a restart, an answer evicted) it is the
+// current time, which is never earlier than the body's: such a client gets the body once more.
+func (h *Handler) feedModified(rq *request, etag string) time.Time {
+	now := rq.now.UTC().Truncate(time.Second)
+	prev := h.lists.peek(listKey(feedRoute, rq))
+	if prev == nil {
+		return now
+	}
+	last, err := http.ParseTime(prev.header.Get("Last-Modified"))
+	switch {
+	case err != nil:
+		return now
+	case prev.header.Get("ETag") == etag:
+		return last
+	case !now.After(last):
+		return last.Add(time.Second)
+	}
+	return now
+}
+
+// feedName is X-WR-CALNAME, the name a calendar app shows for the subscription: the site name, and
+// what the filters that name things choose (search words, categories, tags, venues, organizers), so
+// that two subscriptions to one site can be told apart. A venue or organizer the caller may not read
+// is not named.
+func (h *Handler) feedName(rq *request) (string, error) {
+	ctx := rq.r.Context()
+	var parts []string
+	if s := rq.vals.str("search"); s != nil {
+		parts = append(parts, "“"+*s+"”")
+	}
+	for _, f := range []struct {
+		param string
+		tax   storage.Taxonomy
+	}{{"categories", storage.TaxCategory}, {"tags", storage.TaxTag}} {
+		tf, _ := rq.vals[f.param].(termFilter)
+		for _, id := range tf.ids {
+			t, _, err := h.db.Term(ctx, f.tax, id)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, richtext.PlainText(t.Name))
+		}
+	}
+	for _, f := range []struct {
+		param string
+		t     storage.PostType
+	}{{"venue", storage.TypeVenue}, {"organizer", storage.TypeOrganizer}} {
+		ids, ok := rq.vals[f.param].(idList)
+		if !ok {
+			continue
+		}
+		recs, _, err := h.db.Load(ctx, f.t, ids)
+		if err != nil {
+			return "", err
+		}
+		posts := make([]*storage.Post, 0, len(ids))
+		for _, v := range recs.Venues {
+			posts = append(posts, &v.Post)
+		}
+		for _, o := range recs.Organizers {
+			posts = append(posts, &o.Post)
+		}
+		for _, p := range posts {
+			if rq.actor.CanRead(p) {
+				parts = append(parts, richtext.PlainText(p.Title))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return h.cfg.SiteName, nil
+	}
+	return h.cfg.SiteName + ": " + strings.Join(parts, ", "), nil
+}
+
+// vevent is the VEVENT of e, with the same venue, organizers and terms its list item shows.
+//
+// UID is "<id>@<host>", host the origin's (CONTRACT 1.1: the configured base URL's, else the
+// request's), as in global_id: an event ID is unique across languages, and a subscription is always
+// read through one origin. DTSTAMP and LAST-MODIFIED are both the event's `modified`: RFC 5545 has
+// DTSTAMP the time the object was written, but a feed that stamped every event with the time of the
+// request would be a new body on every poll, and no ETag would ever match. SEQUENCE is `modified` in
+// seconds since 2000, which grows with every write of the event (the store keeps no revision count)
+// and fits the 32-bit integers some clients read it into until 2068.
+func (h *Handler) vevent(rq *request, e *storage.Event, rel *storage.Related, host string) ical.Event {
+	ev := ical.Event{
+		UID:          utoa(e.ID) + "@" + host,
+		Stamp:        e.Modified,
+		LastModified: e.Modified,
+		Sequence:     int(e.Modified.Sub(sequenceEpoch) / time.Second),
+		Summary:      richtext.PlainText(e.Title),
+		Description:  richtext.PlainText(e.Description),
+		URL:          h.pageURL(rq, &e.Post),
+		AllDay:       e.AllDay,
+	}
+	ev.Start, ev.End = feedTimes(e, h.db.SiteZone())
+	if v := rel.Venues[e.VenueID]; v != nil {
+		ev.Location = location(v)
+		if v.Geo != nil {
+			ev.Geo = &ical.Geo{Lat: v.Geo.Lat, Lng: v.Geo.Lng}
+		}
+	}
+	// RFC 5545 allows one ORGANIZER: the first, as json_ld names the first.
+	for _, id := range e.OrganizerIDs {
+		if o := rel.Organizers[id]; o != nil {
+			ev.Organizer = ical.Organizer{Name: richtext.PlainText(o.Title), Email: o.Email}
+			break
+		}
+	}
+	for _, t := range sortedTerms(e.Categories, rel) {
+		ev.Categories = append(ev.Categories, richtext.PlainText(t.Name))
+	}
+	return ev
+}
+
+// feedTimes returns DTSTART and DTEND of e. An event in a tz database zone keeps its zone (a TZID, and
+// the VTIMEZONE Encode writes for it), so that clients show its wall clock across DST changes. One in
+// a fixed offset ("UTC+5") is written in UTC: a TZID "UTC+5" names no zone Google or Outlook knows,
+// and a fixed offset has no rules that UTC would lose. An all-day event is its dates in its zone, the
+// end being the day after its last (DTEND is exclusive).
+func feedTimes(e *storage.Event, site datetime.Zone) (start, end time.Time) {
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		zone = site // as renderEvent reads a zone the store no longer accepts
+	}
+	loc := zone.Loc
+	if zone.Fixed() && !e.AllDay {
+		loc = time.UTC
+	}
+	start, end = e.StartUTC.In(loc), e.EndUTC.In(loc)
+	if e.AllDay {
+		end = end.AddDate(0, 0, 1)
+	}
+	return start, end
+}
+
+// location is LOCATION: the venue's name and address as one line, in the order of a postal address.
+func location(v *storage.Venue) string {
+	var parts []string
+	for _, s := range []string{v.Title, v.Address, v.City, cmp.Or(v.StateProvince, v.State, v.Province), v.Zip, v.Country} {
+		if s = richtext.PlainText(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
