@@ -252,9 +252,15 @@ func golden(t testing.TB, name string, body []byte) {
 		t.Fatalf("%s: body is not JSON: %v\n%s", name, err, body)
 	}
 	buf.WriteByte('\n')
-	path := filepath.Join("testdata", name+".golden.json")
+	goldenFile(t, name+".golden.json", buf.Bytes())
+}
+
+// goldenFile compares a body with testdata/<file> byte for byte, or rewrites it.
+func goldenFile(t testing.TB, file string, body []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", file)
 	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -263,8 +269,8 @@ func golden(t testing.TB, name string, body []byte) {
 	if err != nil {
 		t.Fatalf("%v (run make golden to create it)", err)
 	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("%s: body differs from %s (make golden rewrites it)\ngot:\n%s", name, path, buf.Bytes())
+	if !bytes.Equal(body, want) {
+		t.Errorf("body differs from %s (make golden rewrites it)\ngot:\n%s", path, body)
 	}
 }
 
