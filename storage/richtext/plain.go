@@ -21,12 +21,30 @@ const (
 // space stays), and entities decoded, since the result is no longer HTML ("Tom &amp; Jerry" gives
 // "Tom & Jerry", and "&lt;b&gt;" the text "<b>"). A name or short text gives its one line.
 func PlainText(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = withoutMarks(s)
+	if !strings.ContainsAny(s, "<&") {
+		// Without markup or entities, what Render makes of a text is its own newlines: each one starts
+		// a line and a blank line starts a paragraph (FuzzPlainText checks this against the HTML path).
+		return plainLines(newlineMarks.Replace(s))
+	}
+	return plainHTML(s)
+}
+
+// withoutMarks removes the control characters PlainText uses as marks (and makes s valid UTF-8).
+func withoutMarks(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r == lineMark || r == paragraphMark {
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// newlineMarks turns every line end into a line mark.
+var newlineMarks = strings.NewReplacer("\r\n", string(lineMark), "\r", string(lineMark), "\n", string(lineMark))
+
+// plainHTML is PlainText through Render and the HTML tokenizer.
+func plainHTML(s string) string {
 	w := writer{escape: false}
 	walk(Render(s), &w, func(_ *xhtml.Tokenizer, tt xhtml.TokenType, name string) {
 		switch name {
@@ -44,9 +62,15 @@ func PlainText(s string) string {
 			}
 		}
 	})
+	return plainLines(w.String())
+}
+
+// plainLines writes text whose breaks are marks as lines, with the white space of each collapsed and
+// entities decoded.
+func plainLines(text string) string {
 	var out strings.Builder
 	breaks := 0 // line breaks owed before the next text: 1 starts a line, 2 leaves a blank one
-	for text := w.String(); text != ""; {
+	for text != "" {
 		end := strings.IndexFunc(text, func(r rune) bool { return r == lineMark || r == paragraphMark })
 		if end < 0 {
 			end = len(text)
@@ -72,4 +96,11 @@ func PlainText(s string) string {
 	return out.String()
 }
 
-func isASCIISpace(r rune) bool { return r < 0x80 && strings.ContainsRune(asciiSpace, r) }
+// isASCIISpace reports whether r is in asciiSpace; a switch, as it runs for every rune of a feed.
+func isASCIISpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
+}

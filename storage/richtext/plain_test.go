@@ -35,8 +35,9 @@ func TestPlainText(t *testing.T) {
 	}
 }
 
-// FuzzPlainText checks that PlainText never panics and never starts or ends a line with white space
-// or leaves more than one blank line.
+// FuzzPlainText checks that PlainText never panics, that its shortcut for text without markup answers
+// what the HTML path does, and that no line starts or ends with white space and no two blank lines
+// follow each other.
 func FuzzPlainText(f *testing.F) {
 	for _, tc := range plainTextTests {
 		f.Add(tc.in)
@@ -46,6 +47,9 @@ func FuzzPlainText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		got := PlainText(in)
+		if html := plainHTML(withoutMarks(in)); got != html {
+			t.Fatalf("PlainText(%q) = %q, but through HTML %q", in, got, html)
+		}
 		if strings.Contains(got, "\n\n\n") {
 			t.Fatalf("PlainText(%q) = %q has two blank lines in a row", in, got)
 		}
