@@ -138,16 +138,42 @@ func benchDirHandler(b *testing.B, dir string) http.Handler {
 // new to the caches is new even when a benchmark runs again (-count).
 var benchRequests atomic.Int64
 
-// BenchmarkListEvents measures list requests end to end through the handler (parsing, index,
-// loading, rendering), the work a front end's most frequent call costs. It builds 10k synthetic
-// events, or serves the data directory named by CALENDARD_BENCH_DIR.
-func BenchmarkListEvents(b *testing.B) {
-	var h http.Handler
+// benchLists serves 10k synthetic events, or the data directory named by CALENDARD_BENCH_DIR.
+func benchLists(b *testing.B) http.Handler {
 	if dir := os.Getenv("CALENDARD_BENCH_DIR"); dir != "" {
-		h = benchDirHandler(b, dir)
-	} else {
-		h = benchHandler(b, 10000)
+		return benchDirHandler(b, dir)
 	}
+	return benchHandler(b, 10000)
+}
+
+// benchServe serves target again and again, in one of three modes. uncached: every request comes
+// from a new origin, which every cached answer and item is keyed by, so nothing is reused;
+// items-cached: a parameter no route knows makes each request new to the list cache (and is otherwise
+// ignored), while its items were rendered before; cached: the same request again and again.
+func benchServe(b *testing.B, h http.Handler, target, mode string) {
+	for b.Loop() {
+		i := benchRequests.Add(1)
+		t := target
+		if mode == "items-cached" {
+			t += "&bench=" + strconv.FormatInt(i, 10)
+		}
+		r := httptest.NewRequest("GET", t, nil)
+		r.Host = "cal.test"
+		if mode == "uncached" {
+			r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// BenchmarkListEvents measures list requests end to end through the handler (parsing, index,
+// loading, rendering), the work a front end's most frequent call costs.
+func BenchmarkListEvents(b *testing.B) {
+	h := benchLists(b)
 	for _, q := range []string{
 		"per_page=100",
 		"per_page=10",
@@ -159,29 +185,28 @@ func BenchmarkListEvents(b *testing.B) {
 		"per_page=10&geoloc=1&geoloc_lat=51.5074&geoloc_lng=-0.1278&geoloc_radius=25", // London: seeded English venues
 		"per_page=10&page=50",
 	} {
-		// uncached: every request comes from a new origin, which every cached answer and item is
-		// keyed by, so nothing is reused; items-cached: a parameter no route knows makes each request
-		// new to the list cache (and is otherwise ignored), while its items were rendered before;
-		// cached: the same request again and again.
 		for _, mode := range []string{"uncached", "items-cached", "cached"} {
 			b.Run(mode+"/"+q, func(b *testing.B) {
-				for b.Loop() {
-					i := benchRequests.Add(1)
-					target := "/calendar/events/v1/events?" + q
-					if mode == "items-cached" {
-						target += "&bench=" + strconv.FormatInt(i, 10)
-					}
-					r := httptest.NewRequest("GET", target, nil)
-					r.Host = "cal.test"
-					if mode == "uncached" {
-						r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
-					}
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, r)
-					if w.Code != http.StatusOK {
-						b.Fatalf("%d %s", w.Code, w.Body)
-					}
-				}
+				benchServe(b, h, "/calendar/events/v1/events?"+q, mode)
+			})
+		}
+	}
+}
+
+// BenchmarkEventFeed measures the iCalendar feed end to end through the handler: the events list's
+// query without its pages, up to MaxFeedEvents events loaded and written as iCalendar. The whole
+// default window of the synthetic calendar is over 5000 events, so the first query is a full feed.
+func BenchmarkEventFeed(b *testing.B) {
+	h := benchLists(b)
+	for _, q := range []string{
+		"",
+		"search=jazz",
+		"categories=7",
+		"geoloc=1&geoloc_lat=50&geoloc_lng=4&geoloc_radius=100",
+	} {
+		for _, mode := range []string{"uncached", "cached"} {
+			b.Run(mode+"/"+q, func(b *testing.B) {
+				benchServe(b, h, "/calendar/events/v1/events.ics?"+q, mode)
 			})
 		}
 	}
