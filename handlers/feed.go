@@ -48,6 +48,8 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
+	// One read transaction for the whole feed (tens of milliseconds at MaxFeedEvents): a feed must not
+	// mix snapshots, and bbolt's writers do not wait for readers.
 	loaded, rel, err := h.db.Load(ctx, storage.TypeEvent, res.IDs)
 	if err != nil {
 		return err
