@@ -162,6 +162,8 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 		"/calendar/events/v1/venues",
 		"/calendar/events/v1/organizers",
 		"/calendar/events/v1/events?_fields=id,venue.venue",
+		"/calendar/events/v1/events.ics",
+		"/fr/calendar/events/v1/events.ics?search=concert",
 	}
 	check := func(step string) {
 		t.Helper()
