@@ -149,8 +149,9 @@ func benchLists(b *testing.B) http.Handler {
 // benchServe serves target again and again, in one of three modes. uncached: every request comes
 // from a new origin, which every cached answer and item is keyed by, so nothing is reused;
 // items-cached: a parameter no route knows makes each request new to the list cache (and is otherwise
-// ignored), while its items were rendered before; cached: the same request again and again.
-func benchServe(b *testing.B, h http.Handler, target, mode string) {
+// ignored), while its items were rendered before; cached: the same request again and again. It
+// returns the last answer.
+func benchServe(b *testing.B, h http.Handler, target, mode string) (last *httptest.ResponseRecorder) {
 	for b.Loop() {
 		i := benchRequests.Add(1)
 		t := target
@@ -167,7 +168,9 @@ func benchServe(b *testing.B, h http.Handler, target, mode string) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("%d %s", w.Code, w.Body)
 		}
+		last = w
 	}
+	return last
 }
 
 // BenchmarkListEvents measures list requests end to end through the handler (parsing, index,
@@ -206,7 +209,12 @@ func BenchmarkEventFeed(b *testing.B) {
 	} {
 		for _, mode := range []string{"uncached", "cached"} {
 			b.Run(mode+"/"+q, func(b *testing.B) {
-				benchServe(b, h, "/calendar/events/v1/events.ics?"+q, mode)
+				w := benchServe(b, h, "/calendar/events/v1/events.ics?"+q, mode)
+				total := 0
+				if v := w.Header()["X-TEC-Total"]; len(v) == 1 { // not in canonical form, as the lists spell it
+					total, _ = strconv.Atoi(v[0])
+				}
+				b.ReportMetric(float64(min(total, MaxFeedEvents)), "events")
 			})
 		}
 	}
