@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -74,8 +72,7 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	if err := ical.Encode(buf, cal); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	etag := etagOf(buf.Bytes())
 	hd := w.Header()
 	hd.Set("ETag", etag)
 	hd.Set("Last-Modified", h.feedModified(rq, etag).Format(http.TimeFormat))
@@ -161,10 +158,11 @@ func (h *Handler) feedName(rq *request) (string, error) {
 			}
 		}
 	}
-	if len(parts) == 0 {
-		return h.cfg.SiteName, nil
+	name := h.cfg.SiteName
+	if len(parts) > 0 && name != "" {
+		name += ": "
 	}
-	return h.cfg.SiteName + ": " + strings.Join(parts, ", "), nil
+	return name + strings.Join(parts, ", "), nil
 }
 
 // vevent is the VEVENT of e, with the same venue, organizers and terms its list item shows.

@@ -65,8 +65,7 @@ func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 		h.writeError(w, rq, err)
 		return
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	etag := etagOf(buf.Bytes())
 	w.Header().Set("ETag", etag)
 	w.Header().Add("Vary", "Authorization")
 	if matchesETag(rq.r.Header.Values("If-None-Match"), etag) {
@@ -75,6 +74,12 @@ func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 		return
 	}
 	h.send(w, rq, http.StatusOK, buf.Bytes())
+}
+
+// etagOf is the strong ETag of a body: its SHA-256, which changes exactly when the body does.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:]) + `"`
 }
 
 // matchesETag reports whether If-None-Match lists etag, in any of its lines (RFC 9110 5.3: repeated
