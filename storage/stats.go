@@ -1,0 +1,18 @@
+package storage
+
+import (
+	"fmt"
+	"os"
+)
+
+// FileSize returns the size of the store's file on disk. The file grows with the records and does
+// not shrink when they are deleted (bbolt reuses freed pages rather than returning them), so this is
+// the disk the store takes, whatever it holds now. It reads the file's metadata, not the store: no
+// transaction, no lock.
+func (db *DB) FileSize() (int64, error) {
+	fi, err := os.Stat(db.bolt.Path())
+	if err != nil {
+		return 0, fmt.Errorf("storage: file size: %w", err)
+	}
+	return fi.Size(), nil
+}
