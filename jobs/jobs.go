@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,22 @@ type Jobs struct {
 	// and Run share it, so that two runs of one job never overlap: two consistency checks would
 	// repair the same drift twice, each from a view of the index the other is changing.
 	running map[string]*atomic.Bool
+
+	// stats holds what each job's runs add up to (Stats), under statsMu.
+	statsMu sync.Mutex
+	stats   map[string]*Stat
+}
+
+// Stat is what the runs of one job add up to since the process started, for the metrics: the
+// scheduled runs and RunOnce's. A run skipped because the job was still running does not count, nor
+// does Run (calendard run-job, in a process of its own).
+type Stat struct {
+	Name           string
+	Runs, Failures uint64
+	// Busy is the time the runs took, on the clock New was given.
+	Busy time.Duration
+	// LastSuccess is when the last successful run ended; zero if none has.
+	LastSuccess time.Time
 }
 
 // ErrRunning is returned by Run when the job is already running.
@@ -53,9 +70,10 @@ func New(db Store, ix Index, log *zap.Logger, loc *time.Location, now func() tim
 	if now == nil {
 		now = time.Now
 	}
-	j := &Jobs{db: db, ix: ix, log: log, now: now, running: map[string]*atomic.Bool{}}
+	j := &Jobs{db: db, ix: ix, log: log, now: now, running: map[string]*atomic.Bool{}, stats: map[string]*Stat{}}
 	for _, s := range schedule {
 		j.running[s.name] = new(atomic.Bool)
+		j.stats[s.name] = &Stat{Name: s.name}
 	}
 	l := cronLogger{log.Named("cron")}
 	// No cron.SkipIfStillRunning: its guard would cover the scheduled runs only, and exclusive is the
@@ -129,6 +147,17 @@ func Names() []string {
 	return names
 }
 
+// Stats returns every job's figures, in the table's order.
+func (j *Jobs) Stats() []Stat {
+	j.statsMu.Lock()
+	defer j.statsMu.Unlock()
+	stats := make([]Stat, len(schedule))
+	for i, s := range schedule {
+		stats[i] = *j.stats[s.name]
+	}
+	return stats
+}
+
 // exclusive runs one job unless a run of it is in progress, and then returns ErrRunning.
 func (j *Jobs) exclusive(ctx context.Context, s entry) error {
 	busy := j.running[s.name]
@@ -139,8 +168,8 @@ func (j *Jobs) exclusive(ctx context.Context, s entry) error {
 	return s.fn(j, ctx)
 }
 
-// run runs one job and logs its outcome: the scheduler has no caller to return an error to. A job
-// still running from an earlier run is skipped: that run does the same work.
+// run runs one job, logs its outcome (the scheduler has no caller to return an error to) and counts
+// it in Stats. A job still running from an earlier run is skipped: that run does the same work.
 func (j *Jobs) run(ctx context.Context, s entry) error {
 	start := j.now()
 	err := j.exclusive(ctx, s)
@@ -148,12 +177,28 @@ func (j *Jobs) run(ctx context.Context, s entry) error {
 		j.log.Info("job skipped: still running", zap.String("job", s.name))
 		return nil
 	}
+	j.count(s.name, start, err)
 	if err != nil {
 		j.log.Error("job failed", zap.String("job", s.name), zap.Error(err))
 		return fmt.Errorf("jobs: %s: %w", s.name, err)
 	}
 	j.log.Debug("job done", zap.String("job", s.name), zap.Duration("duration", j.now().Sub(start)))
 	return nil
+}
+
+// count adds a run of the job called name that started at start and ended now with err.
+func (j *Jobs) count(name string, start time.Time, err error) {
+	end := j.now()
+	j.statsMu.Lock()
+	defer j.statsMu.Unlock()
+	st := j.stats[name]
+	st.Runs++
+	st.Busy += end.Sub(start)
+	if err != nil {
+		st.Failures++
+	} else {
+		st.LastSuccess = end
+	}
 }
 
 // PublishDue publishes the scheduled records whose date has passed (CONTRACT 8.4).

@@ -31,6 +31,8 @@ type fake struct {
 	calls      []string
 	checkpoint uint64
 	trimmedTo  uint64
+	// checkErr is what Check returns.
+	checkErr error
 }
 
 func (f *fake) PublishDue(context.Context) (int, error) {
@@ -51,7 +53,7 @@ func (f *fake) Checkpoint(context.Context) (uint64, error) {
 
 func (f *fake) Check(context.Context) (int, error) {
 	f.calls = append(f.calls, "check")
-	return 0, nil
+	return 0, f.checkErr
 }
 
 func newFake(t *testing.T) (*Jobs, *fake) {
@@ -133,6 +135,34 @@ func TestRunOnceRunsAll(t *testing.T) {
 	}
 	if want := []string{"publish", "checkpoint", "trim", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
 		t.Errorf("calls = %v (trimmed to %d), want %v, trimmed to 42", f.calls, f.trimmedTo, want)
+	}
+}
+
+func TestStats(t *testing.T) {
+	f := &fake{checkErr: errors.New("index unavailable")}
+	// Every reading of the clock is a second after the last: each run lasts one second.
+	clock := testNow
+	j := New(f, f, zaptest.NewLogger(t), time.UTC, func() time.Time { clock = clock.Add(time.Second); return clock })
+	for range 2 {
+		if err := j.RunOnce(context.Background()); err == nil {
+			t.Fatal("RunOnce succeeded with a failing check")
+		}
+	}
+	got := j.Stats()
+	if names := Names(); len(got) != len(names) {
+		t.Fatalf("Stats() has %d jobs, want %d", len(got), len(names))
+	}
+	for i, st := range got {
+		wantFailures := uint64(0)
+		if st.Name == "consistency-check" {
+			wantFailures = 2
+		}
+		if st.Name != Names()[i] || st.Runs != 2 || st.Failures != wantFailures || st.Busy != 2*time.Second {
+			t.Errorf("Stats()[%d] = %+v, want %s with 2 runs, %d failures, 2s busy", i, st, Names()[i], wantFailures)
+		}
+		if succeeded := !st.LastSuccess.IsZero(); succeeded != (wantFailures == 0) {
+			t.Errorf("%s: LastSuccess = %v", st.Name, st.LastSuccess)
+		}
 	}
 }
 
