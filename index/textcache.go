@@ -14,16 +14,40 @@ type textCache struct {
 	version Version
 	m       map[string]idSet
 	bytes   int
+	// hits and misses count the lookups, for CacheStats.
+	hits, misses uint64
+}
+
+// CacheStats describes a cache for the metrics: what it holds, and how its lookups went since the
+// process started.
+type CacheStats struct {
+	Entries, Bytes int
+	Hits, Misses   uint64
+}
+
+// TextCacheStats adds up the text-match caches of every language.
+func (ix *Index) TextCacheStats() CacheStats {
+	var st CacheStats
+	for _, l := range ix.langs {
+		l.texts.mu.Lock()
+		st.Entries += len(l.texts.m)
+		st.Bytes += l.texts.bytes
+		st.Hits += l.texts.hits
+		st.Misses += l.texts.misses
+		l.texts.mu.Unlock()
+	}
+	return st
 }
 
 func (c *textCache) get(key string, v Version) (idSet, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != v {
-		return nil, false
+	if s, ok := c.m[key]; ok && c.version == v {
+		c.hits++
+		return s, true
 	}
-	s, ok := c.m[key]
-	return s, ok
+	c.misses++
+	return nil, false
 }
 
 // put remembers set, computed from an index at version v or newer.

@@ -1,6 +1,10 @@
 package index
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/calendard/calendard/storage"
+)
 
 func TestTextCache(t *testing.T) {
 	big := make(idSet, textCacheBytes/8/2+1) // more than half the budget: two cannot stay together
@@ -70,5 +74,21 @@ func TestTextCache(t *testing.T) {
 				t.Errorf("holds %d bytes, over the budget", c.bytes)
 			}
 		})
+	}
+}
+
+func TestTextCacheStats(t *testing.T) {
+	en, fr := &lang{code: "en"}, &lang{code: "fr"}
+	ix := &Index{langs: map[storage.Lang]*lang{"en": en, "fr": fr}}
+	v := Version{Applied: 1}
+	en.texts.get("a", v) // miss
+	en.texts.put("a", v, idSet{1, 2})
+	en.texts.get("a", v)                   // hit
+	en.texts.get("a", Version{Applied: 2}) // miss: another version
+	fr.texts.put("b", v, idSet{3})
+	fr.texts.get("b", v) // hit
+	want := CacheStats{Entries: 2, Bytes: 8 * 3, Hits: 2, Misses: 2}
+	if got := ix.TextCacheStats(); got != want {
+		t.Errorf("TextCacheStats() = %+v, want %+v", got, want)
 	}
 }
