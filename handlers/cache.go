@@ -26,6 +26,8 @@ type listCache struct {
 	mu           sync.Mutex
 	m            map[string]*cachedList
 	bytes, limit int
+	// hits and misses count the lookups, for the metrics (stats).
+	hits, misses uint64
 }
 
 type cachedList struct {
@@ -106,16 +108,32 @@ func (c *listCache) get(key string, head uint64, version index.Version, now time
 	defer c.mu.Unlock()
 	e := c.m[key]
 	if e == nil || e.head != head || e.version != version || now.Before(e.from) || !now.Before(e.until) {
+		c.misses++
 		return nil
 	}
+	c.hits++
 	return e
 }
 
-// peek returns the entry of key as it is, for callers that judge its validity themselves.
+// peek returns the entry of key as it is, for callers that judge its validity themselves; they count
+// their hits and misses with tally.
 func (c *listCache) peek(key string) *cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.m[key]
+}
+
+func (c *listCache) tally(hits, misses int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hits += uint64(hits)
+	c.misses += uint64(misses)
+}
+
+func (c *listCache) stats() index.CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return index.CacheStats{Entries: len(c.m), Bytes: c.bytes, Hits: c.hits, Misses: c.misses}
 }
 
 func (c *listCache) put(key string, e *cachedList) {

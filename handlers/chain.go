@@ -16,13 +16,14 @@ import (
 type middleware func(next http.Handler) http.Handler
 
 // links builds the chain: one link per concern, in the order of CONTRACT 1.6's steps before routing,
-// then the route. A new concern that applies to every request (metrics, compression) is one more
-// entry in this list.
+// then the route. A new concern that applies to every request (compression) is one more entry in
+// this list.
 func (h *Handler) links() http.Handler {
 	chain := []middleware{
 		h.observe,        // request ID, status and size, panic recovery, the request's log line
+		h.measure,        // the request's count and latency by route, method and status (metrics.go)
 		h.headers,        // the headers of CONTRACT 1.7 that every answer carries
-		h.health,         // /healthz and /readyz: no credentials, no rate limit
+		h.health,         // /healthz, /readyz and /metrics: no credentials, no rate limit
 		h.whileLoading,   // while the index loads, nothing else answers (CONTRACT 9)
 		h.methodOverride, // X-HTTP-Method-Override and _method (CONTRACT 1.5)
 		h.identify,       // who calls, from which site; spends the rate-limit token
@@ -71,10 +72,11 @@ func (h *Handler) headers(next http.Handler) http.Handler {
 	})
 }
 
-// health sends the probes (health.go), which live outside the REST namespace, straight to the router.
+// health sends the probes and /metrics (health.go), which live outside the REST namespace, straight to
+// the router.
 func (h *Handler) health(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isProbe(r.URL.Path) {
+		if h.outside(r.URL.Path) {
 			h.router.ServeHTTP(w, r)
 			return
 		}

@@ -20,6 +20,10 @@ type Deps struct {
 	// Stopping, when set, is done once the server begins to shut down: long polls answer then rather
 	// than hold the shutdown.
 	Stopping context.Context
+	// Metrics, when set, counts the requests and reports this handler's figures (metrics.go); Jobs,
+	// when set, gives the jobs' figures it reports.
+	Metrics *Metrics
+	Jobs    func() []JobStat
 }
 
 // Store is what the handlers need of the record store; *storage.DB is one. The handlers depend on
@@ -66,6 +70,8 @@ type Store interface {
 	ChangedSince(ctx context.Context, after uint64, limit int) (map[storage.Doc]uint64, bool, error)
 	// Changes reads the change log for the change feed (changes.go).
 	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
+	// FileSize is the store's size on disk, for /metrics.
+	FileSize() (int64, error)
 }
 
 // Index is what the handlers need of the search index; *index.Index is one.
@@ -79,4 +85,6 @@ type Index interface {
 	Version() index.Version
 	StableUntil(ctx context.Context, now time.Time) time.Time
 	NextPublication(ctx context.Context, now time.Time) time.Time
+	// TextCacheStats describes the index's cache of search matches, for /metrics.
+	TextCacheStats() index.CacheStats
 }

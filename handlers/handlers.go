@@ -49,6 +49,9 @@ type Config struct {
 	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling: 0 turns it off; above
 	// MaxAuthFailuresPerMinute it is clamped.
 	AuthFailuresPerMinute int
+	// ServeMetrics puts GET /metrics beside the health probes, when Deps.Metrics is set; off when the
+	// metrics have a listener of their own (Metrics.ServeHTTP).
+	ServeMetrics bool
 }
 
 // Handler serves the REST API.
@@ -73,13 +76,17 @@ type Handler struct {
 	chain http.Handler
 	// stopping is Deps.Stopping.
 	stopping context.Context
+	// metrics is Deps.Metrics (nil: none); jobs is Deps.Jobs.
+	metrics *Metrics
+	jobs    func() []JobStat
 }
 
 // New returns the API's http.Handler.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
-	h.index, h.stopping = d.Index, d.Stopping
+	h.index, h.stopping, h.jobs = d.Index, d.Stopping, d.Jobs
 	h.router = h.routes()
+	h.metrics.report(h)
 	return h
 }
 
@@ -93,6 +100,7 @@ func Loading(d Deps, loading *index.Loading) http.Handler {
 	h.loading = loading
 	h.router = httprouter.New()
 	h.probes(h.router)
+	h.metrics.report(h)
 	return h
 }
 
@@ -111,7 +119,7 @@ func newHandler(d Deps) *Handler {
 		cfg.DefaultLang = "en"
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
-		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute)}
+		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h
 }
@@ -156,6 +164,8 @@ type request struct {
 	crossSite bool
 	wait      time.Duration
 	authErr   error
+	// route is the metrics' label of the route that matched (routeLabel); empty when none did.
+	route string
 }
 
 // base is {base} of CONTRACT 1.1.

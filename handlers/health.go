@@ -13,17 +13,26 @@ import (
 )
 
 // The health probes live outside the REST namespace: they are not routes of the API, so neither the
-// namespace index nor /doc lists them, and they answer without authentication or rate limiting.
+// namespace index nor /doc lists them, and they answer without authentication or rate limiting. So
+// does /metrics (metrics.go) when it is served on the API's listener.
 const (
 	healthzPath = "/healthz"
 	readyzPath  = "/readyz"
 )
 
-func isProbe(path string) bool { return path == healthzPath || path == readyzPath }
+// outside reports whether path is one this handler serves outside the namespace.
+func (h *Handler) outside(path string) bool {
+	return path == healthzPath || path == readyzPath || path == metricsPath && h.servesMetrics()
+}
 
-// probes registers GET and HEAD /healthz and /readyz.
+// probes registers GET and HEAD /healthz and /readyz, and /metrics when it is served here.
 func (h *Handler) probes(r *httprouter.Router) {
-	for path, fn := range map[string]httprouter.Handle{healthzPath: h.healthz, readyzPath: h.readyz} {
+	paths := map[string]httprouter.Handle{healthzPath: h.healthz, readyzPath: h.readyz}
+	if h.servesMetrics() {
+		paths[metricsPath] = h.metricsPage
+	}
+	for path, fn := range paths {
+		fn = labelled(path, fn)
 		r.GET(path, fn)
 		r.HEAD(path, fn)
 	}

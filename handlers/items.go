@@ -167,5 +167,6 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 			found[id] = e.body
 		}
 	}
+	h.items.tally(len(found), len(ids)-len(found))
 	return found, nil
 }

@@ -64,6 +64,8 @@ type limiter struct {
 	// nextSweep is when full buckets are next dropped: every bucket is full a minute after its last
 	// request, so the map holds about the clients of the last two minutes.
 	nextSweep time.Time
+	// refused counts the requests refused, for the metrics.
+	refused uint64
 }
 
 // newLimiter returns nil when the limit is off (n ≤ 0).
@@ -96,7 +98,17 @@ func (l *limiter) take(key string, now time.Time) (remaining int64, wait time.Du
 	}
 	remaining, wait = b.take(now, l.n)
 	l.buckets[key] = b
+	if wait > 0 {
+		l.refused++
+	}
 	return remaining, wait
+}
+
+// rejections is how many requests take refused so far.
+func (l *limiter) rejections() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.refused
 }
 
 // sweep drops the buckets that are full at now. It runs under l.mu, once a minute at most.

@@ -109,7 +109,7 @@ func (h *Handler) routes() *httprouter.Router {
 			}
 		}
 	}
-	h.probes(r) // /healthz and /readyz, outside the namespace and the table (health.go)
+	h.probes(r) // /healthz, /readyz and /metrics, outside the namespace and the table (health.go)
 	h.table = table
 	return r
 }
@@ -131,9 +131,11 @@ func routerPath(rt *route) string {
 // wrongMethod answers a method the route does not have: 404 rest_no_route, as WordPress does, with
 // the route's methods in Allow (CONTRACT 1.4).
 func (h *Handler) wrongMethod(rt *route) httprouter.Handle {
+	label := routeLabel(rt)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		rq := requestOf(r)
 		if matchRef(rt, rq, ps) {
+			rq.route = label
 			h.writeWrongMethod(w, rt, rq)
 			return
 		}
@@ -152,12 +154,14 @@ func (h *Handler) writeWrongMethod(w http.ResponseWriter, rt *route, rq *request
 
 // dispatch runs steps 4 to 9 of CONTRACT 1.6 for one endpoint (ep nil: OPTIONS).
 func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
+	label := routeLabel(rt)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		rq := requestOf(r)
 		if !matchRef(rt, rq, ps) {
 			h.writeError(w, rq, errNoRoute)
 			return
 		}
+		rq.route = label
 		if ep == nil && rq.method != http.MethodOptions { // a method no route has, routed as OPTIONS
 			h.writeWrongMethod(w, rt, rq)
 			return

@@ -62,6 +62,8 @@ type failureTable struct {
 	epoch time.Time
 	// nextSweep is when entries with nothing in the window are next dropped (an offset).
 	nextSweep time.Duration
+	// refused counts the attempts begin refused, for the metrics.
+	refused uint64
 }
 
 // failures is one key's entry.
@@ -114,6 +116,7 @@ func (t *failureTable) begin(key uint64, now time.Time) (wait time.Duration) {
 	e := t.entry(key, off)
 	e.prune(off)
 	if len(e.at)+e.pending >= t.n {
+		t.refused++
 		if len(e.at) < t.n {
 			// Attempts in flight fill the limit: they settle within moments, either way.
 			return time.Second
@@ -123,6 +126,13 @@ func (t *failureTable) begin(key uint64, now time.Time) (wait time.Duration) {
 	}
 	e.pending++
 	return 0
+}
+
+// rejections is how many attempts begin refused so far.
+func (t *failureTable) rejections() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refused
 }
 
 // end settles an attempt begin let through. It reports whether this failure made the key throttled
