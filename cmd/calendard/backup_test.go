@@ -22,21 +22,8 @@ import (
 func serveDir(t *testing.T, dir string) (base string, stop func()) {
 	t.Helper()
 	s := serveLoop(t, dir, nil)
-	// Ready, not only alive: the server answers rest_not_ready until its index is loaded.
-	for {
-		res, err := http.Get(s.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return s.base, s.stop
-			}
-		}
-		select {
-		case err := <-s.done:
-			t.Fatalf("serve stopped: %v", err)
-		default:
-		}
-	}
+	s.ready(t)
+	return s.base, s.stop
 }
 
 // loop is the real serve loop of one test, running on a bound listener.
@@ -48,12 +35,17 @@ type loop struct {
 	stop func()
 }
 
-// serveLoop opens the app on dir, lets prepare adjust it when set, and starts serve in the background;
-// it returns as soon as the listener is bound, before anything is loaded.
-func serveLoop(t *testing.T, dir string, prepare func(*app)) *loop {
+// serveLoop opens the app on dir with the settings env ("NAME=value") added, lets prepare adjust it
+// when set, and starts serve in the background; it returns as soon as the listener is bound, before
+// anything is loaded.
+func serveLoop(t *testing.T, dir string, prepare func(*app), env ...string) *loop {
 	t.Helper()
 	vars := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_LISTEN_ADDR": "127.0.0.1:0", "CALENDAR_ADMIN_APP_PASSWORD": adminPass,
 		"CALENDAR_NOW": testNow, "CALENDAR_BASE_URL": testOrigin}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
 	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +75,26 @@ func serveLoop(t *testing.T, dir string, prepare func(*app)) *loop {
 	}
 	t.Cleanup(l.stop)
 	return l
+}
+
+// ready returns once the server is ready, not only alive: it answers rest_not_ready until its index
+// is loaded.
+func (l *loop) ready(t *testing.T) {
+	t.Helper()
+	for {
+		res, err := http.Get(l.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case err := <-l.done:
+			t.Fatalf("serve stopped: %v", err)
+		default:
+		}
+	}
 }
 
 func httpDo(t *testing.T, method, url, body string) (int, []byte) {
