@@ -17,6 +17,7 @@ import (
 
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -45,11 +46,15 @@ type app struct {
 	loading index.Loading
 	handler handlerSwitch
 	server  *http.Server
+	// metrics is what /metrics reports, for the loading handler and then the API's.
+	metrics *handlers.Metrics
+	jobs    *jobs.Jobs // nil until load
 	// stopping is done once shutdown begins, so long polls answer instead of holding it.
 	stopping     context.Context
 	stopStopping context.CancelFunc
-	// ln is the bound listener; tests read its address.
-	ln net.Listener
+	// ln is the bound listener, metricsLn the metrics' own (nil when they share ln); tests read their
+	// addresses.
+	ln, metricsLn net.Listener
 }
 
 // handlerSwitch serves the handler stored last: the loading answers, then the API. An atomic pointer
@@ -79,7 +84,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, db: db, indexStore: db}
+	a := &app{cfg: cfg, log: log, db: db, indexStore: db, metrics: handlers.NewMetrics(log.Named("metrics"))}
 	a.stopping, a.stopStopping = context.WithCancel(context.Background())
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		db.Close()
@@ -90,7 +95,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(), Store: db, Log: log.Named("http")}, &a.loading))
+	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(), Store: db, Log: log.Named("http"), Metrics: a.metrics}, &a.loading))
 	a.server = &http.Server{
 		Handler:           &a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -111,7 +116,10 @@ func (a *app) load(ctx context.Context) error {
 		return err
 	}
 	a.index = ix
-	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"), Stopping: a.stopping}))
+	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
+	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
+	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"),
+		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)}))
 	return nil
 }
 
@@ -136,14 +144,54 @@ func (a *app) bootstrapAdmin(ctx context.Context, stderr io.Writer) error {
 	return a.db.AddAppPassword(ctx, a.cfg.AdminLogin, "bootstrap", password)
 }
 
-// listen binds the configured address.
+// listen binds the configured address, and the metrics' own when set.
 func (a *app) listen() error {
 	ln, err := net.Listen("tcp", a.cfg.ListenAddr)
 	if err != nil {
 		return err
 	}
+	if a.cfg.MetricsAddr != "" {
+		if a.metricsLn, err = net.Listen("tcp", a.cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics-addr: %w", err)
+		}
+	}
 	a.ln = ln
 	return nil
+}
+
+// serveMetrics serves the metrics on their own listener until the returned stop function is called,
+// which waits for it; with no listener of their own, it does nothing. A failure of that listener is
+// logged and leaves the API serving: metrics are not worth an outage.
+func (a *app) serveMetrics() (stop func()) {
+	if a.metricsLn == nil {
+		return func() {}
+	}
+	srv := &http.Server{
+		Handler:           a.metrics,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          zap.NewStdLog(a.log.Named("metrics-server")),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(a.metricsLn); !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("metrics listener stopped", zap.Error(err))
+		}
+	}()
+	a.log.Info("serving metrics", zap.String("addr", a.metricsLn.Addr().String()))
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			a.log.Warn("metrics listener did not stop in time", zap.Error(err))
+		}
+		<-done
+	}
 }
 
 // serve answers requests until ctx is done, then shuts down gracefully: in-flight requests finish,
@@ -157,6 +205,8 @@ func (a *app) serve(ctx context.Context) error {
 		return err
 	}
 	defer stopControl()
+	// Stopped after the API, the jobs and the syncer: the metrics watch the shutdown too.
+	defer a.serveMetrics()()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
 	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))

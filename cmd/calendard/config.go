@@ -50,6 +50,8 @@ type Config struct {
 	// ChangesHorizon is how long change-log entries are kept at least, so change-feed cursors stay
 	// valid that long (storage.Options.ChangesHorizon).
 	ChangesHorizon time.Duration
+	// MetricsAddr is the address of a listener of the metrics' own; empty serves them on ListenAddr.
+	MetricsAddr string
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -67,6 +69,7 @@ type setting struct {
 func (c *Config) settings() []setting {
 	return []setting{
 		{"CALENDAR_LISTEN_ADDR", "listen-addr", "127.0.0.1:8080", "listen address", &c.ListenAddr},
+		{"CALENDAR_METRICS_ADDR", "metrics-addr", "", "address of a listener of their own for GET /metrics (keep it private); empty serves /metrics on listen-addr", &c.MetricsAddr},
 		{"CALENDAR_DATA_DIR", "data-dir", "./data", "directory holding all state", &c.DataDir},
 		{"CALENDAR_BASE_URL", "base-url", "", "public origin (scheme://host[:port][/path]); derived per request when empty", &c.BaseURL},
 		{"CALENDAR_SITE_NAME", "site-name", "Calendar Events", "site name shown in the root index", &c.SiteName},
@@ -211,5 +214,6 @@ func (c *Config) handlerConfig() handlers.Config {
 		RateLimitPerMinute:    c.RateLimitPerMinute,
 		TrustedOrigins:        c.trustedOrigins,
 		AuthFailuresPerMinute: c.AuthFailuresPerMinute,
+		ServeMetrics:          c.MetricsAddr == "",
 	}
 }

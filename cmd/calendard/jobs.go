@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/storage"
@@ -53,7 +54,7 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdo
 // already report due records as published, and the check only repairs drift), and starts the scheduler;
 // the returned stop function ends both and waits for them.
 func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
-	j := jobs.New(a.db, a.index, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
+	j := a.jobs
 	if err := j.Start(); err != nil {
 		return nil, err
 	}
@@ -74,4 +75,17 @@ func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 			a.log.Error("jobs did not stop in time", zap.Error(err))
 		}
 	}, nil
+}
+
+// jobStats gives the jobs' figures to the metrics: handlers cannot import jobs (STYLE 2), so it has
+// its own JobStat, which converts from jobs.Stat as long as both keep the same fields.
+func jobStats(j *jobs.Jobs) func() []handlers.JobStat {
+	return func() []handlers.JobStat {
+		stats := j.Stats()
+		out := make([]handlers.JobStat, len(stats))
+		for i, s := range stats {
+			out[i] = handlers.JobStat(s)
+		}
+		return out
+	}
 }
