@@ -113,7 +113,7 @@ func benchHandler(b *testing.B, n int) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	return New(Deps{Store: db, Index: ix, Log: zap.NewNop()})
+	return New(Deps{Store: db, Index: ix, Log: zap.NewNop(), Metrics: NewMetrics(zap.NewNop())})
 }
 
 // benchDirHandler serves an existing data directory, e.g. one made by `calendard seed --events
@@ -132,7 +132,7 @@ func benchDirHandler(b *testing.B, dir string) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	return New(Deps{Store: db, Index: ix, Log: zap.NewNop()})
+	return New(Deps{Store: db, Index: ix, Log: zap.NewNop(), Metrics: NewMetrics(zap.NewNop())})
 }
 
 // benchRequests numbers the benchmark requests of the whole process, so that a request meant to be
@@ -175,7 +175,7 @@ func benchServe(b *testing.B, h http.Handler, target, mode string) (last *httpte
 }
 
 // BenchmarkListEvents measures list requests end to end through the handler (parsing, index,
-// loading, rendering), the work a front end's most frequent call costs.
+// loading, rendering, metrics), the work a front end's most frequent call costs.
 func BenchmarkListEvents(b *testing.B) {
 	h := benchLists(b)
 	for _, q := range []string{
