@@ -1,0 +1,88 @@
+// Package boltkv is the kv.Store on a bbolt file: calendard's embedded store, and its default.
+//
+// A kv bucket is the top-level bbolt bucket of the same name, keys and values are stored as given,
+// and a bucket's sequence is the bbolt bucket's own (bolt.Bucket.NextSequence). Files written
+// through this package are the files calendard wrote before the kv seam, byte for byte.
+//
+// bbolt runs one read-write transaction at a time, so a guarded cursor needs no guard here: it is
+// a plain cursor.
+package boltkv
+
+import (
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/calendard/calendard/storage/kv"
+)
+
+// Store is a kv.Store on an open bbolt database, which it owns: Close closes it.
+type Store struct{ db *bolt.DB }
+
+// New returns the kv.Store on db. The caller opens db, because the options (the lock timeout, a
+// read-only open) are bbolt's.
+func New(db *bolt.DB) *Store { return &Store{db: db} }
+
+var _ kv.Store = (*Store)(nil)
+
+// View implements kv.Store. bbolt takes no context, so ctx is checked once, before the transaction.
+func (s *Store) View(ctx context.Context, fn func(kv.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.View(func(tx *bolt.Tx) error { return fn(readTx{getter{tx}}) })
+}
+
+// Update implements kv.Store. bbolt takes no context, so ctx is checked once, before the
+// transaction.
+func (s *Store) Update(ctx context.Context, fn func(kv.RwTx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error { return fn(writeTx{getter{tx}}) })
+}
+
+// Close closes the bbolt database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// The transaction types hold only the *bolt.Tx, so that an interface value holds them without an
+// allocation. A bucket is looked up on each call: bbolt caches a write transaction's buckets, and
+// looks up a read transaction's with one seek from the root.
+type getter struct{ tx *bolt.Tx }
+
+func (g getter) Get(bucket, key []byte) []byte { return g.tx.Bucket(bucket).Get(key) }
+func (g getter) Sequence(bucket []byte) uint64 { return g.tx.Bucket(bucket).Sequence() }
+
+type readTx struct{ getter }
+
+// Cursor returns bbolt's own cursor, which is a kv.Cursor as it is.
+func (t readTx) Cursor(bucket []byte) kv.Cursor { return t.tx.Bucket(bucket).Cursor() }
+
+// Count walks the bucket's pages, without a key-by-key cursor.
+func (t readTx) Count(bucket []byte) int { return t.tx.Bucket(bucket).Stats().KeyN }
+
+type writeTx struct{ getter }
+
+// Put stores a nil value as an empty one: bbolt's Get in the same transaction would report a nil
+// value as an absent key, and the stored bytes are the same.
+func (t writeTx) Put(bucket, key, value []byte) error {
+	if value == nil {
+		value = []byte{}
+	}
+	return t.tx.Bucket(bucket).Put(key, value)
+}
+
+func (t writeTx) Delete(bucket, key []byte) error { return t.tx.Bucket(bucket).Delete(key) }
+
+func (t writeTx) NextSequence(bucket []byte) (uint64, error) {
+	return t.tx.Bucket(bucket).NextSequence()
+}
+
+func (t writeTx) GuardedCursor(bucket []byte) kv.Cursor { return t.tx.Bucket(bucket).Cursor() }
+
+func (t writeTx) CreateBucketIfNotExists(bucket []byte) error {
+	_, err := t.tx.CreateBucketIfNotExists(bucket)
+	return err
+}
+
+func (t writeTx) DeleteBucket(bucket []byte) error { return t.tx.DeleteBucket(bucket) }

@@ -1,0 +1,105 @@
+// Package kv is the transactional key-value interface the store keeps its records in: named buckets
+// of ordered keys, read in read transactions and changed in read-write ones. Package storage keeps
+// every rule that spans records; a backend only keeps bytes. This is the seam of spec/DESIGN.md §8:
+// boltkv is the embedded backend, the default, and an etcd backend (clientv3/concurrency STM) is to
+// implement the same interface, so that the store's logic does not fork.
+//
+// # Basics
+//
+// A transaction is a function. Store.View runs one in a read transaction, which sees one consistent
+// snapshot. Store.Update runs one in a read-write transaction, committed when the function returns
+// nil and rolled back when it returns an error. Both types of transaction read single keys
+// through Getter; a read transaction also walks a bucket's keys in order with a Cursor. A bucket's
+// keys are ordered bytewise. Every bucket has a sequence, a counter that NextSequence advances in
+// the transaction and that commits with it: the store takes its IDs from these.
+//
+// A bucket is named before it is used: a read-write transaction creates it once
+// (CreateBucketIfNotExists), and every method given the name of a missing bucket may panic.
+//
+// # Caveats
+//
+// Keys and values handed out are valid only until the transaction ends, and must not be modified:
+// bbolt's point into its memory map. Copy what must outlive the transaction.
+//
+// A write to a bucket while a cursor walks it leaves the cursor's position undefined: collect the
+// keys first, then write.
+//
+// Reads return no error. A backend whose reads can fail (over a network) aborts the transaction
+// and returns the error from View or Update, as etcd's STM does.
+//
+// A read-write transaction reads by key (Getter). A range read in it goes through GuardedCursor
+// alone, so that every one is found by name. A backend with optimistic transactions re-runs a
+// transaction when what it read has changed before its commit: etcd's STM tracks the keys read by
+// Get, but not a range, so such a backend must add the whole range to its conflict check (for
+// instance by comparing the range's highest modification revision at commit). bbolt runs one
+// writer at a time, so there a guarded cursor is a plain one. A key designed to be read by key is
+// better than a guarded range; package storage lists the guarded ranges it keeps, and why.
+//
+// A backend that retries may run an Update function more than once. The function must leave the
+// same results outside the transaction on every run: it assigns its results, never appends to
+// what a previous run left.
+package kv
+
+import "context"
+
+// Store is a transactional store of buckets of ordered keys.
+type Store interface {
+	// View runs fn in a read transaction. It returns fn's error, the backend's, or ctx's error when ctx
+	// is done before the transaction starts.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction, committed when fn returns nil and rolled back
+	// otherwise. It returns fn's error, the backend's (a commit that failed), or ctx's error when ctx
+	// is done before the transaction starts. A nil error means the writes are durable.
+	Update(ctx context.Context, fn func(RwTx) error) error
+	// Close releases the store; transactions must have ended.
+	Close() error
+}
+
+// Getter reads single keys, in both types of transaction: code that reads by key serves reads and
+// writes alike.
+type Getter interface {
+	// Get returns the value of key in bucket, or nil if the key is absent. A key present with an
+	// empty value returns a non-nil empty slice.
+	Get(bucket, key []byte) []byte
+	// Sequence returns the bucket's sequence: the last number NextSequence handed out, 0 if none.
+	Sequence(bucket []byte) uint64
+}
+
+// Tx is a read transaction.
+type Tx interface {
+	Getter
+	// Cursor walks the keys of bucket in order.
+	Cursor(bucket []byte) Cursor
+	// Count returns the number of keys in bucket.
+	Count(bucket []byte) int
+}
+
+// RwTx is a read-write transaction. It reads what it wrote.
+type RwTx interface {
+	Getter
+	// Put sets the value of key in bucket. The key must not be empty.
+	Put(bucket, key, value []byte) error
+	// Delete removes key from bucket; deleting an absent key is not an error.
+	Delete(bucket, key []byte) error
+	// NextSequence advances the bucket's sequence and returns the new value, 1 the first time.
+	NextSequence(bucket []byte) (uint64, error)
+	// GuardedCursor walks the keys of bucket in order, inside a write: the one range read a
+	// read-write transaction has, which an optimistic backend must add to its conflict check (see
+	// the package doc).
+	GuardedCursor(bucket []byte) Cursor
+	// CreateBucketIfNotExists creates bucket, empty and with sequence 0, unless it exists.
+	CreateBucketIfNotExists(bucket []byte) error
+	// DeleteBucket deletes bucket with its keys and sequence; it must be created again before use.
+	DeleteBucket(bucket []byte) error
+}
+
+// Cursor walks the keys of one bucket in order. Each method returns the key and value it moved to,
+// or a nil key past the last one.
+type Cursor interface {
+	// First moves to the first key.
+	First() (key, value []byte)
+	// Seek moves to the first key at or after seek.
+	Seek(seek []byte) (key, value []byte)
+	// Next moves to the key after the current one.
+	Next() (key, value []byte)
+}
