@@ -233,11 +233,17 @@ func (w *writer) joinGroup(p *Post, group uint64) error {
 	return b.Put(groupKey(group, p.Lang), u64(p.ID))
 }
 
-// touchGroup logs a change for every member of a group, whose `translations` just changed.
+// touchGroup logs a change for every member of a group, whose `translations` just changed. It reads
+// the members by key, a language at a time, rather than walking the group's keys: inside a write,
+// an optimistic backend checks a key read for conflicts by itself, and a range only when guarded
+// (storage/kv). The languages go in key order, the order of the group's keys.
 func (w *writer) touchGroup(group uint64) {
-	c := w.tx.Bucket(bGroups).Cursor()
-	prefix := u64(group)
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	b := w.tx.Bucket(bGroups)
+	for _, l := range langsByKey {
+		v := b.Get(groupKey(group, l))
+		if v == nil {
+			continue
+		}
 		id := beUint(v)
 		if t, err := postTypeOf(w.tx, id); err == nil {
 			w.touch(docKind(t), id)
