@@ -21,19 +21,21 @@ const publishBatch = 500
 //
 // The due records are the first entries of the scheduled bucket, found with one seek however many
 // records the store holds, in a read transaction: most minutes nothing is due, and a write
-// transaction would cost a commit. They are rewritten in batches of one write transaction each; each
-// rewrite removes its entry, so every batch starts at the bucket's first entry.
+// transaction would cost a commit. They are rewritten in batches of one write transaction each, which
+// reads each entry again by key rather than walking the bucket: an optimistic backend checks a key
+// read for conflicts by itself, and a range only when guarded (storage/kv). Each rewrite removes its
+// entry, so every batch starts at the bucket's first entry.
 func (db *DB) PublishDue(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		pending, err := db.anyDue(ctx)
+		keys, err := db.dueEntries(ctx)
 		if err != nil {
 			return total, fmt.Errorf("storage: publish due records: %w", err)
 		}
-		if !pending {
+		if len(keys) == 0 {
 			return total, nil
 		}
-		n, err := db.publishDue(ctx)
+		n, err := db.publishDue(ctx, keys)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("storage: publish due records: %w", err)
@@ -41,29 +43,31 @@ func (db *DB) PublishDue(ctx context.Context) (int, error) {
 	}
 }
 
-// anyDue reports whether the first entry of the scheduled bucket is due.
-func (db *DB) anyDue(ctx context.Context) (bool, error) {
-	var pending bool
+// dueEntries returns the keys of the first due entries of the scheduled bucket, up to publishBatch.
+func (db *DB) dueEntries(ctx context.Context) ([][]byte, error) {
+	var keys [][]byte
 	err := db.view(ctx, func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bScheduled).Cursor().First()
-		pending = k != nil && entryDue(k, db.now())
+		now := db.now()
+		c := tx.Bucket(bScheduled).Cursor()
+		for k, _ := c.First(); k != nil && entryDue(k, now) && len(keys) < publishBatch; k, _ = c.Next() {
+			keys = append(keys, bytes.Clone(k)) // the key is invalid once the transaction ends
+		}
 		return nil
 	})
-	return pending, err
+	return keys, err
 }
 
-// publishDue rewrites up to publishBatch due records in one transaction.
-func (db *DB) publishDue(ctx context.Context) (int, error) {
+// publishDue rewrites the records that the scheduled entries keys name, in one transaction. An entry
+// gone since it was read, its record rescheduled or published by another write, is skipped.
+func (db *DB) publishDue(ctx context.Context, keys [][]byte) (int, error) {
 	n := 0
 	err := db.update(ctx, func(tx *bolt.Tx) error {
 		n = 0
 		w := db.newWriter(tx, Actor{})
-		var keys [][]byte
-		c := tx.Bucket(bScheduled).Cursor()
-		for k, _ := c.First(); k != nil && entryDue(k, w.now) && len(keys) < publishBatch; k, _ = c.Next() {
-			keys = append(keys, bytes.Clone(k)) // the rewrites below change the bucket under the cursor
-		}
 		for _, k := range keys {
+			if tx.Bucket(bScheduled).Get(k) == nil {
+				continue
+			}
 			ok, err := w.publishOne(k)
 			if err != nil {
 				return err

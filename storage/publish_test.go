@@ -7,7 +7,10 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB:
@@ -394,5 +397,35 @@ func TestPublishDueDropsStrayEntries(t *testing.T) {
 	}
 	if got := storedStatus(t, db, bEvents, scheduled.ID).Status; got != StatusPublish {
 		t.Errorf("the scheduled event is stored as %s, want publish", got)
+	}
+}
+
+// TestPublishDueSkipsEntriesGoneSinceRead: an entry read as due whose record a write unscheduled
+// before the batch's write transaction is skipped: no rewrite, and no report of a stray entry.
+func TestPublishDueSkipsEntriesGoneSinceRead(t *testing.T) {
+	now := testNow
+	db := openClockDB(t, &now)
+	core, logs := observer.New(zapcore.WarnLevel)
+	db.log = zap.New(core)
+	when := testNow.Add(time.Minute)
+	in := newEvent(t, "Scheduled")
+	in.Status, in.Date = ptr(StatusFuture), &when
+	e := mustCreateEvent(t, db, admin, in)
+	now = when
+	keys, err := db.dueEntries(ctx)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("due entries %x, %v; want the event's", keys, err)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, e.ID, &EventInput{PostInput: PostInput{Status: ptr(StatusDraft)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.publishDue(ctx, keys); err != nil || n != 0 {
+		t.Errorf("publishDue = %d, %v; want 0", n, err)
+	}
+	if got := storedStatus(t, db, bEvents, e.ID).Status; got != StatusDraft {
+		t.Errorf("the event is stored as %s, want draft", got)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("logged %v", logs.All())
 	}
 }
