@@ -215,14 +215,15 @@ func (db *DB) RevokeAppPassword(ctx context.Context, login, name string) error {
 		if err != nil {
 			return err
 		}
-		c := tx.Bucket(bAppPasswords).Cursor()
+		b := tx.Bucket(bAppPasswords)
+		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var ap AppPassword
 			if err := json.Unmarshal(v, &ap); err != nil {
 				return err
 			}
 			if ap.UserID == u.ID && ap.Name == name {
-				return c.Delete()
+				return b.Delete(k)
 			}
 		}
 		return ErrNotFound
