@@ -19,7 +19,9 @@
 // # Caveats
 //
 // Keys and values handed out are valid only until the transaction ends, and must not be modified:
-// bbolt's point into its memory map. Copy what must outlive the transaction.
+// bbolt's point into its memory map. Copy what must outlive the transaction. In the other direction,
+// a bucket name must not change until the transaction ends: a backend may keep it (boltkv keeps a
+// read transaction's buckets by name).
 //
 // A write to a bucket while a cursor walks it leaves the cursor's position undefined: collect the
 // keys first, then write.

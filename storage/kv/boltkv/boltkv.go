@@ -9,6 +9,7 @@
 package boltkv
 
 import (
+	"bytes"
 	"context"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,7 +31,7 @@ func (s *Store) View(ctx context.Context, fn func(kv.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.View(func(tx *bolt.Tx) error { return fn(readTx{getter{tx}}) })
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&readTx{tx: tx}) })
 }
 
 // Update implements kv.Store. bbolt takes no context, so ctx is checked once, before the
@@ -39,29 +40,54 @@ func (s *Store) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(writeTx{getter{tx}}) })
+	return s.db.Update(func(tx *bolt.Tx) error { return fn(writeTx{tx}) })
 }
 
 // Close closes the bbolt database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// The transaction types hold only the *bolt.Tx, so that an interface value holds them without an
-// allocation. A bucket is looked up on each call: bbolt caches a write transaction's buckets, and
-// looks up a read transaction's with one seek from the root.
-type getter struct{ tx *bolt.Tx }
+// readCacheSize bounds the buckets a read transaction keeps open: more than a list page reads.
+const readCacheSize = 12
 
-func (g getter) Get(bucket, key []byte) []byte { return g.tx.Bucket(bucket).Get(key) }
-func (g getter) Sequence(bucket []byte) uint64 { return g.tx.Bucket(bucket).Sequence() }
+// readTx keeps the buckets it opens. bbolt keeps a write transaction's, but opens a read
+// transaction's again on every lookup, at three allocations each, and a list page reads a few
+// buckets hundreds of times: the cache costs one allocation per transaction instead. It holds the
+// callers' bucket names, which do not change (kv: Caveats).
+type readTx struct {
+	tx      *bolt.Tx
+	n       int
+	names   [readCacheSize][]byte
+	buckets [readCacheSize]*bolt.Bucket
+}
 
-type readTx struct{ getter }
+func (t *readTx) bucket(name []byte) *bolt.Bucket {
+	for i := range t.n {
+		if bytes.Equal(t.names[i], name) {
+			return t.buckets[i]
+		}
+	}
+	b := t.tx.Bucket(name)
+	if t.n < readCacheSize {
+		t.names[t.n], t.buckets[t.n] = name, b
+		t.n++
+	}
+	return b
+}
+
+func (t *readTx) Get(bucket, key []byte) []byte { return t.bucket(bucket).Get(key) }
+func (t *readTx) Sequence(bucket []byte) uint64 { return t.bucket(bucket).Sequence() }
 
 // Cursor returns bbolt's own cursor, which is a kv.Cursor as it is.
-func (t readTx) Cursor(bucket []byte) kv.Cursor { return t.tx.Bucket(bucket).Cursor() }
+func (t *readTx) Cursor(bucket []byte) kv.Cursor { return t.bucket(bucket).Cursor() }
 
 // Count walks the bucket's pages, without a key-by-key cursor.
-func (t readTx) Count(bucket []byte) int { return t.tx.Bucket(bucket).Stats().KeyN }
+func (t *readTx) Count(bucket []byte) int { return t.bucket(bucket).Stats().KeyN }
 
-type writeTx struct{ getter }
+// writeTx holds only the *bolt.Tx, so that an interface value holds it without an allocation.
+type writeTx struct{ tx *bolt.Tx }
+
+func (t writeTx) Get(bucket, key []byte) []byte { return t.tx.Bucket(bucket).Get(key) }
+func (t writeTx) Sequence(bucket []byte) uint64 { return t.tx.Bucket(bucket).Sequence() }
 
 // Put stores a nil value as an empty one: bbolt's Get in the same transaction would report a nil
 // value as an absent key, and the stored bytes are the same.

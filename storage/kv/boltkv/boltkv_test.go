@@ -2,6 +2,7 @@ package boltkv
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -84,6 +85,45 @@ func TestSameFile(t *testing.T) {
 		}
 		if got := b.Get([]byte("empty")); got == nil || len(got) != 0 {
 			t.Errorf("bbolt reads %q for an empty value", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadTxBuckets: a read transaction that reads more buckets than it keeps open reads each right,
+// on its first lookup and again.
+func TestReadTxBuckets(t *testing.T) {
+	s := New(openBolt(t))
+	defer s.Close()
+	var names [][]byte
+	for i := range readCacheSize + 3 {
+		names = append(names, []byte(fmt.Sprint("bucket ", i)))
+	}
+	ctx := context.Background()
+	err := s.Update(ctx, func(tx kv.RwTx) error {
+		for _, name := range names {
+			if err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+			if err := tx.Put(name, []byte("name"), name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(ctx, func(tx kv.Tx) error {
+		for range 2 {
+			for _, name := range names {
+				if got := tx.Get(name, []byte("name")); string(got) != string(name) {
+					t.Errorf("bucket %s holds %q", name, got)
+				}
+			}
 		}
 		return nil
 	})
