@@ -18,9 +18,14 @@ import (
 // while it runs and the copy is the store as of one commit. It returns the number of bytes written.
 // A long backup holds its read transaction open, which delays the reuse of freed pages (the file may
 // grow meanwhile); cancelling ctx aborts it.
+//
+// It copies the bbolt file's pages (tx.WriteTo), so it reads the file under the kv seam directly.
 func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("storage: backup: %w", err)
+	}
 	var n int64
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		var err error
 		n, err = tx.WriteTo(ctxWriter{ctx: ctx, w: w})
 		return err

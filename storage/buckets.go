@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 var (
@@ -87,8 +87,8 @@ func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 
 func pair(a, b uint64) []byte { return binary.BigEndian.AppendUint64(u64(a), b) }
 
-func get[T any](tx *bolt.Tx, bucket []byte, id uint64) (*T, error) {
-	v := tx.Bucket(bucket).Get(u64(id))
+func get[T any](tx kv.Getter, bucket []byte, id uint64) (*T, error) {
+	v := tx.Get(bucket, u64(id))
 	if v == nil {
 		return nil, ErrNotFound
 	}
@@ -99,29 +99,30 @@ func get[T any](tx *bolt.Tx, bucket []byte, id uint64) (*T, error) {
 	return &rec, nil
 }
 
-func put(tx *bolt.Tx, bucket []byte, id uint64, rec any) error {
+func put(tx kv.RwTx, bucket []byte, id uint64, rec any) error {
 	v, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("storage: encode %s %d: %w", bucket, id, err)
 	}
-	return tx.Bucket(bucket).Put(u64(id), v)
+	return tx.Put(bucket, u64(id), v)
 }
 
 // postTypeOf reports which kind of record holds id, or ErrNotFound.
-func postTypeOf(tx *bolt.Tx, id uint64) (PostType, error) {
+func postTypeOf(tx kv.Getter, id uint64) (PostType, error) {
 	for _, t := range []PostType{TypeEvent, TypeVenue, TypeOrganizer, TypeImage} {
-		if tx.Bucket(postBucket(t)).Get(u64(id)) != nil {
+		if tx.Get(postBucket(t), u64(id)) != nil {
 			return t, nil
 		}
 	}
 	return 0, ErrNotFound
 }
 
-// linkedIDs lists the second halves of the keys of bucket that start with id.
-func linkedIDs(tx *bolt.Tx, bucket []byte, id uint64) []uint64 {
+// linkedIDs lists the second halves of the keys of bucket that start with id, inside a write: a
+// guarded range read (see the package doc's Caveats).
+func linkedIDs(tx kv.RwTx, bucket []byte, id uint64) []uint64 {
 	var ids []uint64
 	prefix := u64(id)
-	c := tx.Bucket(bucket).Cursor()
+	c := tx.GuardedCursor(bucket)
 	for k, _ := c.Seek(prefix); len(k) == 16 && binary.BigEndian.Uint64(k) == id; k, _ = c.Next() {
 		ids = append(ids, binary.BigEndian.Uint64(k[8:]))
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // Bulk creates many records in one transaction: one fsync for thousands of records instead of one
@@ -14,7 +14,7 @@ type Bulk struct{ w *writer }
 
 // Bulk runs fn in one write transaction on behalf of a; nothing fn created is kept if it fails.
 func (db *DB) Bulk(ctx context.Context, a Actor, fn func(*Bulk) error) error {
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		if err := fn(&Bulk{w: w}); err != nil {
 			return err

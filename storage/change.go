@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // DocKind is the kind of a document named by a change-log entry, and of the resource an *Error is about.
@@ -93,13 +93,12 @@ func termDocKind(tax Taxonomy) DocKind {
 }
 
 // logChange appends one entry to the change log inside the writing transaction.
-func logChange(tx *bolt.Tx, kind DocKind, id uint64) error {
-	b := tx.Bucket(bOutbox)
-	seq, err := b.NextSequence()
+func logChange(tx kv.RwTx, kind DocKind, id uint64) error {
+	seq, err := tx.NextSequence(bOutbox)
 	if err != nil {
 		return err
 	}
-	return b.Put(u64(seq), binary.BigEndian.AppendUint64([]byte{byte(kind)}, id))
+	return tx.Put(bOutbox, u64(seq), binary.BigEndian.AppendUint64([]byte{byte(kind)}, id))
 }
 
 // Changes returns up to limit change-log entries with a sequence number above after, oldest first.
@@ -107,21 +106,20 @@ func logChange(tx *bolt.Tx, kind DocKind, id uint64) error {
 // newer", never "something missed".
 func (db *DB) Changes(ctx context.Context, after uint64, limit int) ([]Change, error) {
 	var out []Change
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bOutbox)
-		if after < changeFloor(b) {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		if after < changeFloor(tx) {
 			return ErrCompacted
 		}
-		_, err := eachChange(b, after, limit, func(c Change) { out = append(out, c) })
+		_, err := eachChange(tx, after, limit, func(c Change) { out = append(out, c) })
 		return err
 	})
 	return out, err
 }
 
-// eachChange calls fn with up to limit entries of the change log b after `after`, oldest first, and
+// eachChange calls fn with up to limit entries of the change log after `after`, oldest first, and
 // reports whether it reached the last entry.
-func eachChange(b *bolt.Bucket, after uint64, limit int, fn func(Change)) (end bool, err error) {
-	c, n := b.Cursor(), 0
+func eachChange(tx kv.Tx, after uint64, limit int, fn func(Change)) (end bool, err error) {
+	c, n := tx.Cursor(bOutbox), 0
 	k, v := c.Seek(u64(after + 1))
 	for ; k != nil && n < limit; k, v = c.Next() {
 		if len(v) != 9 {
@@ -136,18 +134,18 @@ func eachChange(b *bolt.Bucket, after uint64, limit int, fn func(Change)) (end b
 // changeFloor is the highest trimmed sequence number: the log holds exactly the entries after it up
 // to the head, because every sequence number is taken by the entry that commits with it and only
 // trimming deletes entries, from the front.
-func changeFloor(b *bolt.Bucket) uint64 {
-	if k, _ := b.Cursor().First(); k != nil {
+func changeFloor(tx kv.Tx) uint64 {
+	if k, _ := tx.Cursor(bOutbox).First(); k != nil {
 		return beUint(k) - 1
 	}
-	return b.Sequence()
+	return tx.Sequence(bOutbox)
 }
 
 // ChangeHead returns the sequence number of the newest change-log entry ever written (0 if none).
 func (db *DB) ChangeHead(ctx context.Context) (uint64, error) {
 	var seq uint64
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		seq = tx.Bucket(bOutbox).Sequence()
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		seq = tx.Sequence(bOutbox)
 		return nil
 	})
 	return seq, err

@@ -3,7 +3,7 @@ package storage
 import (
 	"context"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // Doc names one document of the change log: a record or a term.
@@ -61,12 +61,11 @@ func EventDocs(e *Event, rel *Related) []Doc {
 // or more than limit remain, and a caller then knows only that anything may have changed.
 func (db *DB) ChangedSince(ctx context.Context, after uint64, limit int) (changed map[Doc]uint64, complete bool, err error) {
 	changed = map[Doc]uint64{}
-	err = db.view(ctx, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bOutbox)
-		if after < changeFloor(b) {
+	err = db.kv.View(ctx, func(tx kv.Tx) error {
+		if after < changeFloor(tx) {
 			return nil
 		}
-		complete, err = eachChange(b, after, limit, func(c Change) { changed[Doc{c.Kind, c.ID}] = c.Seq })
+		complete, err = eachChange(tx, after, limit, func(c Change) { changed[Doc{c.Kind, c.ID}] = c.Seq })
 		return err
 	})
 	return changed, complete, err

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -54,7 +53,7 @@ type OrganizerRef struct {
 // already has this language, ErrCannotEditOthers for an author the caller may not choose.
 func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInput) (*Event, error) {
 	var e *Event
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if e, err = w.createEvent(lang, in); err != nil {
@@ -104,7 +103,7 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 		return nil, fail(OpUpdate, DocEvent, id, err)
 	}
 	var e *Event
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanEdit); err != nil {
@@ -142,7 +141,7 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 // delete it) or ErrTrashed.
 func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error) {
 	var e *Event
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
@@ -350,16 +349,15 @@ func nonZero(id uint64) []uint64 {
 
 // relink replaces the reverse links from the ids in old to event by those in now.
 func (w *writer) relink(bucket []byte, event uint64, old, now []uint64) error {
-	b := w.tx.Bucket(bucket)
 	for _, id := range old {
 		if !slices.Contains(now, id) {
-			if err := b.Delete(pair(id, event)); err != nil {
+			if err := w.tx.Delete(bucket, pair(id, event)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, id := range now {
-		if err := b.Put(pair(id, event), nil); err != nil {
+		if err := w.tx.Put(bucket, pair(id, event), nil); err != nil {
 			return err
 		}
 	}
@@ -386,7 +384,7 @@ func (w *writer) addCount(termID uint64, delta int) error {
 func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
 	var e *Event
 	var rel *Related
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
 		if e, err = readPost[Event](db.cache, tx, TypeEvent, id, db.now()); err != nil {
 			return err
@@ -402,7 +400,7 @@ func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
 func (db *DB) EventBySlug(ctx context.Context, lang Lang, s string) (*Event, *Related, error) {
 	var e *Event
 	var rel *Related
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		id, err := idBySlug(tx, TypeEvent, lang, s)
 		if err != nil {
 			return err

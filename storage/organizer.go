@@ -3,8 +3,7 @@ package storage
 import (
 	"context"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -17,7 +16,7 @@ type OrganizerInput struct {
 // CreateOrganizer creates an organizer in language lang, or returns an existing one it duplicates
 // (CONTRACT 4.10), reporting which with existed. Errors as CreateEvent.
 func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *OrganizerInput) (o *Organizer, existed bool, err error) {
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		id, err := w.createOrganizer(lang, in)
 		if err != nil {

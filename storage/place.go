@@ -3,7 +3,7 @@ package storage
 import (
 	"context"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // record is a pointer to one of the record types, for the paths they share.
@@ -44,7 +44,7 @@ func linkBucket(t PostType) []byte {
 
 func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64, apply func(*writer, P) error) (P, error) {
 	var r P
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if r, err = loadWritable[T, P](w, t, id, Actor.CanEdit); err != nil {
@@ -78,7 +78,7 @@ func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Pos
 
 func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64) (P, error) {
 	var r P
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if r, err = loadWritable[T, P](w, t, id, Actor.CanDelete); err != nil {
@@ -106,7 +106,7 @@ func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Post
 func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id uint64, lang Lang, slugs ...string) (P, *Related, error) {
 	var r P
 	rel := db.newRelated()
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
 		if len(slugs) > 0 {
 			if id, err = idBySlug(tx, t, lang, slugs[0]); err != nil {

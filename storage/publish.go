@@ -5,8 +5,9 @@ import (
 	"context"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // publishBatch bounds the due records one write transaction of PublishDue rewrites: short
@@ -46,9 +47,9 @@ func (db *DB) PublishDue(ctx context.Context) (int, error) {
 // dueEntries returns the keys of the first due entries of the scheduled bucket, up to publishBatch.
 func (db *DB) dueEntries(ctx context.Context) ([][]byte, error) {
 	var keys [][]byte
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		now := db.now()
-		c := tx.Bucket(bScheduled).Cursor()
+		c := tx.Cursor(bScheduled)
 		for k, _ := c.First(); k != nil && entryDue(k, now) && len(keys) < publishBatch; k, _ = c.Next() {
 			keys = append(keys, bytes.Clone(k)) // the key is invalid once the transaction ends
 		}
@@ -61,11 +62,11 @@ func (db *DB) dueEntries(ctx context.Context) ([][]byte, error) {
 // gone since it was read, its record rescheduled or published by another write, is skipped.
 func (db *DB) publishDue(ctx context.Context, keys [][]byte) (int, error) {
 	n := 0
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		n = 0
 		w := db.newWriter(tx, Actor{})
 		for _, k := range keys {
-			if tx.Bucket(bScheduled).Get(k) == nil {
+			if tx.Get(bScheduled, k) == nil {
 				continue
 			}
 			ok, err := w.publishOne(k)
@@ -92,13 +93,13 @@ func (w *writer) publishOne(k []byte) (bool, error) {
 	id := beUint(k[8:])
 	var r rec
 	if t, err := postTypeOf(w.tx, id); err == nil {
-		if r, err = decodeRecord(t, w.tx.Bucket(postBucket(t)).Get(u64(id))); err != nil {
+		if r, err = decodeRecord(t, w.tx.Get(postBucket(t), u64(id))); err != nil {
 			return false, fmt.Errorf("decode %s %d: %w", t, id, err)
 		}
 	}
 	if r == nil || r.post().Status != StatusFuture || !bytes.Equal(scheduledKey(r.post().Date, id), k) {
 		w.db.log.Warn("scheduled entry names no scheduled record, dropped", zap.Uint64("id", id))
-		return false, w.tx.Bucket(bScheduled).Delete(k)
+		return false, w.tx.Delete(bScheduled, k)
 	}
 	if e, ok := r.(*Event); ok {
 		old := *e

@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB:
@@ -41,7 +43,7 @@ func openClockDB(t testing.TB, now *time.Time) *DB {
 func storedStatus(t *testing.T, db *DB, bucket []byte, id uint64) *Post {
 	t.Helper()
 	var p *Post
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		e, err := get[Event](tx, bucket, id) // Event embeds Post: reads any record's common fields
 		if err == nil {
 			p = &e.Post
@@ -280,7 +282,7 @@ func TestSchema1Migrates(t *testing.T) {
 	in = newEvent(t, "Scheduled")
 	in.Tags, in.Status, in.Date = &[]string{utoa(tag.ID)}, ptr(StatusFuture), &when
 	mustCreateEvent(t, db, admin, in)
-	err = db.bolt.Update(func(tx *bolt.Tx) error { // what schema 1 had: no bucket, and a count gone wrong
+	err = db.kv.Update(ctx, func(tx kv.RwTx) error { // what schema 1 had: no bucket, and a count gone wrong
 		if err := tx.DeleteBucket(bScheduled); err != nil {
 			return err
 		}
@@ -292,7 +294,7 @@ func TestSchema1Migrates(t *testing.T) {
 		if err := put(tx, bTags, tag.ID, term); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(kSchema, u64(1))
+		return tx.Put(bMeta, kSchema, u64(1))
 	})
 	if err != nil {
 		t.Fatal(err)

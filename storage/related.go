@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -40,7 +39,7 @@ func (db *DB) newRelated() *Related {
 	}
 }
 
-func (r *Related) addEvent(tx *bolt.Tx, e *Event, now time.Time) error {
+func (r *Related) addEvent(tx kv.Tx, e *Event, now time.Time) error {
 	if err := r.addPost(tx, &e.Post, now); err != nil {
 		return err
 	}
@@ -83,7 +82,7 @@ func (r *Related) addEvent(tx *bolt.Tx, e *Event, now time.Time) error {
 }
 
 // addPost loads what every record's response refers to: its image and its translation group.
-func (r *Related) addPost(tx *bolt.Tx, p *Post, now time.Time) error {
+func (r *Related) addPost(tx kv.Tx, p *Post, now time.Time) error {
 	if p.ImageID != 0 {
 		if _, ok := r.Images[p.ImageID]; !ok {
 			img, err := get[Image](tx, bImages, p.ImageID)
@@ -123,12 +122,12 @@ func (r *Related) addPost(tx *bolt.Tx, p *Post, now time.Time) error {
 }
 
 // addTerm loads a term and, for categories, its ancestors.
-func (r *Related) addTerm(tx *bolt.Tx, tax Taxonomy, id uint64) error {
+func (r *Related) addTerm(tx kv.Tx, tax Taxonomy, id uint64) error {
 	for id != 0 {
 		if _, ok := r.Terms[id]; ok {
 			return nil
 		}
-		raw := tx.Bucket(termBucket(tax)).Get(u64(id))
+		raw := tx.Get(termBucket(tax), u64(id))
 		if raw == nil {
 			return nil
 		}
@@ -148,17 +147,17 @@ func (r *Related) addTerm(tx *bolt.Tx, tax Taxonomy, id uint64) error {
 
 // idBySlug implements the by-slug lookup of CONTRACT 8.5: a non-trashed record first, else the most
 // recently trashed one with that slug.
-func idBySlug(tx *bolt.Tx, t PostType, lang Lang, s string) (uint64, error) {
+func idBySlug(tx kv.Tx, t PostType, lang Lang, s string) (uint64, error) {
 	s = slug.Normalize(s)
 	if s == "" {
 		return 0, ErrNotFound
 	}
-	if v := tx.Bucket(slugBucket(t, lang)).Get([]byte(s)); v != nil {
+	if v := tx.Get(slugBucket(t, lang), []byte(s)); v != nil {
 		return beUint(v), nil
 	}
 	var best, bestAt uint64
 	prefix := trashSlugKey(s)
-	c := tx.Bucket(trashSlugBucket(t, lang)).Cursor()
+	c := tx.Cursor(trashSlugBucket(t, lang))
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, v = c.Next() {
 		if at := beUint(v); best == 0 || at >= bestAt {
 			best, bestAt = beUint(k[len(prefix):]), at

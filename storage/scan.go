@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // Records is one page of a scan: records of every type by ID, and the change-log head at the time of
@@ -29,10 +29,10 @@ type Records struct {
 func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*Records, error) {
 	out := &Records{}
 	now := db.now()
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		out.Head = tx.Bucket(bOutbox).Sequence()
-		out.LastID = tx.Bucket(bSeqPosts).Sequence()
-		c := tx.Bucket(postBucket(t)).Cursor()
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		out.Head = tx.Sequence(bOutbox)
+		out.LastID = tx.Sequence(bSeqPosts)
+		c := tx.Cursor(postBucket(t))
 		n := 0
 		for k, v := c.Seek(u64(after + 1)); k != nil && n < limit; k, v = c.Next() {
 			n++
@@ -58,8 +58,8 @@ func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*R
 // decoding a record, so it costs a fraction of a scan: it gives a scan's progress its total.
 func (db *DB) Count(ctx context.Context, t PostType) (int, error) {
 	var n int
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		n = tx.Bucket(postBucket(t)).Stats().KeyN
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		n = tx.Count(postBucket(t))
 		return nil
 	})
 	return n, err
@@ -81,8 +81,8 @@ func (db *DB) Load(ctx context.Context, t PostType, ids []uint64) (*Records, *Re
 	out := &Records{}
 	rel := db.newRelated()
 	now := db.now()
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		out.Head = tx.Bucket(bOutbox).Sequence()
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		out.Head = tx.Sequence(bOutbox)
 		out.NextScheduled = nextScheduled(tx, now)
 		for _, id := range ids {
 			var err error

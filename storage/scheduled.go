@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // The scheduled bucket indexes every record stored as `future` (events, venues and organizers) by
@@ -38,10 +38,9 @@ func scheduledKey(date time.Time, id uint64) []byte {
 }
 
 // schedule keeps r's entry in step with a write of r: old is r as loaded before (nil on create).
-func schedule(tx *bolt.Tx, old *Post, r rec) error {
-	b := tx.Bucket(bScheduled)
+func schedule(tx kv.RwTx, old *Post, r rec) error {
 	if old != nil && old.storedStatus() == StatusFuture {
-		if err := b.Delete(scheduledKey(old.Date, old.ID)); err != nil {
+		if err := tx.Delete(bScheduled, scheduledKey(old.Date, old.ID)); err != nil {
 			return err
 		}
 	}
@@ -55,14 +54,14 @@ func schedule(tx *bolt.Tx, old *Post, r rec) error {
 			v = binary.BigEndian.AppendUint64(v, id)
 		}
 	}
-	return b.Put(scheduledKey(p.Date, p.ID), v)
+	return tx.Put(bScheduled, scheduledKey(p.Date, p.ID), v)
 }
 
 // dueTermCounts counts, per term, the events stored as scheduled whose date has passed at now; nil
 // when no such event has a term.
-func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
+func dueTermCounts(tx kv.Tx, now time.Time) map[uint64]int {
 	var counts map[uint64]int
-	c := tx.Bucket(bScheduled).Cursor()
+	c := tx.Cursor(bScheduled)
 	for k, v := c.First(); k != nil && entryDue(k, now); k, v = c.Next() {
 		for ; len(v) >= 8; v = v[8:] {
 			if counts == nil {
@@ -78,7 +77,7 @@ func dueTermCounts(tx *bolt.Tx, now time.Time) map[uint64]int {
 // zero if there is none: the next instant at which time alone changes a record (CONTRACT 8.4).
 func (db *DB) NextScheduled(ctx context.Context, now time.Time) (time.Time, error) {
 	var next time.Time
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		next = nextScheduled(tx, now)
 		return nil
 	})
@@ -86,9 +85,9 @@ func (db *DB) NextScheduled(ctx context.Context, now time.Time) (time.Time, erro
 }
 
 // nextScheduled is the earliest date after now of a record stored as scheduled, or zero.
-func nextScheduled(tx *bolt.Tx, now time.Time) time.Time {
+func nextScheduled(tx kv.Tx, now time.Time) time.Time {
 	// The first entry not due at now is the first dated at least a second after it.
-	k, _ := tx.Bucket(bScheduled).Cursor().Seek(scheduledKey(now.Add(time.Second), 0))
+	k, _ := tx.Cursor(bScheduled).Seek(scheduledKey(now.Add(time.Second), 0))
 	if k == nil {
 		return time.Time{}
 	}
@@ -110,16 +109,20 @@ var (
 //
 // Only scheduled records are decoded. Published events are told by their status marker, scheduled
 // records by theirs, and their terms read from the term links: at 1M events decoding each took 50 s.
-func migrateScheduled(tx *bolt.Tx) error {
+//
+// Its range reads are guarded, as every range read inside a write is, but it migrates files of
+// older calendards only: a store in another backend starts at the current schema.
+func migrateScheduled(tx kv.RwTx) error {
 	if err := tx.DeleteBucket(bScheduled); err != nil {
 		return err
 	}
-	if _, err := tx.CreateBucket(bScheduled); err != nil {
+	if err := tx.CreateBucketIfNotExists(bScheduled); err != nil {
 		return err
 	}
 	var published []uint64 // ascending, as the bucket's keys are
 	for _, t := range []PostType{TypeEvent, TypeVenue, TypeOrganizer} {
-		err := tx.Bucket(postBucket(t)).ForEach(func(k, v []byte) error {
+		c := tx.GuardedCursor(postBucket(t))
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			switch {
 			case t == TypeEvent && bytes.Contains(v, publishMarker):
 				published = append(published, beUint(k))
@@ -129,36 +132,32 @@ func migrateScheduled(tx *bolt.Tx) error {
 					return fmt.Errorf("decode %s %d: %w", t, beUint(k), err)
 				}
 				if r.post().Status == StatusFuture {
-					return schedule(tx, nil, r)
+					if err := schedule(tx, nil, r); err != nil {
+						return err
+					}
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
 	}
 	counts := map[uint64]int{}
-	err := tx.Bucket(bLinkTerm).ForEach(func(k, _ []byte) error {
+	c := tx.GuardedCursor(bLinkTerm)
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		if _, ok := slices.BinarySearch(published, beUint(k[8:])); ok {
 			counts[beUint(k[:8])]++
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	for _, tax := range []Taxonomy{TaxCategory, TaxTag} {
 		var terms []*Term
-		if err := tx.Bucket(termBucket(tax)).ForEach(func(k, v []byte) error {
+		c := tx.GuardedCursor(termBucket(tax))
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			t, err := decode[Term](nil, 0, v)
-			if err == nil && t.Count != counts[t.ID] {
+			if err != nil {
+				return err
+			}
+			if t.Count != counts[t.ID] {
 				t.Count = counts[t.ID]
 				terms = append(terms, t)
 			}
-			return err
-		}); err != nil {
-			return err
 		}
 		for _, t := range terms {
 			if err := put(tx, termBucket(tax), t.ID, t); err != nil {

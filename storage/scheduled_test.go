@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // scheduledEntry is an entry of the scheduled bucket, decoded.
@@ -333,10 +334,9 @@ func TestSchema2Migrates(t *testing.T) {
 	in.Status, in.Date, in.Tags = ptr(StatusFuture), &soon, &[]string{utoa(tag.ID)}
 	lost := mustCreateEvent(t, db, admin, in)
 	ids = append(ids, lost.ID)
-	err = db.bolt.Update(func(tx *bolt.Tx) error { // what schema 2 wrote
-		b := tx.Bucket(bScheduled)
+	err = db.kv.Update(ctx, func(tx kv.RwTx) error { // what schema 2 wrote
 		for _, id := range []uint64{ids[1], ids[2], lost.ID} {
-			if err := b.Delete(scheduledKey(soon, id)); err != nil {
+			if err := tx.Delete(bScheduled, scheduledKey(soon, id)); err != nil {
 				return err
 			}
 		}
@@ -348,7 +348,7 @@ func TestSchema2Migrates(t *testing.T) {
 		if err := put(tx, bTags, tag.ID, term); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(kSchema, u64(2))
+		return tx.Put(bMeta, kSchema, u64(2))
 	})
 	if err != nil {
 		t.Fatal(err)

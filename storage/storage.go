@@ -55,6 +55,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/kv/boltkv"
 )
 
 // schemaVersion 2 added the scheduled bucket, and 3 put venues and organizers into it
@@ -79,6 +81,10 @@ type Options struct {
 
 // DB is the record store.
 type DB struct {
+	// kv holds the records: every transaction goes through it.
+	kv kv.Store
+	// bolt is the file under kv, for what only a bbolt file has: Backup copies its pages, FileSize
+	// reads its size, and tests check its pages (tx.Check).
 	bolt     *bolt.DB
 	now      func() time.Time
 	log      *zap.Logger
@@ -115,25 +121,24 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone, horizon: opts.ChangesHorizon, notify: make(chan struct{}, 1),
-		cache: newRecordCache(), terms: newRecordCache()}
+	db := &DB{kv: boltkv.New(bdb), bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
+		horizon: opts.ChangesHorizon, notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
-		bdb.Close()
+		db.kv.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
 func (db *DB) init() error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.kv.Update(context.Background(), func(tx kv.RwTx) error {
 		for _, name := range topBuckets {
-			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+			if err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return fmt.Errorf("storage: create bucket %s: %w", name, err)
 			}
 		}
-		meta := tx.Bucket(bMeta)
 		schema := uint64(0)
-		if v := meta.Get(kSchema); v != nil {
+		if v := tx.Get(bMeta, kSchema); v != nil {
 			schema = binary.BigEndian.Uint64(v)
 		}
 		if schema > schemaVersion {
@@ -149,16 +154,16 @@ func (db *DB) init() error {
 				db.log.Info("store migrated to schema 3", zap.Duration("duration", time.Since(start)))
 			}
 		}
-		if err := meta.Put(kSchema, u64(schemaVersion)); err != nil {
+		if err := tx.Put(bMeta, kSchema, u64(schemaVersion)); err != nil {
 			return err
 		}
-		key := meta.Get(kHashKey)
+		key := tx.Get(bMeta, kHashKey)
 		if key == nil {
 			key = make([]byte, 32)
 			if _, err := rand.Read(key); err != nil {
 				return err
 			}
-			if err := meta.Put(kHashKey, key); err != nil {
+			if err := tx.Put(bMeta, kHashKey, key); err != nil {
 				return err
 			}
 		}
@@ -168,7 +173,7 @@ func (db *DB) init() error {
 }
 
 // Close closes the store.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error { return db.kv.Close() }
 
 // Now is the store's clock.
 func (db *DB) Now() time.Time { return db.now() }
@@ -179,21 +184,13 @@ func (db *DB) SiteZone() datetime.Zone { return db.siteZone }
 // Notify is signalled (without blocking, coalesced) after every commit that appended to the change log.
 func (db *DB) Notify() <-chan struct{} { return db.notify }
 
-func (db *DB) view(ctx context.Context, fn func(*bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+// update runs fn in a read-write transaction and pokes Notify once it has committed.
+func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
+	if err := db.kv.Update(ctx, fn); err != nil {
 		return err
 	}
-	return db.bolt.View(fn)
-}
-
-func (db *DB) update(ctx context.Context, fn func(*bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		tx.OnCommit(db.poke)
-		return fn(tx)
-	})
+	db.poke()
+	return nil
 }
 
 func (db *DB) poke() {

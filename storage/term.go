@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -30,7 +29,7 @@ type TermInput struct {
 // 4.5), a *FieldError for an unknown parent or a value breaking an input rule.
 func (db *DB) CreateTerm(ctx context.Context, a Actor, tax Taxonomy, in *TermInput) (*Term, error) {
 	var t *Term
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if t, err = w.createTerm(tax, in); err != nil {
@@ -56,7 +55,7 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 			return nil, err
 		}
 	}
-	terms, err := allTerms(w.tx, tax, nil)
+	terms, err := allTerms(w.tx.GuardedCursor(termBucket(tax)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,28 +81,28 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 // newTerm creates and stores a term with a unique slug derived from base, a normalised slug (the ID when
 // empty).
 func (w *writer) newTerm(tax Taxonomy, name, base string) (*Term, error) {
-	id, err := w.tx.Bucket(bSeqTerms).NextSequence()
+	id, err := w.tx.NextSequence(bSeqTerms)
 	if err != nil {
 		return nil, err
 	}
 	if base == "" {
 		base = utoa(id)
 	}
-	slugs := w.tx.Bucket(termSlugBucket(tax))
+	slugs := termSlugBucket(tax)
 	candidate := base
-	for n := 2; slugs.Get([]byte(candidate)) != nil; n++ {
+	for n := 2; w.tx.Get(slugs, []byte(candidate)) != nil; n++ {
 		candidate = slug.WithSuffix(base, n)
 	}
 	t := &Term{ID: id, Taxonomy: tax, Name: name, Slug: candidate}
 	w.touch(termDocKind(tax), id)
-	if err := slugs.Put([]byte(candidate), u64(id)); err != nil {
+	if err := w.tx.Put(slugs, []byte(candidate), u64(id)); err != nil {
 		return nil, err
 	}
 	return t, put(w.tx, termBucket(tax), id, t)
 }
 
 // checkParent verifies that parent may become the parent of category id (0: a new category).
-func checkParent(tx *bolt.Tx, id, parent uint64) error {
+func checkParent(tx kv.Getter, id, parent uint64) error {
 	for p := parent; p != 0; {
 		if p == id {
 			return invalid("parent", "a category cannot be its own ancestor")
@@ -128,7 +127,7 @@ func (db *DB) UpdateTerm(ctx context.Context, a Actor, tax Taxonomy, id uint64, 
 		return nil, fail(OpUpdate, tax.DocKind(), id, err)
 	}
 	var t *Term
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
@@ -148,15 +147,15 @@ func (db *DB) UpdateTerm(ctx context.Context, a Actor, tax Taxonomy, id uint64, 
 			if s == "" {
 				s = utoa(id)
 			}
-			slugs := tx.Bucket(termSlugBucket(tax))
-			if owner := slugs.Get([]byte(s)); owner != nil && beUint(owner) != id {
+			slugs := termSlugBucket(tax)
+			if owner := tx.Get(slugs, []byte(s)); owner != nil && beUint(owner) != id {
 				return ErrDuplicateSlug
 			}
-			if err := slugs.Delete([]byte(t.Slug)); err != nil {
+			if err := tx.Delete(slugs, []byte(t.Slug)); err != nil {
 				return err
 			}
 			t.Slug = s
-			if err := slugs.Put([]byte(s), u64(id)); err != nil {
+			if err := tx.Put(slugs, []byte(s), u64(id)); err != nil {
 				return err
 			}
 		}
@@ -188,7 +187,7 @@ func (w *writer) touchTermEvents(tax Taxonomy, id uint64) error {
 	if tax != TaxCategory {
 		return nil
 	}
-	terms, err := allTerms(w.tx, tax, nil)
+	terms, err := allTerms(w.tx.GuardedCursor(termBucket(tax)), nil)
 	if err != nil {
 		return err
 	}
@@ -206,7 +205,7 @@ func (w *writer) touchTermEvents(tax Taxonomy, id uint64) error {
 // parent. It returns the term as it was. Returns ErrNotFound.
 func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, error) {
 	var t *Term
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, Actor{})
 		var err error
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
@@ -229,7 +228,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 				return err
 			}
 		}
-		terms, err := allTerms(tx, tax, nil)
+		terms, err := allTerms(tx.GuardedCursor(termBucket(tax)), nil)
 		if err != nil {
 			return err
 		}
@@ -241,10 +240,10 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 				}
 			}
 		}
-		if err := tx.Bucket(termSlugBucket(tax)).Delete([]byte(t.Slug)); err != nil {
+		if err := tx.Delete(termSlugBucket(tax), []byte(t.Slug)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(termBucket(tax)).Delete(u64(id)); err != nil {
+		if err := tx.Delete(termBucket(tax), u64(id)); err != nil {
 			return err
 		}
 		return w.flush()
@@ -260,7 +259,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Related, error) {
 	var t *Term
 	rel := db.newRelated()
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
 		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
 			return err
@@ -274,8 +273,8 @@ func (db *DB) Term(ctx context.Context, tax Taxonomy, id uint64) (*Term, *Relate
 // Terms returns every term of a taxonomy by ID.
 func (db *DB) Terms(ctx context.Context, tax Taxonomy) ([]*Term, error) {
 	var out []*Term
-	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
-		if out, err = allTerms(tx, tax, db.terms); err != nil {
+	err := db.kv.View(ctx, func(tx kv.Tx) (err error) {
+		if out, err = allTerms(tx.Cursor(termBucket(tax)), db.terms); err != nil {
 			return err
 		}
 		if due := dueTermCounts(tx, db.now()); due != nil {
@@ -288,18 +287,18 @@ func (db *DB) Terms(ctx context.Context, tax Taxonomy) ([]*Term, error) {
 	return out, err
 }
 
-// allTerms reads every term of a taxonomy, through c when it is not nil.
-func allTerms(tx *bolt.Tx, tax Taxonomy, c *recordCache) ([]*Term, error) {
+// allTerms reads every term of the term bucket cur walks, through the cache c when it is not nil.
+// Inside a write, cur is a guarded cursor (see the package doc's Caveats).
+func allTerms(cur kv.Cursor, c *recordCache) ([]*Term, error) {
 	var out []*Term
-	err := tx.Bucket(termBucket(tax)).ForEach(func(k, v []byte) error {
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		t, err := decode[Term](c, beUint(k), v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		out = append(out, t)
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // resolveTerms turns an event's category or tag items into term IDs (CONTRACT 4.6): digits name an ID
@@ -321,18 +320,18 @@ func (w *writer) resolveTerms(tax Taxonomy, items []string) ([]uint64, error) {
 
 func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64, error) {
 	if n, err := strconv.ParseUint(item, 10, 64); err == nil {
-		if w.tx.Bucket(termBucket(tax)).Get(u64(n)) == nil {
+		if w.tx.Get(termBucket(tax), u64(n)) == nil {
 			return 0, nil
 		}
 		return n, nil
 	}
 	if s := slug.Normalize(item); s != "" {
-		if id := w.tx.Bucket(termSlugBucket(tax)).Get([]byte(s)); id != nil {
+		if id := w.tx.Get(termSlugBucket(tax), []byte(s)); id != nil {
 			return beUint(id), nil
 		}
 	}
 	if *terms == nil {
-		all, err := allTerms(w.tx, tax, nil)
+		all, err := allTerms(w.tx.GuardedCursor(termBucket(tax)), nil)
 		if err != nil {
 			return 0, err
 		}
@@ -354,14 +353,14 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 // ResolveTerms finds the terms of a taxonomy named by items, each a term ID (all digits) or slug
 // (normalised here), in order. missing is the first item that names no term ("" when all do).
 func (db *DB) ResolveTerms(ctx context.Context, tax Taxonomy, items []string) (ids []uint64, missing string, err error) {
-	err = db.view(ctx, func(tx *bolt.Tx) error {
+	err = db.kv.View(ctx, func(tx kv.Tx) error {
 		for _, item := range items {
 			if n, err := strconv.ParseUint(item, 10, 64); err == nil {
-				if tx.Bucket(termBucket(tax)).Get(u64(n)) != nil {
+				if tx.Get(termBucket(tax), u64(n)) != nil {
 					ids = append(ids, n)
 					continue
 				}
-			} else if id := tx.Bucket(termSlugBucket(tax)).Get([]byte(slug.Normalize(item))); id != nil {
+			} else if id := tx.Get(termSlugBucket(tax), []byte(slug.Normalize(item))); id != nil {
 				ids = append(ids, beUint(id))
 				continue
 			}

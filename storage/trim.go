@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // trimBatch bounds the change-log entries one write transaction deletes.
@@ -31,17 +31,16 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 	total := 0
 	for {
 		n := 0
-		err := db.update(ctx, func(tx *bolt.Tx) error {
+		err := db.update(ctx, func(tx kv.RwTx) error {
 			n = 0
-			b := tx.Bucket(bOutbox)
 			var keys [][]byte
-			c := b.Cursor()
-			// Deleting while iterating a bbolt cursor skips keys, so collect first.
+			// Deleting while a cursor walks the bucket moves the cursor, so collect first.
+			c := tx.GuardedCursor(bOutbox)
 			for k, _ := c.First(); k != nil && beUint(k) <= upTo && len(keys) < trimBatch; k, _ = c.Next() {
 				keys = append(keys, k)
 			}
 			for _, k := range keys {
-				if err := b.Delete(k); err != nil {
+				if err := tx.Delete(bOutbox, k); err != nil {
 					return err
 				}
 			}
@@ -62,26 +61,25 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 // at least a horizon old (0 when there is none), deleting the marks before it.
 func (db *DB) markChanges(ctx context.Context) (keep uint64, err error) {
 	now := db.now()
-	err = db.update(ctx, func(tx *bolt.Tx) error {
-		marks := tx.Bucket(bOutboxMarks)
-		if err := marks.Put(u64(uint64(now.Unix())), u64(tx.Bucket(bOutbox).Sequence())); err != nil {
+	err = db.update(ctx, func(tx kv.RwTx) error {
+		keep = 0
+		if err := tx.Put(bOutboxMarks, u64(uint64(now.Unix())), u64(tx.Sequence(bOutbox))); err != nil {
 			return err
 		}
-		// The seek finds the mark just written at the latest, since now is past the cutoff; the one
-		// before it is the newest mark at least a horizon old.
-		c := marks.Cursor()
-		c.Seek(u64(uint64(now.Add(-db.horizon).Unix()) + 1))
-		k, v := c.Prev()
-		if k == nil {
-			return nil // no mark is a horizon old yet
-		}
-		keep = beUint(v)
+		// The marks at least a horizon old come first (the one just written is younger): the newest
+		// of them gives keep, and the ones before it go.
+		cutoff := uint64(now.Add(-db.horizon).Unix())
 		var old [][]byte
-		for k, _ := c.Prev(); k != nil; k, _ = c.Prev() {
-			old = append(old, k)
+		var newest []byte
+		c := tx.GuardedCursor(bOutboxMarks)
+		for k, v := c.First(); k != nil && beUint(k) <= cutoff; k, v = c.Next() {
+			if newest != nil {
+				old = append(old, newest)
+			}
+			newest, keep = k, beUint(v)
 		}
 		for _, k := range old {
-			if err := marks.Delete(k); err != nil {
+			if err := tx.Delete(bOutboxMarks, k); err != nil {
 				return err
 			}
 		}

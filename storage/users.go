@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // AppPasswordLen is the length of an application password (CONTRACT 7.2).
@@ -94,16 +94,14 @@ func (db *DB) CreateUser(ctx context.Context, u User) (*User, error) {
 	if u.DisplayName == "" {
 		u.DisplayName = u.Login
 	}
-	err := db.update(ctx, func(tx *bolt.Tx) error {
-		logins, emails := tx.Bucket(bUserLogins), tx.Bucket(bUserEmails)
-		if logins.Get([]byte(strings.ToLower(u.Login))) != nil {
+	err := db.update(ctx, func(tx kv.RwTx) error {
+		if tx.Get(bUserLogins, []byte(strings.ToLower(u.Login))) != nil {
 			return invalid("login", "is taken")
 		}
-		if emails.Get([]byte(strings.ToLower(u.Email))) != nil {
+		if tx.Get(bUserEmails, []byte(strings.ToLower(u.Email))) != nil {
 			return invalid("email", "is taken")
 		}
-		users := tx.Bucket(bUsers)
-		id, err := users.NextSequence()
+		id, err := tx.NextSequence(bUsers)
 		if err != nil {
 			return err
 		}
@@ -111,10 +109,10 @@ func (db *DB) CreateUser(ctx context.Context, u User) (*User, error) {
 		if err := put(tx, bUsers, id, u); err != nil {
 			return err
 		}
-		if err := logins.Put([]byte(strings.ToLower(u.Login)), u64(id)); err != nil {
+		if err := tx.Put(bUserLogins, []byte(strings.ToLower(u.Login)), u64(id)); err != nil {
 			return err
 		}
-		return emails.Put([]byte(strings.ToLower(u.Email)), u64(id))
+		return tx.Put(bUserEmails, []byte(strings.ToLower(u.Email)), u64(id))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("storage: create user: %w", err)
@@ -125,15 +123,16 @@ func (db *DB) CreateUser(ctx context.Context, u User) (*User, error) {
 // Users lists every user by ID.
 func (db *DB) Users(ctx context.Context) ([]User, error) {
 	var out []User
-	err := db.view(ctx, func(tx *bolt.Tx) error {
-		return tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		c := tx.Cursor(bUsers)
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var u User
 			if err := json.Unmarshal(v, &u); err != nil {
 				return err
 			}
 			out = append(out, u)
-			return nil
-		})
+		}
+		return nil
 	})
 	return out, err
 }
@@ -141,7 +140,7 @@ func (db *DB) Users(ctx context.Context) ([]User, error) {
 // User returns the user with the given ID, or ErrNotFound.
 func (db *DB) User(ctx context.Context, id uint64) (*User, error) {
 	var u *User
-	err := db.view(ctx, func(tx *bolt.Tx) (err error) {
+	err := db.kv.View(ctx, func(tx kv.Tx) (err error) {
 		u, err = get[User](tx, bUsers, id)
 		return err
 	})
@@ -149,12 +148,12 @@ func (db *DB) User(ctx context.Context, id uint64) (*User, error) {
 }
 
 // userByName finds a user by login, or by e-mail when byEmail is set.
-func userByName(tx *bolt.Tx, name string, byEmail bool) (*User, error) {
+func userByName(tx kv.Getter, name string, byEmail bool) (*User, error) {
 	idx := bUserLogins
 	if byEmail {
 		idx = bUserEmails
 	}
-	v := tx.Bucket(idx).Get([]byte(strings.ToLower(name)))
+	v := tx.Get(idx, []byte(strings.ToLower(name)))
 	if v == nil {
 		return nil, ErrNotFound
 	}
@@ -178,28 +177,23 @@ func (db *DB) AddAppPassword(ctx context.Context, login, name, password string) 
 }
 
 func (db *DB) addAppPassword(ctx context.Context, login, name, password string) (string, error) {
-	err := db.update(ctx, func(tx *bolt.Tx) error {
+	err := db.update(ctx, func(tx kv.RwTx) error {
 		u, err := userByName(tx, login, false)
 		if err != nil {
 			return err
 		}
-		b := tx.Bucket(bAppPasswords)
-		taken := false
-		b.ForEach(func(_, v []byte) error {
+		c := tx.GuardedCursor(bAppPasswords)
+		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var ap AppPassword
 			if json.Unmarshal(v, &ap) == nil && ap.UserID == u.ID && ap.Name == name {
-				taken = true
+				return invalid("name", "is already used by an application password of this user")
 			}
-			return nil
-		})
-		if taken {
-			return invalid("name", "is already used by an application password of this user")
 		}
 		v, err := json.Marshal(AppPassword{UserID: u.ID, Name: name, Created: db.now().UTC()})
 		if err != nil {
 			return err
 		}
-		return b.Put(db.passwordKey(password), v)
+		return tx.Put(bAppPasswords, db.passwordKey(password), v)
 	})
 	if err != nil {
 		return "", fmt.Errorf("storage: create application password: %w", err)
@@ -210,20 +204,19 @@ func (db *DB) addAppPassword(ctx context.Context, login, name, password string) 
 // RevokeAppPassword deletes the named application password of a user. Returns ErrNotFound if the user
 // or the password does not exist.
 func (db *DB) RevokeAppPassword(ctx context.Context, login, name string) error {
-	return db.update(ctx, func(tx *bolt.Tx) error {
+	return db.update(ctx, func(tx kv.RwTx) error {
 		u, err := userByName(tx, login, false)
 		if err != nil {
 			return err
 		}
-		b := tx.Bucket(bAppPasswords)
-		c := b.Cursor()
+		c := tx.GuardedCursor(bAppPasswords)
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var ap AppPassword
 			if err := json.Unmarshal(v, &ap); err != nil {
 				return err
 			}
 			if ap.UserID == u.ID && ap.Name == name {
-				return b.Delete(k)
+				return tx.Delete(bAppPasswords, k)
 			}
 		}
 		return ErrNotFound
@@ -254,7 +247,7 @@ const (
 // they do not match.
 func (db *DB) AuthenticateBasic(ctx context.Context, name, password string) (*User, error) {
 	var user *User
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		byEmail := strings.Contains(name, "@")
 		u, err := userByName(tx, name, byEmail)
 		if byEmail && err == ErrNotFound {
@@ -286,7 +279,7 @@ func (db *DB) AuthenticateBasic(ctx context.Context, name, password string) (*Us
 // does.
 func (db *DB) AuthenticateBearer(ctx context.Context, password string) (*User, error) {
 	var user *User
-	err := db.view(ctx, func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		ap, err := db.appPassword(tx, password)
 		if err == ErrNotFound {
 			return &AuthError{AuthInvalidToken}
@@ -306,12 +299,12 @@ func (db *DB) AuthenticateBearer(ctx context.Context, password string) (*User, e
 // password, and a guess cannot be steered towards a digest. The early return on length leaks only the
 // length, which is public (AppPasswordLen). What does differ in time, a known or unknown login, is told
 // openly by the error codes anyway (CONTRACT 7.3).
-func (db *DB) appPassword(tx *bolt.Tx, password string) (*AppPassword, error) {
+func (db *DB) appPassword(tx kv.Getter, password string) (*AppPassword, error) {
 	password = CleanAppPassword(password)
 	if len(password) != AppPasswordLen {
 		return nil, ErrNotFound
 	}
-	v := tx.Bucket(bAppPasswords).Get(db.passwordKey(password))
+	v := tx.Get(bAppPasswords, db.passwordKey(password))
 	if v == nil {
 		return nil, ErrNotFound
 	}

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -25,7 +24,7 @@ type VenueInput struct {
 // CreateVenue creates a venue in language lang, or returns an existing one it duplicates (CONTRACT
 // 4.10), reporting which with existed. Errors as CreateEvent.
 func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInput) (v *Venue, existed bool, err error) {
-	err = db.update(ctx, func(tx *bolt.Tx) error {
+	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		id, err := w.createVenue(lang, in)
 		if err != nil {

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/slug"
 )
 
@@ -41,7 +40,7 @@ func (o *Organizer) post() *Post { return &o.Post }
 // writer carries one write transaction and the context every rule needs.
 type writer struct {
 	db  *DB
-	tx  *bolt.Tx
+	tx  kv.RwTx
 	a   Actor
 	now time.Time
 	// changed collects change-log entries, deduplicated, written once at the end.
@@ -49,7 +48,7 @@ type writer struct {
 	order   [][2]uint64
 }
 
-func (db *DB) newWriter(tx *bolt.Tx, a Actor) *writer {
+func (db *DB) newWriter(tx kv.RwTx, a Actor) *writer {
 	return &writer{db: db, tx: tx, a: a, now: db.now().UTC().Truncate(time.Second), changed: map[[2]uint64]bool{}}
 }
 
@@ -70,16 +69,16 @@ func (w *writer) flush() error {
 	return nil
 }
 
-func (w *writer) nextPostID() (uint64, error) { return w.tx.Bucket(bSeqPosts).NextSequence() }
+func (w *writer) nextPostID() (uint64, error) { return w.tx.NextSequence(bSeqPosts) }
 
 // loadPost loads record id of type t for a write, reporting ErrNotFound or ErrWrongType.
-func loadPost[T any](tx *bolt.Tx, t PostType, id uint64, now time.Time) (*T, error) {
+func loadPost[T any](tx kv.Getter, t PostType, id uint64, now time.Time) (*T, error) {
 	return readPost[T](nil, tx, t, id, now)
 }
 
 // readPost loads record id of type t through the decoded-record cache c (nil: no cache).
-func readPost[T any](c *recordCache, tx *bolt.Tx, t PostType, id uint64, now time.Time) (*T, error) {
-	raw := tx.Bucket(postBucket(t)).Get(u64(id))
+func readPost[T any](c *recordCache, tx kv.Getter, t PostType, id uint64, now time.Time) (*T, error) {
+	raw := tx.Get(postBucket(t), u64(id))
 	if raw == nil {
 		if _, terr := postTypeOf(tx, id); terr == nil {
 			return nil, ErrWrongType
@@ -186,12 +185,12 @@ func (w *writer) trash(p *Post) error {
 		return err
 	}
 	key := append(trashSlugKey(p.Slug), u64(p.ID)...)
-	if err := w.tx.Bucket(trashSlugBucket(p.Type, p.Lang)).Put(key, u64(uint64(w.now.UnixNano()))); err != nil {
+	if err := w.tx.Put(trashSlugBucket(p.Type, p.Lang), key, u64(uint64(w.now.UnixNano()))); err != nil {
 		return err
 	}
 	if p.Group != 0 {
 		w.touchGroup(p.Group)
-		if err := w.tx.Bucket(bGroups).Delete(groupKey(p.Group, p.Lang)); err != nil {
+		if err := w.tx.Delete(bGroups, groupKey(p.Group, p.Lang)); err != nil {
 			return err
 		}
 		p.Group = 0
@@ -202,7 +201,7 @@ func (w *writer) trash(p *Post) error {
 // restore takes p out of the trash with the given status; it gets a group of its own and a slug made
 // unique again.
 func (w *writer) restore(p *Post, status Status) error {
-	if err := w.tx.Bucket(trashSlugBucket(p.Type, p.Lang)).Delete(append(trashSlugKey(p.Slug), u64(p.ID)...)); err != nil {
+	if err := w.tx.Delete(trashSlugBucket(p.Type, p.Lang), append(trashSlugKey(p.Slug), u64(p.ID)...)); err != nil {
 		return err
 	}
 	p.Status, p.TrashedFrom, p.TrashedAt = status, "", time.Time{}
@@ -218,19 +217,18 @@ func groupKey(group uint64, l Lang) []byte { return append(u64(group), l...) }
 
 // joinGroup puts p into the translation group of record `of` (0: a new group of its own).
 func (w *writer) joinGroup(p *Post, group uint64) error {
-	b := w.tx.Bucket(bGroups)
 	if group == 0 {
-		id, err := w.tx.Bucket(bSeqGroups).NextSequence()
+		id, err := w.tx.NextSequence(bSeqGroups)
 		if err != nil {
 			return err
 		}
 		group = id
-	} else if b.Get(groupKey(group, p.Lang)) != nil {
+	} else if w.tx.Get(bGroups, groupKey(group, p.Lang)) != nil {
 		return ErrConflict
 	}
 	p.Group = group
 	w.touchGroup(group)
-	return b.Put(groupKey(group, p.Lang), u64(p.ID))
+	return w.tx.Put(bGroups, groupKey(group, p.Lang), u64(p.ID))
 }
 
 // touchGroup logs a change for every member of a group, whose `translations` just changed. It reads
@@ -238,9 +236,8 @@ func (w *writer) joinGroup(p *Post, group uint64) error {
 // an optimistic backend checks a key read for conflicts by itself, and a range only when guarded
 // (storage/kv). The languages go in key order, the order of the group's keys.
 func (w *writer) touchGroup(group uint64) {
-	b := w.tx.Bucket(bGroups)
 	for _, l := range langsByKey {
-		v := b.Get(groupKey(group, l))
+		v := w.tx.Get(bGroups, groupKey(group, l))
 		if v == nil {
 			continue
 		}
@@ -252,9 +249,9 @@ func (w *writer) touchGroup(group uint64) {
 }
 
 // groupMembers lists the non-trashed records of a group.
-func groupMembers(tx *bolt.Tx, group uint64) []uint64 {
+func groupMembers(tx kv.Tx, group uint64) []uint64 {
 	var ids []uint64
-	c := tx.Bucket(bGroups).Cursor()
+	c := tx.Cursor(bGroups)
 	prefix := u64(group)
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		ids = append(ids, beUint(v))
@@ -295,10 +292,10 @@ func (w *writer) claimSlug(p *Post, base string) error {
 	if base == "" {
 		base = utoa(p.ID)
 	}
-	b := w.tx.Bucket(slugBucket(p.Type, p.Lang))
+	b := slugBucket(p.Type, p.Lang)
 	candidate := base
 	for n := 2; ; n++ {
-		owner := b.Get([]byte(candidate))
+		owner := w.tx.Get(b, []byte(candidate))
 		if owner == nil || beUint(owner) == p.ID {
 			break
 		}
@@ -310,13 +307,13 @@ func (w *writer) claimSlug(p *Post, base string) error {
 		}
 	}
 	p.Slug = candidate
-	return b.Put([]byte(candidate), u64(p.ID))
+	return w.tx.Put(b, []byte(candidate), u64(p.ID))
 }
 
 func (w *writer) releaseSlug(p *Post) error {
-	b := w.tx.Bucket(slugBucket(p.Type, p.Lang))
-	if owner := b.Get([]byte(p.Slug)); owner != nil && beUint(owner) == p.ID {
-		return b.Delete([]byte(p.Slug))
+	b := slugBucket(p.Type, p.Lang)
+	if owner := w.tx.Get(b, []byte(p.Slug)); owner != nil && beUint(owner) == p.ID {
+		return w.tx.Delete(b, []byte(p.Slug))
 	}
 	return nil
 }
@@ -324,21 +321,21 @@ func (w *writer) releaseSlug(p *Post) error {
 func nameKey(name string) []byte { return append([]byte(strings.ToLower(strings.TrimSpace(name))), 0) }
 
 func (w *writer) indexName(p *Post, old string) error {
-	b := w.tx.Bucket(nameBucket(p.Type, p.Lang))
+	b := nameBucket(p.Type, p.Lang)
 	if old != "" {
-		if err := b.Delete(append(nameKey(old), u64(p.ID)...)); err != nil {
+		if err := w.tx.Delete(b, append(nameKey(old), u64(p.ID)...)); err != nil {
 			return err
 		}
 	}
-	return b.Put(append(nameKey(p.Title), u64(p.ID)...), nil)
+	return w.tx.Put(b, append(nameKey(p.Title), u64(p.ID)...), nil)
 }
 
 // sameName finds ids of type t and language l whose name equals name (trimmed, case-insensitive),
-// lowest first.
-func sameName(tx *bolt.Tx, t PostType, l Lang, name string) []uint64 {
+// lowest first, inside a write: a guarded range read (see the package doc's Caveats).
+func sameName(tx kv.RwTx, t PostType, l Lang, name string) []uint64 {
 	var ids []uint64
 	prefix := nameKey(name)
-	c := tx.Bucket(nameBucket(t, l)).Cursor()
+	c := tx.GuardedCursor(nameBucket(t, l))
 	for k, _ := c.Seek(prefix); k != nil && len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		ids = append(ids, binary.BigEndian.Uint64(k[len(prefix):]))
 	}
@@ -349,7 +346,7 @@ func sameName(tx *bolt.Tx, t PostType, l Lang, name string) []uint64 {
 func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	switch {
 	case ref.ID != 0:
-		if w.tx.Bucket(bImages).Get(u64(ref.ID)) == nil {
+		if w.tx.Get(bImages, u64(ref.ID)) == nil {
 			return 0, invalid("image", "%d is not the ID of an image", ref.ID)
 		}
 		return ref.ID, nil
@@ -358,8 +355,7 @@ func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	case !w.a.Can(CapUploadFiles):
 		return 0, invalid("image", "attaching an image by URL needs the upload_files capability")
 	}
-	urls := w.tx.Bucket(bImageURLs)
-	if id := urls.Get([]byte(ref.URL)); id != nil {
+	if id := w.tx.Get(bImageURLs, []byte(ref.URL)); id != nil {
 		return beUint(id), nil
 	}
 	id, err := w.nextPostID()
@@ -369,7 +365,7 @@ func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	if err := put(w.tx, bImages, id, Image{ID: id, URL: ref.URL}); err != nil {
 		return 0, err
 	}
-	return id, urls.Put([]byte(ref.URL), u64(id))
+	return id, w.tx.Put(bImageURLs, []byte(ref.URL), u64(id))
 }
 
 // save writes r if it differs from stored, its stored form (snapshot; nil: always write), stamping
@@ -399,7 +395,7 @@ func (w *writer) write(r rec, old *Post) error {
 		return err
 	}
 	w.touch(docKind(p.Type), p.ID)
-	if err := w.tx.Bucket(postBucket(p.Type)).Put(u64(p.ID), v); err != nil {
+	if err := w.tx.Put(postBucket(p.Type), u64(p.ID), v); err != nil {
 		return err
 	}
 	return schedule(w.tx, old, r)
