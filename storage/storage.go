@@ -1,11 +1,17 @@
 // Package storage keeps every record of calendard in one bbolt file and enforces every rule that spans
-// records inside one bbolt transaction.
+// records inside one transaction.
 //
 // # Basics
 //
 // The store is the source of truth; the search indexes are derived from it through the change log.
 // Each exported method of DB runs exactly one transaction, so each write is atomic and durable when it
 // returns: an acknowledged write is never lost, and a failed one leaves nothing behind.
+//
+// Every transaction goes through the key-value seam of package kv (DESIGN 8): the rules are
+// here, and a backend only keeps bytes. The default backend, boltkv, keeps each bucket below as the
+// bbolt bucket of that name, so the format below is the bbolt file's, byte for byte (TestLayout).
+// Only what a bbolt file alone has reads the file itself: Backup copies its pages, FileSize reads its
+// size, and Inspect checks a file of this format.
 //
 // # On-disk format
 //
@@ -31,15 +37,38 @@
 //	                          terms count a due event from it before it is rewritten (scheduled.go)
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
 //	outbox                    seq → Change: the change log that feeds the search indexes
+//	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
+//	                          under Options.ChangesHorizon
 //	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
 //	app_passwords             keyed SHA-256 of the password → AppPassword
 //
 // # Caveats
 //
-// Records are decoded inside the transaction because bbolt's byte slices are invalid once it ends. No
-// method calls the index or the network inside a transaction. A scheduled record is reported as
-// published by every read from its date on (Post.promote), up to a minute before PublishDue rewrites
-// it: both follow one rule (due, in scheduled.go).
+// Records are decoded inside the transaction because the byte slices it hands out (bbolt's memory
+// map) are invalid once it ends. No method calls the index or the network inside a transaction. A
+// scheduled record is reported as published by every read from its date on (Post.promote), up to a
+// minute before PublishDue rewrites it: both follow one rule (due, in scheduled.go).
+//
+// A write reads by key wherever it can: an optimistic backend (etcd's STM) checks what a write read
+// by key for conflicts by itself, but a range only when it is guarded (kv.RwTx.GuardedCursor). A
+// translation group's members are read by key, one per language (touchGroup), and so are the due
+// entries PublishDue rewrites, found in a read transaction first. These range reads inside writes
+// remain, each through a guarded cursor:
+//
+//   - linkedIDs (links/venue, links/organizer, links/term): the events of a venue or organizer
+//     being trashed or moved (unlinkEvents, applyVenue), and of a term being renamed or deleted
+//     (touchTermEvents, DeleteTerm);
+//   - sameName (names/<type>/<lang>): the venues or organizers a create would duplicate (duplicate);
+//   - allTerms (categories, tags): a name taken under the same parent (createTerm), a category's
+//     children (touchTermEvents, DeleteTerm), a term given by name (resolveTerm);
+//   - addAppPassword and RevokeAppPassword (app_passwords): a user's application password by name;
+//   - TrimChanges and markChanges (outbox, outbox_marks): the entries up to a position, the marks
+//     a horizon old; in cluster mode trimming becomes etcd's compaction (DESIGN 8);
+//   - migrateScheduled: every record, term link and term, once, when a file of an older schema opens.
+//
+// The first four could become key reads with index buckets of their own (the links gathered per
+// record, a term's name and parent, a user's password names). That is a schema change, left to the
+// version that needs it: files of this schema must open unchanged.
 package storage
 
 import (

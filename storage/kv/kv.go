@@ -1,6 +1,6 @@
 // Package kv is the transactional key-value interface the store keeps its records in: named buckets
 // of ordered keys, read in read transactions and changed in read-write ones. Package storage keeps
-// every rule that spans records; a backend only keeps bytes. This is the seam of spec/DESIGN.md §8:
+// every rule that spans records; a backend only keeps bytes. This is the seam of DESIGN 8:
 // boltkv is the embedded backend, the default, and an etcd backend (clientv3/concurrency STM) is to
 // implement the same interface, so that the store's logic does not fork.
 //
