@@ -28,6 +28,7 @@ var (
 	bGroups       = []byte("groups")
 	bOutbox       = []byte("outbox")
 	bOutboxMarks  = []byte("outbox_marks")
+	bExternal     = []byte("external_ids")
 	bUsers        = []byte("users")
 	bUserLogins   = []byte("user_logins")
 	bUserEmails   = []byte("user_emails")
@@ -40,7 +41,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bScheduled, bGroups, bOutbox, bOutboxMarks, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

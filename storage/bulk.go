@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/calendard/calendard/storage/kv"
@@ -29,19 +32,119 @@ func (db *DB) Bulk(ctx context.Context, a Actor, fn func(*Bulk) error) error {
 
 // CreateEvent is DB.CreateEvent inside the bulk transaction.
 func (b *Bulk) CreateEvent(lang Lang, in *EventInput) (*Event, error) {
-	return b.w.createEvent(lang, in)
+	return b.w.createEvent(0, lang, in)
 }
 
 // CreateVenue is DB.CreateVenue inside the bulk transaction; it returns the ID of the new or
 // duplicated venue.
 func (b *Bulk) CreateVenue(lang Lang, in *VenueInput) (uint64, error) {
-	return b.w.createVenue(lang, in)
+	return b.w.createVenue(0, lang, in)
 }
 
 // CreateOrganizer is DB.CreateOrganizer inside the bulk transaction.
 func (b *Bulk) CreateOrganizer(lang Lang, in *OrganizerInput) (uint64, error) {
-	return b.w.createOrganizer(lang, in)
+	return b.w.createOrganizer(0, lang, in)
 }
 
 // CreateTerm is DB.CreateTerm inside the bulk transaction.
 func (b *Bulk) CreateTerm(tax Taxonomy, in *TermInput) (*Term, error) { return b.w.createTerm(tax, in) }
+
+// PutEvent writes event id as an importer does: it creates the event with that very ID when no
+// record has it (a TEC site's post IDs share our ID space, CONTRACT 0.1, and the post sequence moves
+// past them), and updates it otherwise, with every rule of CreateEvent and UpdateEvent; created says
+// which. lang applies to a new event only. Returns ErrWrongType when id is a venue or organizer.
+func (b *Bulk) PutEvent(id uint64, lang Lang, in *EventInput) (e *Event, created bool, err error) {
+	switch _, err := loadPost[Event](b.w.tx, TypeEvent, id, b.w.now); {
+	case errors.Is(err, ErrNotFound):
+		e, err := b.w.createEvent(id, lang, in)
+		return e, err == nil, err
+	case err != nil:
+		return nil, false, err
+	}
+	if in, err = in.normalized(b.w.a); err != nil {
+		return nil, false, err
+	}
+	e, _, err = b.w.updateEvent(id, in)
+	return e, false, err
+}
+
+// PutVenue is PutEvent for a venue: the source's identity wins over duplicate detection (CONTRACT
+// 4.10), so two of its venues sharing a name stay two.
+func (b *Bulk) PutVenue(id uint64, lang Lang, in *VenueInput) (created bool, err error) {
+	return putPlace(b.w, TypeVenue, id, func() error {
+		_, err := b.w.createVenue(id, lang, in)
+		return err
+	}, func() error {
+		in, err := in.normalized(b.w.a)
+		if err != nil {
+			return err
+		}
+		_, _, err = updatePlaceIn[Venue](b.w, TypeVenue, id, func(w *writer, v *Venue) error { return w.applyVenue(v, in, false) })
+		return err
+	})
+}
+
+// PutOrganizer is PutVenue for an organizer.
+func (b *Bulk) PutOrganizer(id uint64, lang Lang, in *OrganizerInput) (created bool, err error) {
+	return putPlace(b.w, TypeOrganizer, id, func() error {
+		_, err := b.w.createOrganizer(id, lang, in)
+		return err
+	}, func() error {
+		in, err := in.normalized(b.w.a)
+		if err != nil {
+			return err
+		}
+		_, _, err = updatePlaceIn[Organizer](b.w, TypeOrganizer, id, func(w *writer, o *Organizer) error { return w.applyOrganizer(o, in, false) })
+		return err
+	})
+}
+
+// putPlace creates record id of type t when no record has that ID and updates it when one of type t
+// does; another type's record is ErrWrongType.
+func putPlace(w *writer, t PostType, id uint64, create, update func() error) (created bool, err error) {
+	switch pt, err := postTypeOf(w.tx, id); {
+	case errors.Is(err, ErrNotFound):
+		return true, create()
+	case err != nil:
+		return false, err
+	case pt != t:
+		return false, ErrWrongType
+	}
+	return false, update()
+}
+
+// Link records that the document d is what a source knows as external (a TEC site's record, an
+// iCalendar UID), so that the next import of the same source updates it instead of creating another.
+// source names the source (a site's REST root, a feed's URL); external is the source's own identity.
+func (b *Bulk) Link(source, external string, d Doc) error {
+	return b.w.tx.Put(bExternal, externalKey(source, external), binary.BigEndian.AppendUint64([]byte{byte(d.Kind)}, d.ID))
+}
+
+// Unlink forgets what source knows as external.
+func (b *Bulk) Unlink(source, external string) error {
+	return b.w.tx.Delete(bExternal, externalKey(source, external))
+}
+
+// Linked returns every document source has linked (Link), by the source's identity: what an import
+// compares with the source's current records to find those gone from it.
+func (db *DB) Linked(ctx context.Context, source string) (map[string]Doc, error) {
+	out := map[string]Doc{}
+	prefix := externalKey(source, "")
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		c := tx.Cursor(bExternal)
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if len(v) != 9 {
+				return fmt.Errorf("storage: corrupt external link %q", k)
+			}
+			out[string(k[len(prefix):])] = Doc{Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:])}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// externalKey is the key of a source's record: the source, a zero byte (which no URL holds), the
+// source's identity.
+func externalKey(source, external string) []byte {
+	return append(append([]byte(source), 0), external...)
+}

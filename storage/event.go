@@ -56,7 +56,7 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
-		if e, err = w.createEvent(lang, in); err != nil {
+		if e, err = w.createEvent(0, lang, in); err != nil {
 			return err
 		}
 		return w.flush()
@@ -67,12 +67,13 @@ func (db *DB) CreateEvent(ctx context.Context, a Actor, lang Lang, in *EventInpu
 	return e, nil
 }
 
-func (w *writer) createEvent(lang Lang, in *EventInput) (*Event, error) {
+// createEvent creates an event with ID id, or the next free ID when id is 0 (newPost).
+func (w *writer) createEvent(id uint64, lang Lang, in *EventInput) (*Event, error) {
 	in, err := in.normalized(w.a)
 	if err != nil {
 		return nil, err
 	}
-	p, err := w.newPost(TypeEvent, lang)
+	p, err := w.newPost(TypeEvent, lang, id)
 	if err != nil {
 		return nil, err
 	}
@@ -105,28 +106,10 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 	var e *Event
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
+		var changed bool
 		var err error
-		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanEdit); err != nil {
-			return err
-		}
-		old, stored := *e, snapshot(e)
-		if err := w.applyEvent(e, in, false); err != nil {
-			return err
-		}
-		if in.Slug != nil && e.Status != StatusTrash {
-			if err := w.claimSlug(&e.Post, slug.Normalize(*in.Slug)); err != nil {
-				return err
-			} else if e.Slug == "" {
-				return invalid("slug", "must not be empty")
-			}
-		}
-		// An update that changes nothing writes nothing, change log included. Nor does it touch links
-		// or term counts: a due scheduled event reads as published, so linkEvent would count it as
-		// published although it stays stored as scheduled, and PublishDue would count it again.
-		if changed, err := w.save(e, &old.Post, stored); err != nil || !changed {
-			return err
-		}
-		if err := w.linkEvent(&old, e); err != nil {
+		// An update that changes nothing writes nothing, change log included.
+		if e, changed, err = w.updateEvent(id, in); err != nil || !changed {
 			return err
 		}
 		return w.flush()
@@ -135,6 +118,31 @@ func (db *DB) UpdateEvent(ctx context.Context, a Actor, id uint64, in *EventInpu
 		return nil, fail(OpUpdate, DocEvent, id, err)
 	}
 	return e, nil
+}
+
+// updateEvent applies a normalised update to event id and reports whether it changed anything.
+func (w *writer) updateEvent(id uint64, in *EventInput) (e *Event, changed bool, err error) {
+	if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanEdit); err != nil {
+		return nil, false, err
+	}
+	old, stored := *e, snapshot(e)
+	if err := w.applyEvent(e, in, false); err != nil {
+		return nil, false, err
+	}
+	if in.Slug != nil && e.Status != StatusTrash {
+		if err := w.claimSlug(&e.Post, slug.Normalize(*in.Slug)); err != nil {
+			return nil, false, err
+		} else if e.Slug == "" {
+			return nil, false, invalid("slug", "must not be empty")
+		}
+	}
+	// An unchanged event touches neither links nor term counts: a due scheduled event reads as
+	// published, so linkEvent would count it as published although it stays stored as scheduled, and
+	// PublishDue would count it again.
+	if changed, err = w.save(e, &old.Post, stored); err != nil || !changed {
+		return e, false, err
+	}
+	return e, true, w.linkEvent(&old, e)
 }
 
 // TrashEvent moves event id to the trash. Returns ErrNotFound, ErrWrongType, ErrForbidden (a may not

@@ -18,7 +18,7 @@ type OrganizerInput struct {
 func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *OrganizerInput) (o *Organizer, existed bool, err error) {
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
-		id, err := w.createOrganizer(lang, in)
+		id, err := w.createOrganizer(0, lang, in)
 		if err != nil {
 			return err
 		}
@@ -34,15 +34,18 @@ func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *Organ
 	return o, existed, nil
 }
 
-func (w *writer) createOrganizer(lang Lang, in *OrganizerInput) (uint64, error) {
+// createOrganizer creates a organizer, or returns the one it duplicates (CONTRACT 4.10); with an ID
+// (id > 0, an import keeping a source's IDs) it creates that record, the source's identity winning
+// over a name it shares with another.
+func (w *writer) createOrganizer(id uint64, lang Lang, in *OrganizerInput) (uint64, error) {
 	in, err := in.normalized(w.a)
 	if err != nil {
 		return 0, err
 	}
-	if id, ok := w.duplicate(TypeOrganizer, lang, in.Title, in.Description); ok {
-		return id, nil
+	if dup, ok := w.duplicate(TypeOrganizer, lang, in.Title, in.Description); ok && id == 0 {
+		return dup, nil
 	}
-	p, err := w.newPost(TypeOrganizer, lang)
+	p, err := w.newPost(TypeOrganizer, lang, id)
 	if err != nil {
 		return 0, err
 	}
@@ -70,7 +73,7 @@ func (w *writer) applyOrganizer(o *Organizer, in *OrganizerInput, create bool) e
 // resolveOrganizer implements CONTRACT 4.6 for one of an event's organizers.
 func (w *writer) resolveOrganizer(lang Lang, ref OrganizerRef) (uint64, error) {
 	if ref.New != nil {
-		id, err := w.createOrganizer(lang, ref.New)
+		id, err := w.createOrganizer(0, lang, ref.New)
 		return id, nested("organizer", err)
 	}
 	return ref.ID, w.linkable(TypeOrganizer, "organizer", lang, ref.ID)

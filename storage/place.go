@@ -46,26 +46,9 @@ func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Pos
 	var r P
 	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
+		var changed bool
 		var err error
-		if r, err = loadWritable[T, P](w, t, id, Actor.CanEdit); err != nil {
-			return notFound(err)
-		}
-		p := r.post()
-		old, stored := *p, snapshot(r)
-		if err := apply(w, r); err != nil {
-			return err
-		}
-		if p.Title != old.Title {
-			if err := w.indexName(p, old.Title); err != nil {
-				return err
-			}
-		}
-		if old.Status != StatusTrash && p.Status == StatusTrash {
-			if err := w.unlinkEvents(linkBucket(t), id); err != nil {
-				return err
-			}
-		}
-		if changed, err := w.save(r, &old, stored); err != nil || !changed {
+		if r, changed, err = updatePlaceIn[T](w, t, id, apply); err != nil || !changed {
 			return err
 		}
 		return w.flush()
@@ -74,6 +57,31 @@ func updatePlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t Pos
 		return nil, fail(OpUpdate, t.DocKind(), id, err)
 	}
 	return r, nil
+}
+
+// updatePlaceIn applies an update to venue or organizer id in w's transaction and reports whether it
+// changed anything.
+func updatePlaceIn[T any, P record[T]](w *writer, t PostType, id uint64, apply func(*writer, P) error) (r P, changed bool, err error) {
+	if r, err = loadWritable[T, P](w, t, id, Actor.CanEdit); err != nil {
+		return nil, false, notFound(err)
+	}
+	p := r.post()
+	old, stored := *p, snapshot(r)
+	if err := apply(w, r); err != nil {
+		return nil, false, err
+	}
+	if p.Title != old.Title {
+		if err := w.indexName(p, old.Title); err != nil {
+			return nil, false, err
+		}
+	}
+	if old.Status != StatusTrash && p.Status == StatusTrash {
+		if err := w.unlinkEvents(linkBucket(t), id); err != nil {
+			return nil, false, err
+		}
+	}
+	changed, err = w.save(r, &old, stored)
+	return r, changed, err
 }
 
 func trashPlace[T any, P record[T]](ctx context.Context, db *DB, a Actor, t PostType, id uint64) (P, error) {

@@ -26,7 +26,7 @@ type VenueInput struct {
 func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInput) (v *Venue, existed bool, err error) {
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
-		id, err := w.createVenue(lang, in)
+		id, err := w.createVenue(0, lang, in)
 		if err != nil {
 			return err
 		}
@@ -43,15 +43,18 @@ func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInpu
 	return v, existed, nil
 }
 
-func (w *writer) createVenue(lang Lang, in *VenueInput) (uint64, error) {
+// createVenue creates a venue, or returns the one it duplicates (CONTRACT 4.10); with an ID
+// (id > 0, an import keeping a source's IDs) it creates that record, the source's identity winning
+// over a name it shares with another.
+func (w *writer) createVenue(id uint64, lang Lang, in *VenueInput) (uint64, error) {
 	in, err := in.normalized(w.a)
 	if err != nil {
 		return 0, err
 	}
-	if id, ok := w.duplicate(TypeVenue, lang, in.Title, in.Description); ok {
-		return id, nil
+	if dup, ok := w.duplicate(TypeVenue, lang, in.Title, in.Description); ok && id == 0 {
+		return dup, nil
 	}
-	p, err := w.newPost(TypeVenue, lang)
+	p, err := w.newPost(TypeVenue, lang, id)
 	if err != nil {
 		return 0, err
 	}
@@ -193,7 +196,7 @@ func removeID(ids []uint64, id uint64) []uint64 {
 func (w *writer) resolveVenue(lang Lang, ref VenueRef) (uint64, error) {
 	switch {
 	case ref.New != nil:
-		id, err := w.createVenue(lang, ref.New)
+		id, err := w.createVenue(0, lang, ref.New)
 		return id, nested("venue", err)
 	case ref.ID == 0:
 		return 0, nil

@@ -412,10 +412,23 @@ func snapshot(r rec) []byte {
 }
 
 // newPost fills the fields every created record starts with.
-func (w *writer) newPost(t PostType, lang Lang) (Post, error) {
-	id, err := w.nextPostID()
-	if err != nil {
-		return Post{}, err
+// newPost starts a record of type t in lang with ID id, or the next ID of the post sequence when id is
+// 0. A given ID must be free; the sequence moves past it, so IDs handed out later never collide with
+// one a source chose (Bulk.PutEvent).
+func (w *writer) newPost(t PostType, lang Lang, id uint64) (Post, error) {
+	var err error
+	if _, taken := postTypeOf(w.tx, id); id != 0 && taken == nil {
+		return Post{}, ErrWrongType // another record has it: callers check first, so only a bug lands here
+	}
+	switch {
+	case id == 0:
+		if id, err = w.nextPostID(); err != nil {
+			return Post{}, err
+		}
+	case id > w.tx.Sequence(bSeqPosts):
+		if err := w.tx.SetSequence(bSeqPosts, id); err != nil {
+			return Post{}, err
+		}
 	}
 	return Post{ID: id, Type: t, Lang: lang, Author: w.a.UserID, Date: w.now}, nil
 }

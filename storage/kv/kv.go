@@ -85,6 +85,9 @@ type RwTx interface {
 	Delete(bucket, key []byte) error
 	// NextSequence advances the bucket's sequence and returns the new value, 1 the first time.
 	NextSequence(bucket []byte) (uint64, error)
+	// SetSequence sets the bucket's sequence, so that NextSequence continues after n: an importer
+	// that keeps a source's IDs moves the sequence past them in one step.
+	SetSequence(bucket []byte, n uint64) error
 	// GuardedCursor walks the keys of bucket in order, inside a write: the one range read a
 	// read-write transaction has, which an optimistic backend must add to its conflict check (see
 	// the package doc).

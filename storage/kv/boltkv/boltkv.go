@@ -104,6 +104,10 @@ func (t writeTx) NextSequence(bucket []byte) (uint64, error) {
 	return t.tx.Bucket(bucket).NextSequence()
 }
 
+func (t writeTx) SetSequence(bucket []byte, n uint64) error {
+	return t.tx.Bucket(bucket).SetSequence(n)
+}
+
 func (t writeTx) GuardedCursor(bucket []byte) kv.Cursor { return t.tx.Bucket(bucket).Cursor() }
 
 func (t writeTx) CreateBucketIfNotExists(bucket []byte) error {

@@ -178,6 +178,20 @@ func testSequences(t *testing.T, s kv.Store) {
 		next(tx, bucket, 3)
 		return nil
 	})
+	// SetSequence moves the counter in one step; NextSequence continues after it.
+	update(t, s, func(tx kv.RwTx) error {
+		if err := tx.SetSequence(bucket, 1000); err != nil {
+			t.Errorf("SetSequence: %v", err)
+		}
+		next(tx, bucket, 1001)
+		return nil
+	})
+	view(t, s, func(tx kv.Tx) error {
+		if got := tx.Sequence(bucket); got != 1001 {
+			t.Errorf("Sequence after SetSequence = %d, want 1001", got)
+		}
+		return nil
+	})
 }
 
 // walk lists the keys from the cursor's position on.

@@ -1,0 +1,131 @@
+package storage
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestBulkPut: an import keeps its source's IDs, creating a record under one no record has and
+// updating the record that has it, and IDs handed out later never collide with them.
+func TestBulkPut(t *testing.T) {
+	db := mustOpenDB(t)
+	bulk := func(fn func(b *Bulk) error) error {
+		t.Helper()
+		return db.Bulk(ctx, admin, fn)
+	}
+	var created bool
+	var e *Event
+	if err := bulk(func(b *Bulk) (err error) {
+		e, created, err = b.PutEvent(500, "en", newEvent(t, " Concert "))
+		return err
+	}); err != nil || !created || e.ID != 500 || e.Title != "Concert" {
+		t.Fatalf("first put: %+v created %v %v, want event 500 created and cleaned", e, created, err)
+	}
+	if next := mustCreateEvent(t, db, admin, newEvent(t, "Later")); next.ID != 501 {
+		t.Errorf("the next ID handed out is %d, want 501: past the imported one", next.ID)
+	}
+	head, _ := db.ChangeHead(ctx)
+	if err := bulk(func(b *Bulk) (err error) {
+		e, created, err = b.PutEvent(500, "fr", &EventInput{PostInput: PostInput{Title: ptr("Concert II")}})
+		return err
+	}); err != nil || created || e.Title != "Concert II" || e.Lang != "en" {
+		t.Fatalf("second put: %+v created %v %v, want event 500 updated, its language kept", e, created, err)
+	}
+	if got := changesSince(t, db, head); len(got) == 0 {
+		t.Error("the update logged no change")
+	}
+	// An ID below the sequence, free: created as is, and the sequence stays where it was.
+	if err := bulk(func(b *Bulk) (err error) {
+		e, created, err = b.PutEvent(7, "en", newEvent(t, "Old one"))
+		return err
+	}); err != nil || !created || e.ID != 7 {
+		t.Fatalf("put under the sequence: %+v %v %v", e, created, err)
+	}
+	if next := mustCreateEvent(t, db, admin, newEvent(t, "Next")); next.ID != 502 {
+		t.Errorf("next ID %d, want 502", next.ID)
+	}
+
+	// Venues and organizers: the source's identity wins over duplicate detection.
+	for _, id := range []uint64{600, 601} {
+		if err := bulk(func(b *Bulk) (err error) {
+			created, err = b.PutVenue(id, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}})
+			return err
+		}); err != nil || !created {
+			t.Fatalf("venue %d: created %v %v", id, created, err)
+		}
+	}
+	for _, id := range []uint64{600, 601} {
+		if v, _, err := db.Venue(ctx, id); err != nil || v.Title != "Hall" {
+			t.Errorf("venue %d: %+v %v", id, v, err)
+		}
+	}
+	if err := bulk(func(b *Bulk) (err error) {
+		created, err = b.PutVenue(600, "en", &VenueInput{City: ptr(" Paris ")})
+		return err
+	}); err != nil || created {
+		t.Fatalf("venue update: created %v %v", created, err)
+	}
+	if v, _, _ := db.Venue(ctx, 600); v.City != "Paris" {
+		t.Errorf("venue 600 city %q, want Paris", v.City)
+	}
+	if err := bulk(func(b *Bulk) (err error) {
+		created, err = b.PutOrganizer(700, "en", &OrganizerInput{PostInput: PostInput{Title: ptr("Org")}})
+		return err
+	}); err != nil || !created {
+		t.Fatalf("organizer: created %v %v", created, err)
+	}
+
+	// A record of another type under the ID is refused, and nothing of that bulk is kept.
+	for name, put := range map[string]func(b *Bulk) error{
+		"event on a venue's ID": func(b *Bulk) error { _, _, err := b.PutEvent(600, "en", newEvent(t, "x")); return err },
+		"venue on an event's ID": func(b *Bulk) error {
+			_, err := b.PutVenue(500, "en", &VenueInput{PostInput: PostInput{Title: ptr("x")}})
+			return err
+		},
+		"organizer on a venue's ID": func(b *Bulk) error {
+			_, err := b.PutOrganizer(601, "en", &OrganizerInput{PostInput: PostInput{Title: ptr("x")}})
+			return err
+		},
+	} {
+		if err := bulk(put); !errors.Is(err, ErrWrongType) {
+			t.Errorf("%s: %v, want ErrWrongType", name, err)
+		}
+	}
+}
+
+// TestExternalLinks: what a source knows a record as is found again, per source.
+func TestExternalLinks(t *testing.T) {
+	db := mustOpenDB(t)
+	site, other := "https://site.example/wp-json", "https://site.example/wp-json/fr"
+	if err := db.Bulk(ctx, admin, func(b *Bulk) error {
+		for _, l := range []struct {
+			source, external string
+			d                Doc
+		}{
+			{site, "12", Doc{DocEvent, 12}},
+			{site, "venue:3", Doc{DocVenue, 3}},
+			{other, "12", Doc{DocEvent, 40}},
+			{"https://site.example/wp-json/f", "x", Doc{DocTag, 1}},
+		} {
+			if err := b.Link(l.source, l.external, l.d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Linked(ctx, site)
+	if err != nil || len(got) != 2 || got["12"] != (Doc{DocEvent, 12}) || got["venue:3"] != (Doc{DocVenue, 3}) {
+		t.Fatalf("Linked(site) = %v %v", got, err)
+	}
+	if err := db.Bulk(ctx, admin, func(b *Bulk) error { return b.Unlink(site, "12") }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Linked(ctx, site); len(got) != 1 {
+		t.Errorf("after Unlink: %v", got)
+	}
+	if got, _ := db.Linked(ctx, other); got["12"] != (Doc{DocEvent, 40}) || len(got) != 1 {
+		t.Errorf("Linked(other) = %v: a source whose name another extends must not mix with it", got)
+	}
+}
