@@ -50,70 +50,11 @@ func ptr[T any](v T) *T { return &v }
 func newWorld(t *testing.T, seed uint64, events int) *world {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: func() time.Time { return testNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	w := &world{db: db, rng: rand.New(rand.NewPCG(seed, 7))}
-	for i, role := range storage.Roles {
-		u, err := db.CreateUser(ctx, storage.User{Login: fmt.Sprint("u", i), Email: fmt.Sprint("u", i, "@x.org"), Role: role})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.users = append(w.users, storage.Actor{UserID: u.ID, Role: role})
-	}
-	admin := w.users[0]
-	var cats, tags []uint64
-	venues := map[storage.Lang][]uint64{}
-	orgs := map[storage.Lang][]uint64{}
-	err = db.Bulk(ctx, admin, func(b *storage.Bulk) error {
-		for i := range 6 {
-			in := &storage.TermInput{Name: ptr(fmt.Sprint("Cat ", i))}
-			if i > 2 {
-				in.Parent = &cats[i-3]
-			}
-			c, err := b.CreateTerm(storage.TaxCategory, in)
-			if err != nil {
-				return err
-			}
-			cats = append(cats, c.ID)
-			tg, err := b.CreateTerm(storage.TaxTag, &storage.TermInput{Name: ptr(fmt.Sprint("Tag ", i))})
-			if err != nil {
-				return err
-			}
-			tags = append(tags, tg.ID)
-		}
-		for _, l := range langs {
-			for i := range 5 {
-				in := &storage.VenueInput{PostInput: w.postInput(fmt.Sprint("Venue ", l, i, " ", words(w.rng, 2)))}
-				in.City = ptr(words(w.rng, 1))
-				if w.rng.IntN(3) > 0 {
-					in.Geo = &storage.Geo{Lat: 48 + w.rng.Float64()*4, Lng: 2 + w.rng.Float64()*4}
-				}
-				id, err := b.CreateVenue(l, in)
-				if err != nil {
-					return err
-				}
-				venues[l] = append(venues[l], id)
-				oid, err := b.CreateOrganizer(l, &storage.OrganizerInput{PostInput: w.postInput(fmt.Sprint("Org ", l, i, " ", words(w.rng, 2))),
-					Email: ptr(words(w.rng, 1) + "@x.org")})
-				if err != nil {
-					return err
-				}
-				orgs[l] = append(orgs[l], oid)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newStore(t, t.TempDir(), seed)
+	db, admin := w.db, w.users[0]
+	to := w.linkTargets(t)
 	create := func(i int) {
-		l := langs[w.rng.IntN(len(langs))]
-		in := w.eventInput(t, cats, tags, venues[l], orgs[l])
-		// The administrator may link anything; the author is drawn from every role.
-		in.Author = &w.users[w.rng.IntN(len(w.users))].UserID
+		l, in := w.randomEvent(t, to)
 		if _, err := db.CreateEvent(ctx, admin, l, in); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
@@ -138,7 +79,7 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 	}
 	for _, l := range langs {
 		if w.rng.IntN(2) == 0 {
-			if _, err := db.TrashVenue(ctx, admin, venues[l][0]); err != nil {
+			if _, err := db.TrashVenue(ctx, admin, to.venues[l][0]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -155,6 +96,98 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 	return w
 }
 
+// newStore opens a store in dir holding one user per role, the administrator first.
+func newStore(tb testing.TB, dir string, seed uint64) *world {
+	tb.Helper()
+	ctx := context.Background()
+	db := openStore(tb, dir)
+	w := &world{db: db, rng: rand.New(rand.NewPCG(seed, 7))}
+	for i, role := range storage.Roles {
+		u, err := db.CreateUser(ctx, storage.User{Login: fmt.Sprint("u", i), Email: fmt.Sprint("u", i, "@x.org"), Role: role})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		w.users = append(w.users, storage.Actor{UserID: u.ID, Role: role})
+	}
+	return w
+}
+
+// openStore opens the store in dir, with the tests' clock, until the test ends.
+func openStore(tb testing.TB, dir string) *storage.DB {
+	tb.Helper()
+	db, err := storage.Open(filepath.Join(dir, "calendar.db"), storage.Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// targets are what events link to: terms, and venues and organizers per language.
+type targets struct {
+	cats, tags   []uint64
+	venues, orgs map[storage.Lang][]uint64
+}
+
+// linkTargets creates six categories (three of them children), six tags, and five venues (two
+// thirds with a position) and five organizers per language.
+func (w *world) linkTargets(tb testing.TB) *targets {
+	tb.Helper()
+	out := &targets{venues: map[storage.Lang][]uint64{}, orgs: map[storage.Lang][]uint64{}}
+	err := w.db.Bulk(context.Background(), w.users[0], func(b *storage.Bulk) error {
+		for i := range 6 {
+			in := &storage.TermInput{Name: ptr(fmt.Sprint("Cat ", i))}
+			if i > 2 {
+				in.Parent = &out.cats[i-3]
+			}
+			c, err := b.CreateTerm(storage.TaxCategory, in)
+			if err != nil {
+				return err
+			}
+			out.cats = append(out.cats, c.ID)
+			tg, err := b.CreateTerm(storage.TaxTag, &storage.TermInput{Name: ptr(fmt.Sprint("Tag ", i))})
+			if err != nil {
+				return err
+			}
+			out.tags = append(out.tags, tg.ID)
+		}
+		for _, l := range langs {
+			for i := range 5 {
+				in := &storage.VenueInput{PostInput: w.postInput(fmt.Sprint("Venue ", l, i, " ", words(w.rng, 2)))}
+				in.City = ptr(words(w.rng, 1))
+				if w.rng.IntN(3) > 0 {
+					in.Geo = &storage.Geo{Lat: 48 + w.rng.Float64()*4, Lng: 2 + w.rng.Float64()*4}
+				}
+				id, err := b.CreateVenue(l, in)
+				if err != nil {
+					return err
+				}
+				out.venues[l] = append(out.venues[l], id)
+				oid, err := b.CreateOrganizer(l, &storage.OrganizerInput{PostInput: w.postInput(fmt.Sprint("Org ", l, i, " ", words(w.rng, 2))),
+					Email: ptr(words(w.rng, 1) + "@x.org")})
+				if err != nil {
+					return err
+				}
+				out.orgs[l] = append(out.orgs[l], oid)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// randomEvent draws an event of a random language linking to some of to; the administrator may
+// link anything, and the author is drawn from every role.
+func (w *world) randomEvent(tb testing.TB, to *targets) (storage.Lang, *storage.EventInput) {
+	l := langs[w.rng.IntN(len(langs))]
+	in := w.eventInput(tb, to.cats, to.tags, to.venues[l], to.orgs[l])
+	in.Author = &w.users[w.rng.IntN(len(w.users))].UserID
+	return l, in
+}
+
 func (w *world) postInput(title string) storage.PostInput {
 	statuses := []storage.Status{storage.StatusPublish, storage.StatusPublish, storage.StatusPublish, storage.StatusDraft,
 		storage.StatusPending, storage.StatusPrivate, storage.StatusFuture}
@@ -168,7 +201,7 @@ func (w *world) postInput(title string) storage.PostInput {
 	return in
 }
 
-func (w *world) eventInput(t *testing.T, cats, tags, venues, orgs []uint64) *storage.EventInput {
+func (w *world) eventInput(tb testing.TB, cats, tags, venues, orgs []uint64) *storage.EventInput {
 	in := &storage.EventInput{PostInput: w.postInput(words(w.rng, 1+w.rng.IntN(4)))}
 	in.Excerpt = ptr(words(w.rng, w.rng.IntN(3)))
 	zones := []string{"UTC", "Europe/Paris", "America/New_York", "UTC+5", "Asia/Tokyo", "UTC-11"}
@@ -177,7 +210,7 @@ func (w *world) eventInput(t *testing.T, cats, tags, venues, orgs []uint64) *sto
 	expr := func(t0 time.Time) *datetime.Expr {
 		e, err := datetime.Parse(t0.Format(datetime.DB))
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		return &e
 	}
