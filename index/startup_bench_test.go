@@ -1,0 +1,160 @@
+//go:build unix
+
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// BenchmarkStartUp measures Open on a store of CALENDAR_BENCH_EVENTS events (2000 unless set) in
+// three languages, from three data directories built once:
+//
+//   - rebuild: no index on disk, so every record is indexed from the scan;
+//   - catch-up/creates: indexes checkpointed when the store held half the events, the other half
+//     created since, so the change log has an entry for each new event;
+//   - catch-up/updates: indexes checkpointed at the head, then every venue moved, which logs an
+//     entry for each of its events: records the scan has already read are replayed.
+//
+// A catch-up must never cost more than the rebuild of the same store. Besides the time, each reports
+// the CPU time the process spent (cpu-ms/op), which other work on a shared machine disturbs less.
+func BenchmarkStartUp(b *testing.B) {
+	n := 2000
+	if s := os.Getenv("CALENDAR_BENCH_EVENTS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 2 {
+			b.Fatalf("CALENDAR_BENCH_EVENTS=%q: want a number of events, at least 2", s)
+		}
+	}
+	creates, updates := startUpFixtures(b, n)
+	for _, bc := range []struct {
+		name, dir string
+		rebuild   bool
+	}{
+		{"rebuild", creates, true},
+		{"catch-up/creates", creates, false},
+		{"catch-up/updates", updates, false},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				dir := filepath.Join(b.TempDir(), "data")
+				if err := os.CopyFS(dir, os.DirFS(bc.dir)); err != nil {
+					b.Fatal(err)
+				}
+				if bc.rebuild {
+					if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				db := openStore(b, dir)
+				before := cpuTime(b)
+				b.StartTimer()
+				ix, err := Open(ctx, filepath.Join(dir, "index"), db, Options{})
+				b.StopTimer()
+				cpu += cpuTime(b) - before
+				if err != nil {
+					b.Fatal(err)
+				}
+				ix.Close()
+				db.Close()
+				// Each copy holds the whole store: at 100k events a few of them would fill a small disk.
+				if err := os.RemoveAll(dir); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// startUpFixtures builds the data directories of BenchmarkStartUp's catch-ups, each holding n events
+// and indexes that are behind: creates, checkpointed at n/2 events, and updates, checkpointed at n
+// events before every venue moved.
+func startUpFixtures(b *testing.B, n int) (creates, updates string) {
+	b.Helper()
+	ctx := context.Background()
+	root := b.TempDir()
+	creates, updates = filepath.Join(root, "creates"), filepath.Join(root, "updates")
+	if err := os.Mkdir(creates, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	w := newStore(b, creates, 1)
+	to := w.linkTargets(b)
+	w.createEvents(b, to, n/2)
+	checkpointIndex(b, w.db, creates)
+	w.createEvents(b, to, n-n/2)
+	w.db.Close()
+
+	if err := os.CopyFS(updates, os.DirFS(creates)); err != nil {
+		b.Fatal(err)
+	}
+	db := openStore(b, updates)
+	checkpointIndex(b, db, updates)
+	for _, l := range langs {
+		for i, id := range to.venues[l] {
+			in := &storage.VenueInput{Geo: &storage.Geo{Lat: 40 + float64(i), Lng: 10 + float64(i)}}
+			if _, err := db.UpdateVenue(ctx, w.users[0], id, in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	db.Close()
+	return creates, updates
+}
+
+// cpuTime is the CPU time the process has used, in user and system mode, on every thread: Bleve
+// analyses and persists on goroutines of its own.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// createEvents adds n random events linking to some of to, 2000 to a transaction: one fsync for each
+// instead of one per event.
+func (w *world) createEvents(tb testing.TB, to *targets, n int) {
+	tb.Helper()
+	for done := 0; done < n; {
+		k := min(2000, n-done)
+		err := w.db.Bulk(context.Background(), w.users[0], func(b *storage.Bulk) error {
+			for range k {
+				if _, err := b.CreateEvent(w.randomEvent(tb, to)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		done += k
+	}
+}
+
+// checkpointIndex brings the indexes under dir up to db's change-log head and waits until that
+// checkpoint is on disk.
+func checkpointIndex(tb testing.TB, db *storage.DB, dir string) {
+	tb.Helper()
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(dir, "index"), db, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Checkpoint(ctx); err != nil {
+		tb.Fatal(err)
+	}
+}
