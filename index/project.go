@@ -150,10 +150,84 @@ func (p *projection) find(id uint64) int {
 
 // putEvent inserts or replaces an event's row, keeping the order and the links.
 func (p *projection) putEvent(r eventRow, l eventLinks) {
-	p.removeEvent(r.id)
-	i, _ := slices.BinarySearchFunc(p.events, &r, func(x eventRow, k *eventRow) int { return compareRows(&x, k) })
-	p.events = slices.Insert(p.events, i, r)
-	p.link(&r, l)
+	p.putEvents([]eventPut{{r, l}})
+}
+
+// eventPut is an event's new row and links.
+type eventPut struct {
+	row   eventRow
+	links eventLinks
+}
+
+// putEvents inserts or replaces the rows of puts (the last put of an ID wins), as putEvent would one
+// after the other, but in O(n + k log k) for k puts into n rows rather than O(k·n): replaying the
+// change log at start-up puts thousands of rows at a time, most of them already loaded by the scan.
+// A row whose position key (startLocal, id) is unchanged is replaced where it stands; the rows that
+// move are taken out in one compacting pass, and they and the new rows are merged in sorted.
+func (p *projection) putEvents(puts []eventPut) {
+	last := make(map[uint64]int, len(puts))
+	for i := range puts {
+		last[puts[i].row.id] = i
+	}
+	var moved []int
+	var add []eventRow
+	for i := range puts {
+		put := &puts[i]
+		if last[put.row.id] != i {
+			continue
+		}
+		if at := p.find(put.row.id); at >= 0 {
+			old := &p.events[at]
+			p.unlink(old)
+			if old.startLocal == put.row.startLocal {
+				*old = put.row
+				p.link(old, put.links)
+				continue
+			}
+			moved = append(moved, at)
+		}
+		add = append(add, put.row)
+		p.link(&put.row, put.links)
+	}
+	p.events = deleteAt(p.events, moved)
+	p.events = merge(p.events, add)
+}
+
+// deleteAt removes the rows at the given positions, in one pass from the first of them.
+func deleteAt(rows []eventRow, at []int) []eventRow {
+	if len(at) == 0 {
+		return rows
+	}
+	slices.Sort(at)
+	w := at[0]
+	for i, from := range at {
+		to := len(rows)
+		if i+1 < len(at) {
+			to = at[i+1]
+		}
+		w += copy(rows[w:], rows[from+1:to])
+	}
+	return rows[:w]
+}
+
+// merge inserts add into the ordered rows, none of which shares a position key with them. It works
+// from the end, so each row after the first insertion point moves once, by one copy per inserted row.
+func merge(rows, add []eventRow) []eventRow {
+	if len(add) == 0 {
+		return rows
+	}
+	slices.SortFunc(add, func(a, b eventRow) int { return compareRows(&a, &b) })
+	n := len(rows)
+	rows = slices.Grow(rows, len(add))[:n+len(add)]
+	for j := len(add) - 1; j >= 0; j-- {
+		// rows[:n] are the old rows not yet moved. Before add[j] come the at of them below it and
+		// the j smaller new rows still to place; rows[at:n] follow it.
+		at, _ := slices.BinarySearchFunc(rows[:n], &add[j], func(r eventRow, k *eventRow) int { return compareRows(&r, k) })
+		copy(rows[at+j+1:], rows[at:n])
+		rows[at+j] = add[j]
+		n = at
+	}
+	return rows
 }
 
 // link records an event row's position key and its links.
@@ -171,6 +245,22 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 	}
 }
 
+// unlink forgets what link recorded for an event row.
+func (p *projection) unlink(r *eventRow) {
+	l := p.links[r.id]
+	delete(p.eventAt, r.id)
+	delete(p.links, r.id)
+	if r.venue != 0 {
+		unlink(p.venueEvents, r.venue, r.id)
+	}
+	for _, o := range l.orgs {
+		unlink(p.orgEvents, o, r.id)
+	}
+	for _, t := range l.terms {
+		unlink(p.termEvents, t, r.id)
+	}
+}
+
 // sort orders rows appended by a full load.
 func (p *projection) sort() {
 	slices.SortFunc(p.events, func(a, b eventRow) int { return compareRows(&a, &b) })
@@ -181,19 +271,8 @@ func (p *projection) removeEvent(id uint64) {
 	if i < 0 {
 		return
 	}
-	old, l := p.events[i], p.links[id]
+	p.unlink(&p.events[i])
 	p.events = slices.Delete(p.events, i, i+1)
-	delete(p.eventAt, id)
-	delete(p.links, id)
-	if old.venue != 0 {
-		unlink(p.venueEvents, old.venue, id)
-	}
-	for _, o := range l.orgs {
-		unlink(p.orgEvents, o, id)
-	}
-	for _, t := range l.terms {
-		unlink(p.termEvents, t, id)
-	}
 }
 
 func (p *projection) event(id uint64) *eventRow {

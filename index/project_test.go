@@ -1,9 +1,16 @@
 package index
 
 import (
+	"maps"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestEventRowStaysSmall: every list scans every row of its window, so a row must stay 72 bytes and
@@ -18,6 +25,143 @@ func TestEventRowStaysSmall(t *testing.T) {
 		switch f := rt.Field(i); f.Type.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface, reflect.Chan, reflect.Func:
 			t.Errorf("eventRow.%s is a %s, which holds a pointer", f.Name, f.Type.Kind())
+		}
+	}
+}
+
+// row is an event row at local start `start` (hours), published, with a venue.
+func row(id uint64, start int64, venue uint64) eventRow {
+	return eventRow{id: id, startLocal: start * 3600, startUTC: start * 3600, venue: venue, status: statePublish}
+}
+
+// built is the projection of puts built from scratch, as a full load does: appended, then sorted.
+func built(puts map[uint64]eventPut) *projection {
+	p := newProjection()
+	for _, put := range puts {
+		p.events = append(p.events, put.row)
+		p.link(&put.row, put.links)
+	}
+	p.sort()
+	return p
+}
+
+// diffProjections compares the event side of two projections: rows, position keys, links and the
+// sets of linked events. Equal ones are told apart first without cmp, which is slow enough to
+// dominate the property test.
+func diffProjections(got, want *projection) string {
+	sameLinks := func(a, b eventLinks) bool { return slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) }
+	sameSets := func(a, b map[uint64]*roaring64.Bitmap) bool {
+		return maps.EqualFunc(a, b, func(x, y *roaring64.Bitmap) bool { return x.Equals(y) })
+	}
+	if slices.Equal(got.events, want.events) && maps.Equal(got.eventAt, want.eventAt) &&
+		maps.EqualFunc(got.links, want.links, sameLinks) && sameSets(got.venueEvents, want.venueEvents) &&
+		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) {
+		return ""
+	}
+	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}), cmpopts.EquateEmpty(),
+		cmpopts.IgnoreFields(projection{}, "venues", "orgs"), cmp.Transformer("ids", func(b *roaring64.Bitmap) []uint64 { return b.ToArray() }))
+}
+
+func TestPutEvents(t *testing.T) {
+	links := func(orgs, terms []uint64) eventLinks { return eventLinks{orgs: orgs, terms: terms} }
+	initial := []eventPut{
+		{row(1, 10, 100), links([]uint64{200}, []uint64{300})},
+		{row(2, 20, 100), links(nil, []uint64{300, 301})},
+		{row(3, 30, 101), links([]uint64{200, 201}, nil)},
+		{row(4, 40, 0), links(nil, nil)},
+	}
+	featured := row(2, 20, 100)
+	featured.featured = true
+	tests := []struct {
+		name string
+		puts []eventPut
+	}{
+		{"nothing", nil},
+		{"new rows between, before and after the others", []eventPut{
+			{row(7, 25, 101), links(nil, []uint64{302})}, {row(5, 0, 0), links(nil, nil)}, {row(6, 50, 102), links([]uint64{202}, nil)}}},
+		{"a new row at the start of an existing one: the ID orders them", []eventPut{{row(0, 20, 0), links(nil, nil)}, {row(9, 20, 0), links(nil, nil)}}},
+		{"replaced in place", []eventPut{{featured, links(nil, []uint64{301})}}},
+		{"replaced in place with other links", []eventPut{{row(1, 10, 101), links([]uint64{201}, []uint64{302})}}},
+		{"moved later", []eventPut{{row(1, 35, 100), links([]uint64{200}, []uint64{300})}}},
+		{"moved earlier", []eventPut{{row(4, 5, 0), links(nil, nil)}}},
+		{"two rows swap places", []eventPut{{row(1, 20, 100), links(nil, nil)}, {row(2, 10, 100), links(nil, nil)}}},
+		{"every kind at once", []eventPut{
+			{row(3, 1, 0), links(nil, nil)}, {featured, links(nil, nil)}, {row(8, 30, 101), links([]uint64{201}, nil)},
+			{row(4, 40, 102), links(nil, []uint64{303})}, {row(1, 45, 100), links(nil, nil)}}},
+		{"the last put of an ID wins", []eventPut{
+			{row(1, 50, 100), links(nil, nil)}, {row(8, 15, 0), links(nil, nil)}, {row(1, 12, 101), links(nil, []uint64{300})},
+			{row(8, 60, 0), links([]uint64{200}, nil)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[uint64]eventPut{}
+			for _, put := range append(slices.Clone(initial), tc.puts...) {
+				want[put.row.id] = put
+			}
+			p := built(map[uint64]eventPut{})
+			p.putEvents(initial)
+			p.putEvents(tc.puts)
+			if diff := diffProjections(p, built(want)); diff != "" {
+				t.Errorf("projection (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// putOneByOne is how putEvent worked before putEvents: remove the row, then insert it at its place.
+func putOneByOne(p *projection, put eventPut) {
+	p.removeEvent(put.row.id)
+	i, _ := slices.BinarySearchFunc(p.events, &put.row, func(x eventRow, k *eventRow) int { return compareRows(&x, k) })
+	p.events = slices.Insert(p.events, i, put.row)
+	p.link(&put.row, put.links)
+}
+
+// TestPutEventsAsOneByOne applies random batches (new rows, moves, in-place changes, repeated IDs)
+// and removals to a projection and checks that it always equals the same changes applied one by one,
+// and the projection of the same rows built from scratch.
+func TestPutEventsAsOneByOne(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		batched, single := newProjection(), newProjection()
+		want := map[uint64]eventPut{}
+		ids := func() []uint64 {
+			var out []uint64
+			for range rng.IntN(4) {
+				out = append(out, uint64(1+rng.IntN(8)))
+			}
+			return out
+		}
+		for step := range 60 {
+			if rng.IntN(5) == 0 {
+				for range 1 + rng.IntN(5) {
+					id := uint64(1 + rng.IntN(300))
+					batched.removeEvent(id)
+					single.removeEvent(id)
+					delete(want, id)
+				}
+			} else {
+				var puts []eventPut
+				for range rng.IntN(80) {
+					id := uint64(1 + rng.IntN(300))
+					r := row(id, int64(rng.IntN(50)), uint64(rng.IntN(4)))
+					if old, ok := want[id]; ok && rng.IntN(2) == 0 {
+						r.startLocal = old.row.startLocal // an in-place change
+					}
+					r.hidden = rng.IntN(2) == 0
+					puts = append(puts, eventPut{r, eventLinks{orgs: ids(), terms: ids()}})
+				}
+				batched.putEvents(puts)
+				for _, put := range puts {
+					putOneByOne(single, put)
+					want[put.row.id] = put
+				}
+			}
+			if diff := diffProjections(batched, single); diff != "" {
+				t.Fatalf("seed %d step %d: batched (+) against one by one (-):\n%s", seed, step, diff)
+			}
+			if diff := diffProjections(batched, built(want)); diff != "" {
+				t.Fatalf("seed %d step %d: batched (+) against built from scratch (-):\n%s", seed, step, diff)
+			}
 		}
 	}
 }

@@ -78,12 +78,13 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	batches := map[storage.Lang]*bleve.Batch{}
+	docs := map[*lang][]document{}
 	for _, d := range documents(page, venues) {
 		l := ix.langs[d.lang]
 		if l == nil {
 			continue
 		}
-		l.apply(d)
+		docs[l] = append(docs[l], d)
 		if d.id > 0 && last > l.checkpoint {
 			b := batches[d.lang]
 			if b == nil {
@@ -94,6 +95,9 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 				return 0, err
 			}
 		}
+	}
+	for l, ds := range docs {
+		l.applyAll(ds)
 	}
 	for code, b := range batches {
 		b.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, last))
@@ -109,6 +113,22 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 	}
 	ix.advance(last)
 	return len(changes), nil
+}
+
+// applyAll puts the rows of docs into the projection under one lock, the events in one pass
+// (projection.putEvents).
+func (l *lang) applyAll(docs []document) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var events []eventPut
+	for _, d := range docs {
+		if d.kind == storage.TypeEvent {
+			events = append(events, eventPut{d.event, d.links})
+		} else {
+			l.applyLocked(d)
+		}
+	}
+	l.proj.putEvents(events)
 }
 
 // catchUp applies the change log until a read finds fewer entries than a full batch: the index has
