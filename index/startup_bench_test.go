@@ -15,13 +15,16 @@ import (
 )
 
 // BenchmarkStartUp measures Open on a store of CALENDAR_BENCH_EVENTS events (2000 unless set) in
-// three languages, from three data directories built once:
+// three languages, from data directories built once:
 //
 //   - rebuild: no index on disk, so every record is indexed from the scan;
+//   - catch-up/none: indexes at the head, the common restart;
 //   - catch-up/creates: indexes checkpointed when the store held half the events, the other half
 //     created since, so the change log has an entry for each new event;
-//   - catch-up/updates: indexes checkpointed at the head, then every venue moved, which logs an
-//     entry for each of its events: records the scan has already read are replayed.
+//   - catch-up/updates: indexes at the head, then every venue moved, which logs an entry for each of
+//     its events (three quarters of them): records the scan has already read are replayed;
+//   - catch-up/updates-x3: the same with every venue moved three times, so the log holds more
+//     entries than the store holds records.
 //
 // A catch-up must never cost more than the rebuild of the same store. Besides the time, each reports
 // the CPU time the process spent (cpu-ms/op), which other work on a shared machine disturbs less.
@@ -33,14 +36,16 @@ func BenchmarkStartUp(b *testing.B) {
 			b.Fatalf("CALENDAR_BENCH_EVENTS=%q: want a number of events, at least 2", s)
 		}
 	}
-	creates, updates := startUpFixtures(b, n)
+	dirs := startUpFixtures(b, n)
 	for _, bc := range []struct {
 		name, dir string
 		rebuild   bool
 	}{
-		{"rebuild", creates, true},
-		{"catch-up/creates", creates, false},
-		{"catch-up/updates", updates, false},
+		{"rebuild", dirs.current, true},
+		{"catch-up/none", dirs.current, false},
+		{"catch-up/creates", dirs.half, false},
+		{"catch-up/updates", dirs.moved, false},
+		{"catch-up/updates-x3", dirs.moved3, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -48,9 +53,7 @@ func BenchmarkStartUp(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				dir := filepath.Join(b.TempDir(), "data")
-				if err := os.CopyFS(dir, os.DirFS(bc.dir)); err != nil {
-					b.Fatal(err)
-				}
+				copyDir(b, dir, bc.dir)
 				if bc.rebuild {
 					if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
 						b.Fatal(err)
@@ -78,39 +81,62 @@ func BenchmarkStartUp(b *testing.B) {
 	}
 }
 
-// startUpFixtures builds the data directories of BenchmarkStartUp's catch-ups, each holding n events
-// and indexes that are behind: creates, checkpointed at n/2 events, and updates, checkpointed at n
-// events before every venue moved.
-func startUpFixtures(b *testing.B, n int) (creates, updates string) {
+// startUpDirs are BenchmarkStartUp's data directories, each a store of n events with indexes: half
+// checkpointed at n/2 events, current at the head, moved and moved3 at the head before every venue
+// moved once or three times.
+type startUpDirs struct {
+	half, current, moved, moved3 string
+}
+
+func startUpFixtures(b *testing.B, n int) startUpDirs {
 	b.Helper()
 	ctx := context.Background()
 	root := b.TempDir()
-	creates, updates = filepath.Join(root, "creates"), filepath.Join(root, "updates")
-	if err := os.Mkdir(creates, 0o700); err != nil {
+	dirs := startUpDirs{
+		half: filepath.Join(root, "half"), current: filepath.Join(root, "current"),
+		moved: filepath.Join(root, "moved"), moved3: filepath.Join(root, "moved3"),
+	}
+	if err := os.Mkdir(dirs.half, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	w := newStore(b, creates, 1)
+	w := newStore(b, dirs.half, 1)
 	to := w.linkTargets(b)
 	w.createEvents(b, to, n/2)
-	checkpointIndex(b, w.db, creates)
+	checkpointIndex(b, w.db, dirs.half)
 	w.createEvents(b, to, n-n/2)
 	w.db.Close()
 
-	if err := os.CopyFS(updates, os.DirFS(creates)); err != nil {
-		b.Fatal(err)
-	}
-	db := openStore(b, updates)
-	checkpointIndex(b, db, updates)
-	for _, l := range langs {
-		for i, id := range to.venues[l] {
-			in := &storage.VenueInput{Geo: &storage.Geo{Lat: 40 + float64(i), Lng: 10 + float64(i)}}
-			if _, err := db.UpdateVenue(ctx, w.users[0], id, in); err != nil {
-				b.Fatal(err)
+	copyDir(b, dirs.current, dirs.half)
+	db := openStore(b, dirs.current)
+	checkpointIndex(b, db, dirs.current)
+	db.Close()
+	for _, moved := range []struct {
+		dir    string
+		rounds int
+	}{{dirs.moved, 1}, {dirs.moved3, 3}} {
+		copyDir(b, moved.dir, dirs.current)
+		db := openStore(b, moved.dir)
+		for round := range moved.rounds {
+			for _, l := range langs {
+				for i, id := range to.venues[l] {
+					in := &storage.VenueInput{Geo: &storage.Geo{Lat: 40 + float64(i+round), Lng: 10 + float64(i)}}
+					if _, err := db.UpdateVenue(ctx, w.users[0], id, in); err != nil {
+						b.Fatal(err)
+					}
+				}
 			}
 		}
+		db.Close()
 	}
-	db.Close()
-	return creates, updates
+	return dirs
+}
+
+// copyDir copies the directory src to dst, which must not exist.
+func copyDir(tb testing.TB, dst, src string) {
+	tb.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // cpuTime is the CPU time the process has used, in user and system mode, on every thread: Bleve
