@@ -20,7 +20,9 @@
 // they describe, so content and checkpoint never disagree. A language no entry concerned stores its
 // checkpoint only at the next Checkpoint call, and the change log is trimmed no further than what
 // Checkpoint returned, so every language finds the entries after its checkpoint at the next start; one
-// whose checkpoint the log was trimmed past anyway (storage.ErrCompacted) is rebuilt.
+// whose checkpoint the log was trimmed past anyway (storage.ErrCompacted) is rebuilt. So is one behind
+// by more entries than two thirds of the store's records: replaying them would take longer than
+// rebuilding (replayCostsMore).
 //
 // # Caveats
 //
@@ -156,7 +158,8 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 
 // openLang opens one language's Bleve index, or creates an empty one (fresh) when the existing one
 // cannot be used: of another mapping, without a checkpoint, ahead of the store's change log (a
-// restored backup), or behind what is left of it (the entries after its checkpoint were trimmed).
+// restored backup), further behind than a rebuild costs, or behind what is left of it (the entries
+// after its checkpoint were trimmed).
 func openLang(ctx context.Context, path string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
 	m, err := newMapping(code)
 	if err != nil {
@@ -173,6 +176,8 @@ func openLang(ctx context.Context, path string, code storage.Lang, store Store, 
 			log.Info("index has no checkpoint: rebuilding", zap.String("lang", string(code)))
 		case binary.BigEndian.Uint64(cp) > head:
 			log.Info("index is ahead of the store: rebuilding", zap.String("lang", string(code)))
+		case replayCostsMore(ctx, store, binary.BigEndian.Uint64(cp), head):
+			log.Info("index is further behind than a rebuild costs: rebuilding", zap.String("lang", string(code)))
 		default:
 			checkpoint := binary.BigEndian.Uint64(cp)
 			_, err := store.Changes(ctx, checkpoint, 1)

@@ -1,0 +1,113 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// countStore is a store of records numbered up to lastID whose change log answers with err.
+type countStore struct {
+	Store
+	lastID uint64
+	err    error
+}
+
+func (s countStore) Scan(context.Context, storage.PostType, uint64, int) (*storage.Records, error) {
+	return &storage.Records{LastID: s.lastID}, nil
+}
+
+func (s countStore) Changes(context.Context, uint64, int) ([]storage.Change, error) {
+	return nil, s.err
+}
+
+func TestReplayCostsMore(t *testing.T) {
+	tests := []struct {
+		name                     string
+		checkpoint, head, lastID uint64
+		err                      error
+		want                     bool
+	}{
+		{"at the head", 500, 500, 900, nil, false},
+		{"behind by two thirds of the records", 0, 600, 900, nil, false},
+		{"behind by more than two thirds of the records", 0, 601, 900, nil, true},
+		{"far behind, from a later checkpoint", 4000, 10000, 900, nil, true},
+		{"an empty store, one entry behind", 1, 2, 0, nil, true},
+		{"entries trimmed: openLang tells why", 0, 10000, 900, storage.ErrCompacted, false},
+		{"unreadable change log: openLang reports it", 0, 10000, 900, errors.New("disk"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := countStore{lastID: tc.lastID, err: tc.err}
+			if got := replayCostsMore(context.Background(), store, tc.checkpoint, tc.head); got != tc.want {
+				t.Errorf("replayCostsMore(%d, %d) over %d records = %v, want %v", tc.checkpoint, tc.head, tc.lastID, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStartUpRebuildsWhenReplayCostsMore: an index a few entries behind catches up by replaying
+// them, one behind by more entries than a rebuild costs is rebuilt, and both answer as the store does.
+func TestStartUpRebuildsWhenReplayCostsMore(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		venueMoves  int // rounds of moving every venue, each logging an entry per event at the venue
+		wantRebuilt bool
+	}{
+		{"a few entries behind", 0, false},
+		{"every venue moved three times", 3, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 5, 80)
+			dir := filepath.Join(t.TempDir(), "index")
+			w.reopenWithin(t, dir)
+			if _, err := w.ix.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			w.ix.Close()
+			for range 3 {
+				w.mutate(t)
+			}
+			venues, err := w.db.Scan(ctx, storage.TypeVenue, 0, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range tc.venueMoves {
+				for i, v := range venues.Venues {
+					in := &storage.VenueInput{Geo: &storage.Geo{Lat: 40 + float64(round), Lng: float64(i)}}
+					if _, err := w.db.UpdateVenue(ctx, w.users[0], v.ID, in); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			core, logs := observer.New(zapcore.InfoLevel)
+			ix, err := Open(ctx, dir, w.db, Options{Logger: zap.New(core)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.ix = ix
+			t.Cleanup(func() { ix.Close() })
+			// Checkpoint stored one position for every language, so all are rebuilt or none.
+			want := 0
+			if tc.wantRebuilt {
+				want = len(storage.Langs)
+			}
+			if got := logs.FilterMessage("index is further behind than a rebuild costs: rebuilding").Len(); got != want {
+				t.Errorf("%d languages rebuilt for being far behind, want %d", got, want)
+			}
+			sameAnswers(t, w)
+			if n, err := w.ix.Check(ctx); err != nil || n != 0 {
+				t.Errorf("Check = %d, %v; want 0, nil", n, err)
+			}
+		})
+	}
+}
