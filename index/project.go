@@ -78,10 +78,7 @@ func post(author uint64, status, trashed storage.Status, date int64) *storage.Po
 
 // effective reports a due scheduled record as published, as every read of the store does.
 func effective(status storage.Status, date int64, now time.Time) storage.Status {
-	if status == storage.StatusFuture && date <= now.Unix() {
-		return storage.StatusPublish
-	}
-	return status
+	return storage.Effective(status, time.Unix(date, 0), now)
 }
 
 // projection is one language's in-memory view of its records.

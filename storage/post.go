@@ -80,8 +80,8 @@ func (p *Post) effectiveStatus() Status {
 // promote reports a due scheduled post as published (CONTRACT 8.4) without a write: every read goes
 // through it, so no response shows a stale `future`.
 func (p *Post) promote(now time.Time) {
-	if p.Status == StatusFuture && due(p.Date, now) {
-		p.Status, p.promoted = StatusPublish, true
+	if s := Effective(p.Status, p.Date, now); s != p.Status {
+		p.Status, p.promoted = s, true
 	}
 }
 

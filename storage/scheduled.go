@@ -26,6 +26,15 @@ import (
 // seconds anyway.
 func due(date, now time.Time) bool { return date.Unix() <= now.Unix() }
 
+// Effective is the status a record stored with status and date has at now: published once a
+// scheduled record is due. The index applies it to the rows it keeps, as reads do to records.
+func Effective(status Status, date, now time.Time) Status {
+	if status == StatusFuture && due(date, now) {
+		return StatusPublish
+	}
+	return status
+}
+
 // entryDue applies due to the date of scheduled entry k.
 func entryDue(k []byte, now time.Time) bool { return due(time.Unix(int64(beUint(k)), 0), now) }
 
