@@ -69,7 +69,9 @@ func (h *Handler) listChanges(w http.ResponseWriter, rq *request) error {
 		return nil
 	}
 	if uint64(since) > head {
-		return invalidParam("since", "rest_invalid_param", "must be a cursor this service returned")
+		// A cursor from another log (a store restored from a backup older than the cursor): the
+		// client must list again, as after a trim.
+		return storage.ErrCompacted
 	}
 	limit := DefaultChangesLimit
 	if n, ok := rq.vals["limit"].(int64); ok {

@@ -102,8 +102,8 @@ var docErrors = []docError{
 	{kind: errTooManyRequests, when: "the rate limit is exhausted, or this client failed to authenticate too often",
 		anywhere: true, retryAfter: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
-	{kind: storage.ErrCompacted, when: "the cursor is older than the changes this service keeps: list the records again, " +
-		"then follow from the new cursor", route: changesPattern},
+	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
+		"list the records again, then follow from the new cursor", route: changesPattern},
 	{kind: errNotReady, when: "the server is still building or catching up its search index", anywhere: true, retryAfter: true},
 }
 

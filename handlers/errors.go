@@ -117,7 +117,7 @@ var answers = []struct {
 	{storage.ErrDuplicateSlug, 0, "", answer{status: 400, code: "duplicate_term_slug", message: "The slug is already used by another term."}},
 
 	// A change-feed cursor older than what the trimmed change log holds: list again (changes.go).
-	{storage.ErrCompacted, 0, "", answer{status: 410, code: "rest_changes_expired", message: "The cursor is older than the changes this service keeps: list the records again, then follow from the new cursor."}},
+	{storage.ErrCompacted, 0, "", answer{status: 410, code: "rest_changes_expired", message: "The cursor is outside the changes this service keeps: list the records again, then follow from the new cursor."}},
 
 	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.

@@ -161,7 +161,8 @@ func TestChangeFeedErrors(t *testing.T) {
 		wantStatus      int
 	}{
 		{"?since=abc", "rest_invalid_param", 400},
-		{"?since=999999", "rest_invalid_param", 400},
+		{"?since=999999", "rest_changes_expired", 410}, // ahead of the log: a restored store's
+		{"?since=-1", "rest_invalid_param", 400},
 		{"?since=0&limit=0", "rest_invalid_param", 400},
 		{"?since=0&limit=1001", "rest_invalid_param", 400},
 		{"?since=0&wait=61", "rest_invalid_param", 400},
