@@ -69,6 +69,10 @@ type Store interface {
 	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
 	ChangeHead(ctx context.Context) (uint64, error)
 	ChangedSince(ctx context.Context, after uint64, limit int) (map[storage.Doc]uint64, bool, error)
+	// Full reports a disk that had no room for the last write; CheckSpace tries a write to find out
+	// whether it has now (readiness, health.go).
+	Full() bool
+	CheckSpace(ctx context.Context) error
 	// Changes reads the change log for the change feed (changes.go).
 	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
 	// FileSize is the store's size on disk, for /metrics.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.uber.org/zap"
@@ -51,6 +53,9 @@ func TestStoreFailures(t *testing.T) {
 			"GET", 500, "rest_internal_error"},
 		{"an update out of time", func(s *failingStore) { s.updateEvent = func() error { return context.DeadlineExceeded } },
 			"POST", 503, "rest_timeout"},
+		{"an update on a full disk", func(s *failingStore) {
+			s.updateEvent = func() error { return fmt.Errorf("%w: write calendar.db: %w", storage.ErrNoSpace, syscall.ENOSPC) }
+		}, "POST", 507, "rest_insufficient_storage"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, db := newTestHandler(t, Config{})

@@ -101,6 +101,8 @@ var docErrors = []docError{
 	{kind: errTooLarge, when: "the request body is over the size limit", anywhere: true},
 	{kind: errTooManyRequests, when: "the rate limit is exhausted, or this client failed to authenticate too often",
 		anywhere: true, retryAfter: true},
+	{kind: storage.ErrNoSpace, when: "the server's disk is full: nothing of the write was kept; retry once space has been freed",
+		anywhere: true, writes: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
 	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
 		"list the records again, then follow from the new cursor", route: changesPattern},

@@ -50,9 +50,9 @@ type answer struct {
 // come last: they catch the failures of an operation that nothing expected, which are logged. An error
 // no row matches is internal, logged, and answered as errInternal.
 //
-// Adding a kind is adding its row, as storage.ErrCompacted's for the change feed; 503
-// rest_store_unavailable and 507 rest_insufficient_storage will be the rows of the store's kinds of
-// those failures.
+// Adding a kind is adding its row, as storage.ErrCompacted's for the change feed and
+// storage.ErrNoSpace's for a full disk; 503 rest_store_unavailable will be the row of a store out of
+// reach (etcd).
 var answers = []struct {
 	kind error
 	res  storage.DocKind
@@ -118,6 +118,9 @@ var answers = []struct {
 
 	// A change-feed cursor older than what the trimmed change log holds: list again (changes.go).
 	{storage.ErrCompacted, 0, "", answer{status: 410, code: "rest_changes_expired", message: "The cursor is outside the changes this service keeps: list the records again, then follow from the new cursor."}},
+
+	// A full disk: nothing of the write was kept, and it can succeed once space is freed.
+	{storage.ErrNoSpace, 0, "", answer{status: 507, code: "rest_insufficient_storage", message: "The server's disk is full: the write was not saved. Retry once space has been freed."}},
 
 	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.

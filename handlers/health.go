@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
 )
 
 // The health probes live outside the REST namespace: they are not routes of the API, so neither the
@@ -49,6 +51,11 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.P
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if h.loading != nil {
 		h.writeProbe(w, http.StatusServiceUnavailable, loadingProbe(h.loading.Progress(), time.Now()))
+		return
+	}
+	if h.db.Full() && errors.Is(h.db.CheckSpace(r.Context()), storage.ErrNoSpace) {
+		// Reads still work, but a node that cannot write should leave the rotation until it can.
+		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "disk full"})
 		return
 	}
 	head, err := h.db.ChangeHead(r.Context())

@@ -3,10 +3,16 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
 )
 
 func probe(t *testing.T, h http.Handler, method, path string) (int, map[string]any) {
@@ -65,5 +71,39 @@ func TestHealthAndReadiness(t *testing.T) {
 	// The namespace index does not list the probes.
 	if w := serve(h, "GET", "/calendar/events/v1", "", ""); strings.Contains(w.Body.String(), "healthz") || strings.Contains(w.Body.String(), "readyz") {
 		t.Error("the namespace index lists a probe")
+	}
+}
+
+// fullStore is the store of a disk that filled up, until space is set.
+type fullStore struct {
+	Store
+	space bool
+}
+
+func (s *fullStore) Full() bool { return !s.space }
+
+func (s *fullStore) CheckSpace(context.Context) error {
+	if !s.space {
+		return fmt.Errorf("%w: write calendar.db: %w", storage.ErrNoSpace, syscall.ENOSPC)
+	}
+	return nil
+}
+
+// TestReadinessOnAFullDisk: a node that cannot write leaves the rotation with the reason, and comes
+// back by itself once space is freed, with no client write needed to find out.
+func TestReadinessOnAFullDisk(t *testing.T) {
+	base, db := newTestHandler(t, Config{})
+	hh := base.(*Handler)
+	store := &fullStore{Store: db}
+	h := New(Deps{Config: hh.cfg, Store: store, Index: hh.index, Log: zap.NewNop()})
+	if code, body := probe(t, h, "GET", "/readyz"); code != 503 || body["status"] != "disk full" {
+		t.Errorf("readyz on a full disk: %d %v", code, body)
+	}
+	if code, _ := probe(t, h, "GET", "/healthz"); code != 200 {
+		t.Errorf("healthz on a full disk: %d: the process is alive", code)
+	}
+	store.space = true
+	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "ready" {
+		t.Errorf("readyz once space is back: %d %v", code, body)
 	}
 }

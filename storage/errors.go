@@ -22,6 +22,10 @@ var (
 
 // Write errors.
 var (
+	// ErrNoSpace is returned when a write failed because the disk is full: nothing of it was kept, and
+	// the same write can succeed once space returns (DB.Full).
+	ErrNoSpace = errors.New("storage: no space left on the device")
+
 	// ErrInvalid is the kind of every *FieldError: a supplied value breaks a rule of the store.
 	ErrInvalid = errors.New("storage: invalid value")
 

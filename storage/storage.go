@@ -77,6 +77,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -106,6 +107,9 @@ type Options struct {
 	// ChangesHorizon is how long change-log entries are kept at least, for the change feed's cursors
 	// (TrimChanges); zero keeps none beyond what the caller of TrimChanges allows.
 	ChangesHorizon time.Duration
+	// Wrap, when set, is put in front of the key-value store: tests inject failures (a full disk)
+	// through it.
+	Wrap func(kv.Store) kv.Store
 }
 
 // DB is the record store.
@@ -124,6 +128,8 @@ type DB struct {
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
 	// have their own.
 	cache, terms *recordCache
+	// full is set while writes fail for want of disk space (full.go).
+	full atomic.Bool
 }
 
 // ErrLocked is returned by Open when another process holds the data file.
@@ -150,7 +156,11 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	db := &DB{kv: boltkv.New(bdb), bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
+	var store kv.Store = boltkv.New(bdb)
+	if opts.Wrap != nil {
+		store = opts.Wrap(store)
+	}
+	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
 		horizon: opts.ChangesHorizon, notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
 		db.kv.Close()
@@ -213,9 +223,10 @@ func (db *DB) SiteZone() datetime.Zone { return db.siteZone }
 // Notify is signalled (without blocking, coalesced) after every commit that appended to the change log.
 func (db *DB) Notify() <-chan struct{} { return db.notify }
 
-// update runs fn in a read-write transaction and pokes Notify once it has committed.
+// update runs fn in a read-write transaction and pokes Notify once it has committed. A write the disk
+// had no room for returns ErrNoSpace (full.go).
 func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
-	if err := db.kv.Update(ctx, fn); err != nil {
+	if err := db.noteSpace(db.kv.Update(ctx, fn)); err != nil {
 		return err
 	}
 	db.poke()

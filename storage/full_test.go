@@ -1,0 +1,90 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/calendard/calendard/storage/kv"
+)
+
+// fullDisk is a key-value store whose writes fail as a full disk's do while full is set: the
+// transaction runs, then its commit finds no room and nothing of it is kept.
+type fullDisk struct {
+	kv.Store
+	full atomic.Bool
+}
+
+var errCommit = errors.New("tx commit")
+
+func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
+	if !d.full.Load() {
+		return d.Store.Update(ctx, fn)
+	}
+	err := d.Store.Update(ctx, func(tx kv.RwTx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errCommit // roll back what fn wrote, as a failed commit leaves nothing
+	})
+	if errors.Is(err, errCommit) {
+		return fmt.Errorf("write calendar.db: %w", &fsError{syscall.ENOSPC})
+	}
+	return err
+}
+
+// fsError wraps an errno the way os.PathError does.
+type fsError struct{ errno syscall.Errno }
+
+func (e *fsError) Error() string { return e.errno.Error() }
+func (e *fsError) Unwrap() error { return e.errno }
+
+// TestDiskFull: a write the disk has no room for fails as ErrNoSpace with nothing kept, the episode
+// is logged once when it begins and once when it ends, and the store finds out by itself that space
+// is back.
+func TestDiskFull(t *testing.T) {
+	disk := &fullDisk{}
+	core, logs := observer.New(zapcore.InfoLevel)
+	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return testNow }, Logger: zap.New(core),
+		Wrap: func(s kv.Store) kv.Store { disk.Store = s; return disk }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustCreateEvent(t, db, admin, newEvent(t, "Before"))
+	head, _ := db.ChangeHead(ctx)
+
+	disk.full.Store(true)
+	for range 3 {
+		if _, err := db.CreateEvent(ctx, admin, "en", newEvent(t, "Lost")); !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("a write on a full disk: %v, want ErrNoSpace", err)
+		}
+	}
+	if !db.Full() || !errors.Is(db.CheckSpace(ctx), ErrNoSpace) {
+		t.Errorf("Full %v while the disk is full", db.Full())
+	}
+	if now, _ := db.ChangeHead(ctx); now != head {
+		t.Errorf("failed writes moved the change log from %d to %d", head, now)
+	}
+	if got := logs.FilterMessage("disk full: writes fail until space is freed").Len(); got != 1 {
+		t.Errorf("the episode's start was logged %d times, want once", got)
+	}
+
+	disk.full.Store(false)
+	if err := db.CheckSpace(ctx); err != nil || db.Full() {
+		t.Fatalf("once space is back: CheckSpace %v, Full %v", err, db.Full())
+	}
+	if got := logs.FilterMessage("disk space is back: writes succeed again").Len(); got != 1 {
+		t.Errorf("the episode's end was logged %d times, want once", got)
+	}
+	mustCreateEvent(t, db, admin, newEvent(t, "After"))
+}
