@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -268,26 +267,11 @@ const loadProgressEvery = 5 * time.Second
 // loadLogged is load with a log line every few seconds while it runs: a long first start shows it is
 // working, and how far it has come.
 func (a *app) loadLogged(ctx context.Context) error {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(loadProgressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				p := a.loading.Progress()
-				a.log.Info("loading the index", zap.String("phase", p.Phase), zap.Uint64("done", p.Done),
-					zap.Uint64("total", p.Total), zap.Duration("remaining", p.Remaining(time.Now()).Round(time.Second)))
-			}
-		}
-	})
-	err := a.load(ctx)
-	close(done)
-	wg.Wait()
-	return err
+	return watch(loadProgressEvery, func() {
+		p := a.loading.Progress()
+		a.log.Info("loading the index", zap.String("phase", p.Phase), zap.Uint64("done", p.Done),
+			zap.Uint64("total", p.Total), zap.Duration("remaining", p.Remaining(time.Now()).Round(time.Second)))
+	}, func() error { return a.load(ctx) })
 }
 
 // startSync runs the index syncer until the returned stop function is called; stop waits for it.

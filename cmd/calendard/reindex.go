@@ -30,7 +30,19 @@ func reindex(ctx context.Context, args []string, getenv func(string) string, std
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	ix, err := index.Open(ctx, dir, db, index.Options{})
+	var loading index.Loading
+	bar := isTerminal(stderr)
+	report, finish := progressReporter(stderr, &loading, bar)
+	every := lineEvery
+	if bar {
+		every = barEvery
+	}
+	var ix *index.Index
+	err = watch(every, report, func() (err error) {
+		ix, err = index.Open(ctx, dir, db, index.Options{Loading: &loading})
+		return err
+	})
+	finish()
 	if err != nil {
 		return err
 	}
