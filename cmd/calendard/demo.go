@@ -37,7 +37,7 @@ func (a *app) seedDemo(ctx context.Context, stderr io.Writer) error {
 		return nil
 	}
 	began := time.Now()
-	sum, err := seedStore(ctx, a, a.cfg.DemoEvents, demoSeed, stderr)
+	sum, err := seedStore(ctx, a, a.cfg.DemoEvents, demoSeed, stderr, nil)
 	if err != nil {
 		return fmt.Errorf("demo data: %w", err)
 	}

@@ -50,19 +50,19 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progressReporter shows an index load's figures on w: as a progress bar (bar), or as a line a
-// report. finish completes the bar.
-func progressReporter(w io.Writer, l *index.Loading, bar bool) (report, finish func()) {
+// progressReporter shows a long operation's figures, read with progress, on w: as a progress bar
+// (bar), or as a line a report. finish completes the bar.
+func progressReporter(w io.Writer, progress func() index.Progress, bar bool) (report, finish func()) {
 	if !bar {
 		return func() {
-			p := l.Progress()
+			p := progress()
 			fmt.Fprintf(w, "%s: %d of %d, %s left\n", p.Phase, p.Done, p.Total, p.Remaining(time.Now()).Round(time.Second))
 		}, func() {}
 	}
 	var b *progressbar.ProgressBar
 	phase := ""
 	return func() {
-			p := l.Progress()
+			p := progress()
 			if p.Phase == "" || p.Total == 0 {
 				return // nothing to show, or nothing to do in this phase
 			}
@@ -80,4 +80,18 @@ func progressReporter(w io.Writer, l *index.Loading, bar bool) (report, finish f
 				_ = b.Finish()
 			}
 		}
+}
+
+// showProgress runs work while progressReporter shows its figures on w, as a bar on a terminal and
+// as lines otherwise.
+func showProgress(w io.Writer, progress func() index.Progress, work func() error) error {
+	bar := isTerminal(w)
+	report, finish := progressReporter(w, progress, bar)
+	every := lineEvery
+	if bar {
+		every = barEvery
+	}
+	err := watch(every, report, work)
+	finish()
+	return err
 }

@@ -29,7 +29,7 @@ func TestProgressReporter(t *testing.T) {
 	for _, bar := range []bool{false, true} {
 		var out bytes.Buffer
 		var loading index.Loading
-		report, finish := progressReporter(&out, &loading, bar)
+		report, finish := progressReporter(&out, loading.Progress, bar)
 		report() // before the load starts: nothing to show yet
 		if out.Len() != 0 && bar {
 			t.Errorf("a bar before the load: %q", out.String())

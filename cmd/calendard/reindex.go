@@ -31,18 +31,11 @@ func reindex(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	var loading index.Loading
-	bar := isTerminal(stderr)
-	report, finish := progressReporter(stderr, &loading, bar)
-	every := lineEvery
-	if bar {
-		every = barEvery
-	}
 	var ix *index.Index
-	err = watch(every, report, func() (err error) {
+	err = showProgress(stderr, loading.Progress, func() (err error) {
 		ix, err = index.Open(ctx, dir, db, index.Options{Loading: &loading})
 		return err
 	})
-	finish()
 	if err != nil {
 		return err
 	}

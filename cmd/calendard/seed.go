@@ -13,12 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 	"github.com/calendard/calendard/storage/slug"
@@ -78,7 +80,14 @@ func seed(ctx context.Context, args []string, getenv func(string) string, stdout
 		return err
 	}
 	began := time.Now()
-	sum, err := seedStore(ctx, &app{cfg: cfg, log: zap.NewNop(), db: db}, *events, *seedValue, stderr)
+	var done atomic.Int64
+	var sum seedSummary
+	err = showProgress(stderr, func() index.Progress {
+		return index.Progress{Phase: "seeding events", Done: uint64(done.Load()), Total: uint64(*events), Started: began}
+	}, func() (err error) {
+		sum, err = seedStore(ctx, &app{cfg: cfg, log: zap.NewNop(), db: db}, *events, *seedValue, stderr, done.Add)
+		return err
+	})
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -99,8 +108,9 @@ func seed(ctx context.Context, args []string, getenv func(string) string, stdout
 type seedSummary struct{ events, venues, organizers, categories, tags int }
 
 // seedStore creates the terms, then per language the venues and organizers, then n events in chunks,
-// all as the first administrator (created as serve would if the store has no user yet).
-func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.Writer) (seedSummary, error) {
+// all as the first administrator (created as serve would if the store has no user yet). created, when
+// set, is told how many events each chunk added.
+func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.Writer, created func(int64) int64) (seedSummary, error) {
 	var sum seedSummary
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		return sum, err
@@ -148,6 +158,9 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 		})
 		if err != nil {
 			return sum, err
+		}
+		if created != nil {
+			created(int64(len(chunk)))
 		}
 	}
 	sum.events, sum.categories, sum.tags = n, len(s.categories), len(s.tags)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -287,5 +288,27 @@ func TestSeedVocabularies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSeedReportsProgress: seedStore tells its caller every event it adds, chunk by chunk, so the
+// command's progress reaches its total.
+func TestSeedReportsProgress(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseConfig("seed", nil, seedTestEnv(dir), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDirStore(t, "seed", seedTestEnv(dir))
+	defer db.Close()
+	var calls, events int64
+	const n = 2*seedChunk + 7
+	_, err = seedStore(context.Background(), &app{cfg: cfg, log: zap.NewNop(), db: db}, n, 1, io.Discard,
+		func(k int64) int64 { calls++; events += k; return events })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || events != n {
+		t.Errorf("%d reports of %d events, want 3 chunks adding up to %d", calls, events, n)
 	}
 }
