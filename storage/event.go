@@ -34,6 +34,9 @@ type EventInput struct {
 	// Venue nil: unchanged; a VenueRef with ID 0 and no New: no venue.
 	Venue      *VenueRef
 	Organizers *[]OrganizerRef
+	// Recurrence makes the event a series' parent: RFC 5545 RRULE, RDATE and EXDATE lines, as Google
+	// Calendar's recurrence[] (series.go); an empty slice ends the series. An occurrence takes none.
+	Recurrence *[]string
 }
 
 // VenueRef links an existing venue (ID) or creates one (New).
@@ -91,8 +94,10 @@ func (w *writer) createEvent(id uint64, lang Lang, in *EventInput) (*Event, erro
 	if err := w.linkEvent(nil, e); err != nil {
 		return nil, err
 	}
-	_, err = w.save(e, nil, nil)
-	return e, err
+	if _, err = w.save(e, nil, nil); err != nil || len(e.Recurrence) == 0 {
+		return e, err
+	}
+	return e, w.syncSeries(e)
 }
 
 // UpdateEvent applies a partial update to event id. Returns ErrNotFound, ErrWrongType (the ID is
@@ -126,6 +131,9 @@ func (w *writer) updateEvent(id uint64, in *EventInput) (e *Event, changed bool,
 		return nil, false, err
 	}
 	old, stored := *e, snapshot(e)
+	if err := checkRecurrence(e, in); err != nil {
+		return nil, false, err
+	}
 	if err := w.applyEvent(e, in, false); err != nil {
 		return nil, false, err
 	}
@@ -136,13 +144,24 @@ func (w *writer) updateEvent(id uint64, in *EventInput) (e *Event, changed bool,
 			return nil, false, invalid("slug", "must not be empty")
 		}
 	}
+	if e.Parent != 0 {
+		if err := w.afterOccurrenceWrite(&old, e, stored); err != nil {
+			return nil, false, err
+		}
+	}
 	// An unchanged event touches neither links nor term counts: a due scheduled event reads as
 	// published, so linkEvent would count it as published although it stays stored as scheduled, and
 	// PublishDue would count it again.
 	if changed, err = w.save(e, &old.Post, stored); err != nil || !changed {
 		return e, false, err
 	}
-	return e, true, w.linkEvent(&old, e)
+	if err := w.linkEvent(&old, e); err != nil {
+		return nil, false, err
+	}
+	if len(e.Recurrence) > 0 || len(old.Recurrence) > 0 {
+		return e, true, w.syncSeries(e)
+	}
+	return e, true, nil
 }
 
 // TrashEvent moves event id to the trash. Returns ErrNotFound, ErrWrongType, ErrForbidden (a may not
@@ -159,11 +178,21 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 		if err := w.trash(&e.Post); err != nil {
 			return err
 		}
+		if e.Parent != 0 {
+			if err := w.excludeDay(e, true); err != nil {
+				return err
+			}
+		}
 		if err := w.linkEvent(&old, e); err != nil {
 			return err
 		}
 		if _, err := w.save(e, &old.Post, nil); err != nil {
 			return err
+		}
+		if len(e.Recurrence) > 0 {
+			if err := w.syncSeries(e); err != nil {
+				return err
+			}
 		}
 		return w.flush()
 	})
@@ -199,6 +228,12 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 	}
 	if err := w.applyDates(e, in); err != nil {
 		return err
+	}
+	if in.Recurrence != nil {
+		e.Recurrence = slices.Clone(*in.Recurrence)
+		if len(e.Recurrence) == 0 {
+			e.Recurrence = nil
+		}
 	}
 	var err error
 	if in.Categories != nil {

@@ -190,6 +190,18 @@ func (in *EventInput) normalized(a Actor) (*EventInput, error) {
 	if out.Website, err = cleanSet(in.Website, CleanWebsite); err != nil {
 		return nil, err
 	}
+	if in.Recurrence != nil {
+		lines := cleanRecurrence(*in.Recurrence)
+		if len(lines) > MaxItems {
+			return nil, tooLong("recurrence", MaxItems, "lines")
+		}
+		for _, l := range lines {
+			if _, err := parseLine(l); err != nil {
+				return nil, invalid("recurrence", "%q: %v", l, err)
+			}
+		}
+		out.Recurrence = &lines
+	}
 	for _, terms := range []**[]string{&out.Categories, &out.Tags} {
 		if *terms != nil {
 			items, err := cleanTermItems(**terms, c)

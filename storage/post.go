@@ -117,6 +117,14 @@ type Event struct {
 	Tags             []uint64 `json:"tags,omitempty"`
 	VenueID          uint64   `json:"venue,omitempty"`
 	OrganizerIDs     []uint64 `json:"organizers,omitempty"`
+	// Recurrence makes the event the parent of a series: its RRULE, RDATE and EXDATE lines (series.go).
+	Recurrence []string `json:"recurrence,omitempty"`
+	// Parent is the series an occurrence belongs to, and Occurrence its start as the rule gave it, a
+	// wall clock in the event's zone: its date names it among the parent's exclusions.
+	Parent     uint64 `json:"parent,omitempty"`
+	Occurrence string `json:"occurrence,omitempty"`
+	// Detached marks an occurrence edited on its own: the series leaves it as it is.
+	Detached bool `json:"detached,omitempty"`
 }
 
 // termIDs are the event's categories and tags, which share one ID space.

@@ -32,6 +32,7 @@
 //	links/venue, links/organizer, links/term
 //	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
 //	                          term to the events that use it
+//	links/series              parent id ‖ occurrence id → empty: the occurrences of a series
 //	scheduled                 publication date ‖ id → an event's term ids, or empty: every event,
 //	                          venue and organizer stored as future. PublishDue seeks the due ones, and
 //	                          terms count a due event from it before it is rewritten (scheduled.go)
@@ -72,6 +73,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -107,6 +109,9 @@ type Options struct {
 	// ChangesHorizon is how long change-log entries are kept at least, for the change feed's cursors
 	// (TrimChanges); zero keeps none beyond what the caller of TrimChanges allows.
 	ChangesHorizon time.Duration
+	// SeriesPast and SeriesHorizon bound the occurrences a series materialises (SeriesWindow), in
+	// months; zero means DefaultSeriesMonths.
+	SeriesPast, SeriesHorizon int
 	// Wrap, when set, is put in front of the key-value store: tests inject failures (a full disk)
 	// through it.
 	Wrap func(kv.Store) kv.Store
@@ -123,8 +128,10 @@ type DB struct {
 	log      *zap.Logger
 	siteZone datetime.Zone
 	horizon  time.Duration
-	hashKey  []byte
-	notify   chan struct{}
+	// series is the window of SeriesWindow, in months before and after.
+	seriesPast, seriesHorizon int
+	hashKey                   []byte
+	notify                    chan struct{}
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
 	// have their own.
 	cache, terms *recordCache
@@ -161,7 +168,8 @@ func Open(path string, opts Options) (*DB, error) {
 		store = opts.Wrap(store)
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
-		horizon: opts.ChangesHorizon, notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
+		horizon: opts.ChangesHorizon, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
+		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
 		db.kv.Close()
 		return nil, err

@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/teambition/rrule-go"
+)
+
+// MaxOccurrences bounds a series inside its window (SeriesWindow): a daily rule over the default four
+// years is 1,461 days, and nothing a calendar needs goes beyond.
+const MaxOccurrences = 1500
+
+// dayLayout names an occurrence by its local date: in slugs and in the parent's exclusions.
+const dayLayout = "2006-01-02"
+
+// rule is a series' recurrence (RFC 5545 3.8.5), read in the event's zone: the RRULE expanded by
+// teambition/rrule-go, the RDATEs added and the EXDATEs taken out. An occurrence is named by its local
+// date, so a series has at most one per day: that is what lets an exclusion or an edited occurrence
+// keep naming its day when the parent's time of day changes.
+type rule struct {
+	rrule  *rrule.RRule
+	line   string // the RRULE as sent, for the errors of its expansion
+	rdates []time.Time
+	exdays map[string]bool
+}
+
+// recurrenceLine is one line of a recurrence list: its name, its parameters (upper-case names) and
+// its value.
+type recurrenceLine struct {
+	name   string
+	params []string
+	value  string
+}
+
+// parseLine splits a content line (RFC 5545 3.1) of a recurrence list. Parameter values never hold a
+// colon in what this field accepts (TZID, VALUE), so the first colon ends the parameters.
+func parseLine(s string) (recurrenceLine, error) {
+	head, value, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok || value == "" {
+		return recurrenceLine{}, fmt.Errorf("not a content line NAME:VALUE")
+	}
+	parts := strings.Split(head, ";")
+	l := recurrenceLine{name: strings.ToUpper(parts[0]), value: value}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return recurrenceLine{}, fmt.Errorf("parameter %q has no value", p)
+		}
+		k = strings.ToUpper(k)
+		if k == "VALUE" {
+			v = strings.ToUpper(v)
+		}
+		l.params = append(l.params, k+"="+v)
+	}
+	return l, nil
+}
+
+func (l recurrenceLine) String() string {
+	return strings.Join(append([]string{l.name}, l.params...), ";") + ":" + l.value
+}
+
+// parseRule reads a recurrence list for a series starting at start (in the event's zone, whose
+// location reads the floating times). Each failure is a *FieldError of `recurrence` quoting the line.
+func parseRule(lines []string, start time.Time) (*rule, error) {
+	r := &rule{exdays: map[string]bool{}}
+	loc := start.Location()
+	for _, s := range lines {
+		fail := func(format string, args ...any) error {
+			return invalid("recurrence", "%q: %s", s, fmt.Sprintf(format, args...))
+		}
+		l, err := parseLine(s)
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		switch l.name {
+		case "RRULE":
+			if r.rrule != nil {
+				return nil, fail("a series has one RRULE")
+			}
+			if len(l.params) > 0 {
+				return nil, fail("RRULE takes no parameters")
+			}
+			opt, err := rrule.StrToROptionInLocation(strings.ToUpper(l.value), loc)
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			if opt.Freq > rrule.DAILY {
+				return nil, fail("frequencies below a day are not supported")
+			}
+			if opt.Count > 0 && !opt.Until.IsZero() {
+				return nil, fail("COUNT and UNTIL exclude each other")
+			}
+			opt.Dtstart = start
+			r.line = s
+			if r.rrule, err = rrule.NewRRule(*opt); err != nil {
+				return nil, fail("%v", err)
+			}
+		case "RDATE", "EXDATE":
+			if slices.ContainsFunc(l.params, func(p string) bool { return p == "VALUE=PERIOD" }) {
+				return nil, fail("periods are not supported")
+			}
+			ts, err := rrule.StrToDatesInLoc(strings.Join(l.params, ";")+":"+l.value, loc)
+			if len(l.params) == 0 {
+				ts, err = rrule.StrToDatesInLoc(l.value, loc)
+			}
+			if err != nil {
+				return nil, fail("%v", err)
+			}
+			for _, t := range ts {
+				if l.name == "RDATE" {
+					r.rdates = append(r.rdates, wallIn(t, start))
+				} else {
+					r.exdays[t.In(loc).Format(dayLayout)] = true
+				}
+			}
+		default:
+			return nil, fail("only RRULE, RDATE and EXDATE lines are accepted")
+		}
+	}
+	return r, nil
+}
+
+// wallIn places a date or date-time of an RDATE in start's zone; a bare date takes start's time of
+// day, as the first occurrence's.
+func wallIn(t, start time.Time) time.Time {
+	t = t.In(start.Location())
+	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+		return time.Date(t.Year(), t.Month(), t.Day(), start.Hour(), start.Minute(), start.Second(), 0, start.Location())
+	}
+	return t
+}
+
+// occurrences lists the series' starts within [from, to], in order, leaving out start itself (the
+// parent) and the excluded days. More than MaxOccurrences, or two on one day, is a *FieldError.
+func (r *rule) occurrences(start, from, to time.Time) ([]time.Time, error) {
+	var all []time.Time
+	if r.rrule != nil {
+		// UNTIL bounds the expansion: a rule that matches nothing (31 February) would otherwise be
+		// searched for up to year 9999.
+		rr := *r.rrule
+		if u := rr.GetUntil(); u.IsZero() || u.After(to) {
+			rr.Until(to)
+		}
+		next := rr.Iterator()
+		for t, ok := next(); ok && !t.After(to); t, ok = next() {
+			if !t.Before(from) {
+				all = append(all, t)
+			}
+			if len(all) > MaxOccurrences+len(r.exdays)+1 {
+				break
+			}
+		}
+	}
+	for _, t := range r.rdates {
+		if !t.Before(from) && !t.After(to) {
+			all = append(all, t)
+		}
+	}
+	slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
+	all = slices.CompactFunc(all, time.Time.Equal)
+	out := all[:0]
+	startDay := start.Format(dayLayout)
+	for i, t := range all {
+		day := t.Format(dayLayout)
+		if i > 0 && all[i-1].Format(dayLayout) == day {
+			return nil, invalid("recurrence", "%q: two occurrences on %s: a series has at most one a day", r.line, day)
+		}
+		if day != startDay && !r.exdays[day] {
+			out = append(out, t)
+		}
+	}
+	if len(out)+1 > MaxOccurrences {
+		return nil, invalid("recurrence", "%q: more than %d occurrences between %s and %s", r.line, MaxOccurrences,
+			from.Format(dayLayout), to.Format(dayLayout))
+	}
+	return out, nil
+}

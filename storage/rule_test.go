@@ -1,0 +1,117 @@
+package storage
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRuleOccurrences expands rules as a series does: starts in the event's zone (wall clocks kept
+// across daylight-saving changes), the parent's own day left out, exclusions by day.
+func TestRuleOccurrences(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(loc *time.Location, s string) time.Time {
+		v, err := time.ParseInLocation("2006-01-02 15:04", s, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	far := at(time.UTC, "2030-01-01 00:00")
+	for _, tc := range []struct {
+		name     string
+		lines    []string
+		start    time.Time
+		from, to time.Time
+		want     []string // wall clocks in the start's zone
+	}{
+		{"weekly across the end of summer time keeps 19:00", []string{"RRULE:FREQ=WEEKLY;COUNT=3"},
+			at(paris, "2026-10-18 19:00"), time.Time{}, far, []string{"2026-10-25 19:00 CET", "2026-11-01 19:00 CET"}},
+		{"daily across the start of summer time keeps 19:00", []string{"RRULE:FREQ=DAILY;COUNT=3"},
+			at(paris, "2027-03-27 19:00"), time.Time{}, far, []string{"2027-03-28 19:00 CEST", "2027-03-29 19:00 CEST"}},
+		{"UNTIL inclusive, in UTC", []string{"RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261215T180000Z"},
+			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-08 19:00 CET", "2026-12-15 19:00 CET"}},
+		{"EXDATE with TZID takes out its day", []string{"RRULE:FREQ=WEEKLY;COUNT=4", "EXDATE;TZID=Europe/Paris:20261215T190000"},
+			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-08 19:00 CET", "2026-12-22 19:00 CET"}},
+		{"EXDATE in UTC and lower case", []string{"rrule:freq=daily;count=3", "exdate:20261202T180000Z"},
+			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-03 19:00 CET"}},
+		{"EXDATE of another time that day still takes the day", []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE;TZID=Europe/Paris:20261202T080000"},
+			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-03 19:00 CET"}},
+		{"all-day with VALUE=DATE exclusions", []string{"RRULE:FREQ=DAILY;COUNT=4", "EXDATE;VALUE=DATE:20261203,20261204"},
+			at(ny, "2026-12-01 00:00"), time.Time{}, far, []string{"2026-12-02 00:00 EST"}},
+		{"RDATE adds days, a bare date at the start's time", []string{"RDATE;VALUE=DATE:20261210", "RDATE;TZID=America/New_York:20261212T090000"},
+			at(ny, "2026-12-01 18:30"), time.Time{}, far, []string{"2026-12-10 18:30 EST", "2026-12-12 09:00 EST"}},
+		{"RDATE on a rule's day is one occurrence", []string{"RRULE:FREQ=DAILY;COUNT=2", "RDATE;TZID=America/New_York:20261202T183000"},
+			at(ny, "2026-12-01 18:30"), time.Time{}, far, []string{"2026-12-02 18:30 EST"}},
+		{"the window cuts an endless rule", []string{"RRULE:FREQ=MONTHLY"},
+			at(paris, "2026-01-15 10:00"), at(paris, "2026-03-01 00:00"), at(paris, "2026-05-20 00:00"),
+			[]string{"2026-03-15 10:00 CET", "2026-04-15 10:00 CEST", "2026-05-15 10:00 CEST"}},
+		{"a rule matching nothing ends", []string{"RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"},
+			at(paris, "2026-01-15 10:00"), time.Time{}, at(paris, "2028-05-20 00:00"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := parseRule(tc.lines, tc.start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.occurrences(tc.start, tc.from, tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var walls []string
+			for _, o := range got {
+				walls = append(walls, o.Format("2006-01-02 15:04 MST"))
+			}
+			if strings.Join(walls, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("occurrences = %q, want %q", walls, tc.want)
+			}
+		})
+	}
+}
+
+// TestRuleRejects: what a series cannot be is a `recurrence` field error quoting the line at fault.
+func TestRuleRejects(t *testing.T) {
+	start := time.Date(2026, 12, 1, 19, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, line string
+		extra      []string
+		reason     string
+	}{
+		{"hourly", "RRULE:FREQ=HOURLY", nil, "frequencies below a day"},
+		{"minutely", "RRULE:FREQ=MINUTELY;COUNT=2", nil, "frequencies below a day"},
+		{"unknown part", "RRULE:FREQ=DAILY;FOO=1", nil, "unknown RRULE property"},
+		{"no FREQ", "RRULE:COUNT=3", nil, "FREQ is required"},
+		{"COUNT and UNTIL", "RRULE:FREQ=DAILY;COUNT=3;UNTIL=20270101T000000Z", nil, "exclude each other"},
+		{"two RRULEs", "RRULE:FREQ=WEEKLY", []string{"RRULE:FREQ=DAILY"}, "one RRULE"},
+		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
+		{"no value", "RRULE", nil, "NAME:VALUE"},
+		{"bad date", "EXDATE:2026-12-01", nil, "strToTime"},
+		{"bad zone", "EXDATE;TZID=Mars/Olympus:20261201T190000", nil, "unknown time zone"},
+		{"period", "RDATE;VALUE=PERIOD:20261201T190000Z/PT1H", nil, "periods"},
+		{"two a day", "RRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=4", nil, "at most one a day"},
+		{"too many in five years", "RRULE:FREQ=DAILY", nil, "more than 1500 occurrences"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := append([]string{tc.line}, tc.extra...)
+			r, err := parseRule(lines, start)
+			if err == nil {
+				_, err = r.occurrences(start, start, start.AddDate(5, 0, 0))
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "recurrence" {
+				t.Fatalf("err = %v, want a recurrence field error", err)
+			}
+			if !strings.Contains(fe.Reason, tc.reason) || !strings.Contains(fe.Reason, lines[len(lines)-1]) {
+				t.Errorf("reason %q, want %q and the line %q", fe.Reason, tc.reason, lines[len(lines)-1])
+			}
+		})
+	}
+}

@@ -1,0 +1,380 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/slug"
+)
+
+// Series. An event whose Recurrence holds a rule is a series' parent and its first occurrence. Every
+// further occurrence inside SeriesWindow is an event of its own, materialised by the write that
+// changed the parent, in the same transaction: its own ID, the slug `<parent-slug>-YYYY-MM-DD`, the
+// parent's fields with the dates moved to its day in the event's zone (19:00 stays 19:00 across a
+// daylight-saving change), Parent set to the parent's ID. So lists, search, counts and permissions
+// treat occurrences as the events they are, and nothing is expanded at request time.
+//
+// The rules, each applied by the one write that triggers it (syncSeries):
+//   - a write of the parent brings every occurrence that was not edited on its own (Detached) in step
+//     with it, creates the missing ones, and moves to the trash the future ones the rule no longer
+//     gives; occurrences before now stay, as history;
+//   - a write of an occurrence detaches it: the series keeps it as it is from then on;
+//   - trashing an occurrence adds its day to the parent's exclusions (an EXDATE line), and restoring
+//     it takes the day out again;
+//   - trashing the parent trashes the series, restoring it restores the occurrences trashed with it,
+//     and removing the rule (an empty recurrence) trashes every occurrence;
+//   - the parent's write permission covers its occurrences, and an occurrence's trash permission the
+//     parent's exclusions.
+//
+// Translations: a series is one language's. Each occurrence has a translation group of its own, and
+// a translation of the parent (translation_of) is an event of its own, a series of its own when it
+// carries a rule.
+//
+// An importer writes a series as the API does: the parent with its Recurrence (Bulk.PutEvent), then
+// an exception (RECURRENCE-ID) as a write of the occurrence Bulk.Occurrence names.
+
+// DefaultSeriesMonths is the default of Options.SeriesPast and Options.SeriesHorizon.
+const DefaultSeriesMonths = 24
+
+// SeriesWindow is the span whose occurrences a series starting at start materialises at now: from the
+// later of the start and SeriesPast months before now, to SeriesHorizon months after the later of now
+// and the start.
+func (db *DB) SeriesWindow(start, now time.Time) (from, to time.Time) {
+	from = now.AddDate(0, -db.seriesPast, 0)
+	if start.After(from) {
+		from = start
+	}
+	to = now
+	if start.After(to) {
+		to = start
+	}
+	return from, to.AddDate(0, db.seriesHorizon, 0)
+}
+
+// occurrenceSlug is the slug an occurrence on day of a series whose parent has slug parent starts from.
+func occurrenceSlug(parent string, day time.Time) string {
+	return slug.Normalize(parent + "-" + day.Format(dayLayout))
+}
+
+// checkRecurrence validates a recurrence update of e before it is applied: an occurrence takes no rule.
+func checkRecurrence(e *Event, in *EventInput) error {
+	if in.Recurrence != nil && len(*in.Recurrence) > 0 && e.Parent != 0 {
+		return invalid("recurrence", "event %d is an occurrence of series %d: edit the series' rule there", e.ID, e.Parent)
+	}
+	return nil
+}
+
+// cleanRecurrence drops blank lines and surrounding spaces.
+func cleanRecurrence(lines []string) []string {
+	out := []string{}
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// startIn returns e's start as an instant in its zone.
+func (w *writer) startIn(e *Event) (time.Time, error) {
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return e.StartUTC.In(zone.Loc), nil
+}
+
+// syncSeries brings the occurrences of parent p in step with it (the rules above); p has been saved.
+func (w *writer) syncSeries(p *Event) error {
+	start, err := w.startIn(p)
+	if err != nil {
+		return err
+	}
+	var want []time.Time
+	live := p.Status != StatusTrash && len(p.Recurrence) > 0
+	if live {
+		r, err := parseRule(p.Recurrence, start)
+		if err != nil {
+			return err
+		}
+		from, to := w.db.SeriesWindow(start, w.now)
+		if want, err = r.occurrences(start, from, to); err != nil {
+			return err
+		}
+	}
+	byDay := map[string]*Event{}
+	for _, id := range linkedIDs(w.tx, bSeries, p.ID) {
+		c, err := loadPost[Event](w.tx, TypeEvent, id, w.now)
+		if err != nil {
+			return err
+		}
+		byDay[c.Occurrence[:len(dayLayout)]] = c
+	}
+	for _, t := range want {
+		day := t.Format(dayLayout)
+		c := byDay[day]
+		delete(byDay, day)
+		if c == nil {
+			err = w.createOccurrence(p, t)
+		} else {
+			err = w.refreshOccurrence(p, c, t)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range byDay {
+		if c.Status == StatusTrash || (live && c.StartUTC.Before(w.now)) {
+			continue
+		}
+		old := *c
+		if err := w.trash(&c.Post); err != nil {
+			return err
+		}
+		if err := w.linkEvent(&old, c); err != nil {
+			return err
+		}
+		if _, err := w.save(c, &old.Post, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shape gives occurrence c parent p's fields, its dates moved to t; c keeps its identity.
+func shape(c, p *Event, t time.Time) {
+	id := c.Post
+	*c = *p
+	c.ID, c.Group, c.Slug, c.Modified = id.ID, id.Group, id.Slug, id.Modified
+	c.Status, c.TrashedFrom, c.TrashedAt, c.promoted = id.Status, id.TrashedFrom, id.TrashedAt, false
+	if p.Status != StatusTrash {
+		c.Status = p.storedStatus()
+	}
+	c.Cost, c.Categories, c.Tags = slices.Clone(p.Cost), slices.Clone(p.Categories), slices.Clone(p.Tags)
+	c.OrganizerIDs = slices.Clone(p.OrganizerIDs)
+	c.Recurrence, c.Parent, c.Detached = nil, p.ID, false
+	c.Occurrence = datetime.WallOf(t).String()
+	loc := t.Location()
+	ps, pe := p.StartUTC.In(loc), p.EndUTC.In(loc)
+	days := civilDays(ps, t)
+	end := time.Date(pe.Year(), pe.Month(), pe.Day()+days, pe.Hour(), pe.Minute(), pe.Second(), 0, loc)
+	c.StartUTC, c.EndUTC = t.UTC(), end.UTC()
+	c.Start, c.End = datetime.WallOf(t).String(), datetime.WallOf(end).String()
+}
+
+// civilDays counts the calendar days from a's date to b's, each read in its own zone.
+func civilDays(a, b time.Time) int {
+	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+	return int(db.Sub(da).Hours() / 24)
+}
+
+// createOccurrence materialises the occurrence of parent p starting at t.
+func (w *writer) createOccurrence(p *Event, t time.Time) error {
+	post, err := w.newPost(TypeEvent, p.Lang, 0)
+	if err != nil {
+		return err
+	}
+	c := &Event{Post: post}
+	c.Status = p.storedStatus()
+	shape(c, p, t)
+	if err := w.finishCreate(&c.Post, occurrenceSlug(p.Slug, t), nil); err != nil {
+		return err
+	}
+	if err := w.tx.Put(bSeries, pair(p.ID, c.ID), nil); err != nil {
+		return err
+	}
+	if err := w.linkEvent(nil, c); err != nil {
+		return err
+	}
+	_, err = w.save(c, nil, nil)
+	return err
+}
+
+// refreshOccurrence brings occurrence c, due at t, in step with parent p: out of the trash the
+// series put it in, and unless detached, with p's fields and slug.
+func (w *writer) refreshOccurrence(p, c *Event, t time.Time) error {
+	old, stored := *c, snapshot(c)
+	if c.Status == StatusTrash {
+		status := c.TrashedFrom
+		if !c.Detached {
+			status = p.storedStatus()
+		}
+		if err := w.restore(&c.Post, status); err != nil {
+			return err
+		}
+	}
+	if !c.Detached {
+		shape(c, p, t)
+		if err := w.claimSlug(&c.Post, occurrenceSlug(p.Slug, t)); err != nil {
+			return err
+		}
+		if old.Title != c.Title {
+			if err := w.indexName(&c.Post, old.Title); err != nil {
+				return err
+			}
+		}
+	}
+	if changed, err := w.save(c, &old.Post, stored); err != nil || !changed {
+		return err
+	}
+	return w.linkEvent(&old, c)
+}
+
+// afterOccurrenceWrite applies the series rules to a write of occurrence c (old: as loaded before):
+// trashing excludes its day from the parent, restoring includes it again, any other change detaches
+// it. It runs before c is saved.
+func (w *writer) afterOccurrenceWrite(old, c *Event, stored []byte) error {
+	switch {
+	case old.Status != StatusTrash && c.Status == StatusTrash:
+		return w.excludeDay(c, true)
+	case old.Status == StatusTrash && c.Status != StatusTrash:
+		return w.excludeDay(c, false)
+	case !c.Detached && !bytes.Equal(snapshot(c), stored):
+		c.Detached = true
+	}
+	return nil
+}
+
+// excludeDay adds occurrence c's day to its parent's exclusions, or takes it out (exclude false).
+func (w *writer) excludeDay(c *Event, exclude bool) error {
+	p, err := loadPost[Event](w.tx, TypeEvent, c.Parent, w.now)
+	if err == ErrNotFound {
+		return nil // the parent is gone: nothing to exclude it from
+	}
+	if err != nil {
+		return err
+	}
+	start, err := w.startIn(p)
+	if err != nil {
+		return err
+	}
+	original, err := datetime.ParseWall(c.Occurrence)
+	if err != nil {
+		return err
+	}
+	at := original.In(start.Location())
+	day := at.Format(dayLayout)
+	old, stored := *p, snapshot(p)
+	p.Recurrence = withoutDay(p.Recurrence, day, start)
+	if exclude {
+		p.Recurrence = append(p.Recurrence, exdateLine(p, at))
+	}
+	if changed, err := w.save(p, &old.Post, stored); err != nil || !changed {
+		return err
+	}
+	return nil
+}
+
+// exdateLine is the EXDATE naming the occurrence at t of parent p: a date for an all-day event, else
+// the wall clock with its TZID, or the UTC instant when the zone has no IANA name (UTC+2).
+func exdateLine(p *Event, t time.Time) string {
+	switch {
+	case p.AllDay:
+		return "EXDATE;VALUE=DATE:" + t.Format("20060102")
+	case t.Location() != time.UTC && t.Location().String() == p.Timezone:
+		return "EXDATE;TZID=" + p.Timezone + ":" + t.Format("20060102T150405")
+	}
+	return "EXDATE:" + t.UTC().Format("20060102T150405Z")
+}
+
+// withoutDay removes day from every EXDATE of lines (read for a series starting at start), dropping
+// the lines left empty; other lines, and those it cannot read, stay as they are.
+func withoutDay(lines []string, day string, start time.Time) []string {
+	out := make([]string, 0, len(lines))
+	for _, s := range lines {
+		l, err := parseLine(s)
+		if err != nil || l.name != "EXDATE" {
+			out = append(out, s)
+			continue
+		}
+		var keep []string
+		for _, v := range strings.Split(l.value, ",") {
+			r, err := parseRule([]string{l.name + ";" + strings.Join(l.params, ";") + ":" + v}, start)
+			if len(l.params) == 0 {
+				r, err = parseRule([]string{"EXDATE:" + v}, start)
+			}
+			if err != nil || !r.exdays[day] {
+				keep = append(keep, v)
+			}
+		}
+		switch {
+		case len(keep) == len(strings.Split(l.value, ",")):
+			out = append(out, s)
+		case len(keep) > 0:
+			l.value = strings.Join(keep, ",")
+			out = append(out, l.String())
+		}
+	}
+	return out
+}
+
+// Occurrence returns the ID of the occurrence of series parent whose rule-given start falls on the
+// day of at in the event's zone: what an importer edits to write an exception (RECURRENCE-ID).
+// Returns ErrNotFound when the series has none that day (outside its window, or excluded).
+func (b *Bulk) Occurrence(parent uint64, at time.Time) (uint64, error) {
+	p, err := loadPost[Event](b.w.tx, TypeEvent, parent, b.w.now)
+	if err != nil {
+		return 0, err
+	}
+	start, err := b.w.startIn(p)
+	if err != nil {
+		return 0, err
+	}
+	day := at.In(start.Location()).Format(dayLayout)
+	for _, id := range linkedIDs(b.w.tx, bSeries, parent) {
+		c, err := loadPost[Event](b.w.tx, TypeEvent, id, b.w.now)
+		if err != nil {
+			return 0, err
+		}
+		if strings.HasPrefix(c.Occurrence, day) && c.Status != StatusTrash {
+			return id, nil
+		}
+	}
+	return 0, ErrNotFound
+}
+
+// ExtendSeries materialises the occurrences that came inside the window of every series since their
+// last write: the horizon job runs it daily, so endless rules keep SeriesHorizon months ahead. It
+// never trashes past occurrences, and returns how many series it wrote.
+func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
+	var parents []uint64
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		c := tx.Cursor(bEvents)
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if bytes.Contains(v, []byte(`"recurrence":`)) {
+				parents = append(parents, beUint(k))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fail(OpUpdate, DocEvent, 0, err)
+	}
+	n := 0
+	for _, id := range parents {
+		err := db.update(ctx, func(tx kv.RwTx) error {
+			w := db.newWriter(tx, Actor{})
+			p, err := loadPost[Event](tx, TypeEvent, id, w.now)
+			if err != nil || len(p.Recurrence) == 0 || p.Status == StatusTrash {
+				return err
+			}
+			if err := w.syncSeries(p); err != nil {
+				return err
+			}
+			if len(w.order) > 0 {
+				n++
+			}
+			return w.flush()
+		})
+		if err != nil && err != ErrNotFound {
+			return n, fail(OpUpdate, DocEvent, id, err)
+		}
+	}
+	return n, nil
+}

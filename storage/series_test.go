@@ -1,0 +1,241 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage/kv"
+)
+
+// occurrencesOf reads the occurrences of series parent, by day of their rule-given start.
+func occurrencesOf(t testing.TB, db *DB, parent uint64) map[string]*Event {
+	t.Helper()
+	out := map[string]*Event{}
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		c := tx.Cursor(bSeries)
+		for k, _ := c.Seek(u64(parent)); len(k) == 16 && beUint(k[:8]) == parent; k, _ = c.Next() {
+			e, err := loadPost[Event](tx, TypeEvent, binary.BigEndian.Uint64(k[8:]), db.now())
+			if err != nil {
+				return err
+			}
+			out[e.Occurrence[:10]] = e
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// live keeps the days whose occurrence is not in the trash, sorted.
+func live(occ map[string]*Event) []string {
+	var days []string
+	for d, e := range occ {
+		if e.Status != StatusTrash {
+			days = append(days, d)
+		}
+	}
+	slices.Sort(days)
+	return days
+}
+
+func weekly(t testing.TB, lines ...string) *EventInput {
+	in := &EventInput{PostInput: PostInput{Title: ptr("Choir")}, Timezone: ptr("Europe/Paris"),
+		Start: expr(t, "2026-10-13 19:00:00"), End: expr(t, "2026-10-13 21:00:00"), Recurrence: &lines}
+	return in
+}
+
+// TestSeriesMaterialises: the parent is the first occurrence, every further one an event with the
+// parent's fields, its slug and dates in the event's zone.
+func TestSeriesMaterialises(t *testing.T) {
+	db := mustOpenDB(t)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=4"))
+	occ := occurrencesOf(t, db, p.ID)
+	if got := live(occ); !slices.Equal(got, []string{"2026-10-20", "2026-10-27", "2026-11-03"}) {
+		t.Fatalf("occurrences %v", got)
+	}
+	c := occ["2026-10-27"] // summer time has ended: 19:00 is now 18:00 UTC
+	if c.Start != "2026-10-27 19:00:00" || c.End != "2026-10-27 21:00:00" || c.StartUTC.Hour() != 18 {
+		t.Errorf("dates %s %s %v", c.Start, c.End, c.StartUTC)
+	}
+	if c.Slug != "choir-2026-10-27" || c.Parent != p.ID || c.Title != "Choir" || c.Recurrence != nil || c.Status != StatusPublish {
+		t.Errorf("occurrence %+v", c)
+	}
+	if p.Recurrence == nil || p.Parent != 0 {
+		t.Errorf("parent %+v", p)
+	}
+}
+
+// TestSeriesRejectsBadRules: a rule the series cannot hold fails the write, which leaves nothing.
+func TestSeriesRejectsBadRules(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return testNow }, SeriesHorizon: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, lines := range [][]string{{"RRULE:FREQ=HOURLY"}, {"RRULE:FREQ=DAILY;COUNT=2000"}, {"nonsense"}} {
+		_, err := db.CreateEvent(ctx, admin, "en", weekly(t, lines...))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "recurrence" || !strings.Contains(fe.Reason, lines[0]) {
+			t.Errorf("%q: err = %v, want a recurrence error quoting it", lines, err)
+		}
+	}
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=2"))
+	c := occurrencesOf(t, db, p.ID)["2026-10-20"]
+	_, err = db.UpdateEvent(ctx, admin, c.ID, &EventInput{Recurrence: &[]string{"RRULE:FREQ=DAILY"}})
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "recurrence" {
+		t.Errorf("a rule on an occurrence: err = %v", err)
+	}
+}
+
+// TestSeriesEdits walks the life of a series: edits of the parent reach the occurrences not edited
+// on their own, a rule change regenerates and keeps exceptions, trashing excludes a day.
+func TestSeriesEdits(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=5"))
+	occ := occurrencesOf(t, db, p.ID)
+
+	// One occurrence edited on its own becomes an exception.
+	if _, err := db.UpdateEvent(ctx, admin, occ["2026-10-27"].ID, &EventInput{PostInput: PostInput{Title: ptr("Choir, with guests")}}); err != nil {
+		t.Fatal(err)
+	}
+	// The parent's title and time reach the others.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{PostInput: PostInput{Title: ptr("Big choir")},
+		Start: expr(t, "2026-10-13 20:00:00"), End: expr(t, "2026-10-13 22:00:00")}); err != nil {
+		t.Fatal(err)
+	}
+	occ = occurrencesOf(t, db, p.ID)
+	if e := occ["2026-11-03"]; e.Title != "Big choir" || e.Start != "2026-11-03 20:00:00" || e.Slug != "choir-2026-11-03" {
+		t.Errorf("follower %s %s %s", e.Title, e.Start, e.Slug)
+	}
+	if e := occ["2026-10-27"]; e.Title != "Choir, with guests" || e.Start != "2026-10-27 19:00:00" || !e.Detached {
+		t.Errorf("exception %s %s detached=%v", e.Title, e.Start, e.Detached)
+	}
+
+	// Trashing one occurrence excludes its day; restoring it includes the day again.
+	if _, err := db.TrashEvent(ctx, admin, occ["2026-11-03"].ID); err != nil {
+		t.Fatal(err)
+	}
+	parent, _, _ := db.Event(ctx, p.ID)
+	if !slices.Contains(parent.Recurrence, "EXDATE;TZID=Europe/Paris:20261103T200000") {
+		t.Errorf("recurrence after trashing an occurrence: %q", parent.Recurrence)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, occ["2026-11-03"].ID, &EventInput{PostInput: PostInput{Status: ptr(StatusPublish)}}); err != nil {
+		t.Fatal(err)
+	}
+	parent, _, _ = db.Event(ctx, p.ID)
+	if len(parent.Recurrence) != 1 {
+		t.Errorf("recurrence after restoring: %q", parent.Recurrence)
+	}
+	if e := occurrencesOf(t, db, p.ID)["2026-11-03"]; e.Detached || e.Status != StatusPublish {
+		t.Errorf("restored occurrence detached=%v status=%s", e.Detached, e.Status)
+	}
+
+	// A new rule: the future days it no longer gives go to the trash, the exception stays.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{"RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-27", "2026-11-10"}) {
+		t.Errorf("after the rule change: %v", got)
+	}
+
+	// Trashing the parent trashes the series; restoring it brings back what the rule gives.
+	if _, err := db.TrashEvent(ctx, admin, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); len(got) != 0 {
+		t.Errorf("after trashing the parent: %v", got)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{PostInput: PostInput{Status: ptr(StatusPublish)}}); err != nil {
+		t.Fatal(err)
+	}
+	occ = occurrencesOf(t, db, p.ID)
+	if got := live(occ); !slices.Equal(got, []string{"2026-10-27", "2026-11-10"}) {
+		t.Errorf("after restoring the parent: %v", got)
+	}
+	if occ["2026-11-10"].Slug != "choir-2026-11-10" {
+		t.Errorf("slug after restoring: %s", occ["2026-11-10"].Slug)
+	}
+
+	// No rule: the occurrences go.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); len(got) != 0 {
+		t.Errorf("without a rule: %v", got)
+	}
+}
+
+// TestSeriesPastStays: a rule change regenerates future occurrences only.
+func TestSeriesPastStays(t *testing.T) {
+	now := time.Date(2026, 10, 29, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=5"))
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{"RRULE:FREQ=WEEKLY;COUNT=2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-20", "2026-10-27"}) {
+		t.Errorf("occurrences %v, want the past one kept", got)
+	}
+}
+
+// TestExtendSeries: the horizon moves with the clock, and the job adds what came inside it.
+func TestExtendSeries(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=MONTHLY"))
+	before := len(occurrencesOf(t, db, p.ID))
+	if before != 24 {
+		t.Fatalf("%d occurrences, want 24 months ahead", before)
+	}
+	now = now.AddDate(0, 3, 0) // the horizon moves from 2028-10-13 to 2029-01-01
+	n, err := db.ExtendSeries(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("ExtendSeries = %d, %v", n, err)
+	}
+	occ := occurrencesOf(t, db, p.ID)
+	if len(live(occ)) != before+2 || occ["2028-12-13"] == nil || occ["2028-12-13"].Status != StatusPublish {
+		t.Errorf("after three months: %v", live(occ))
+	}
+	if n, err := db.ExtendSeries(ctx); err != nil || n != 0 {
+		t.Errorf("a second run wrote %d series (%v)", n, err)
+	}
+}
+
+// TestBulkOccurrence: an importer finds the occurrence a RECURRENCE-ID names and writes the exception.
+func TestBulkOccurrence(t *testing.T) {
+	db := mustOpenDB(t)
+	err := db.Bulk(ctx, admin, func(b *Bulk) error {
+		p, _, err := b.PutEvent(500, "en", weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3"))
+		if err != nil {
+			return err
+		}
+		id, err := b.Occurrence(p.ID, time.Date(2026, 10, 20, 17, 0, 0, 0, time.UTC))
+		if err != nil {
+			return err
+		}
+		_, _, err = b.PutEvent(id, "en", &EventInput{PostInput: PostInput{Title: ptr("Moved")}, Start: expr(t, "2026-10-21 19:00:00"),
+			End: expr(t, "2026-10-21 21:00:00")})
+		if err != nil {
+			return err
+		}
+		if _, err := b.Occurrence(p.ID, time.Date(2026, 12, 20, 17, 0, 0, 0, time.UTC)); err != ErrNotFound {
+			t.Errorf("a day without an occurrence: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := occurrencesOf(t, db, 500)["2026-10-20"]; e.Title != "Moved" || !e.Detached || e.Start != "2026-10-21 19:00:00" {
+		t.Errorf("exception %+v", e)
+	}
+}
