@@ -289,7 +289,8 @@ var docSchemas = func() obj {
 		member{"tags", obj{{"type", "array"}, {"items", ref("Term")}}},
 		member{"venue", obj{{"oneOf", []obj{ref("Venue"), empty}}}},
 		member{"organizer", obj{{"type", "array"}, {"items", ref("Organizer")}}},
-		member{"custom_fields", empty}, member{"json_ld", typed("object")})
+		member{"custom_fields", empty}, member{"recurrence", strings}, member{"post_parent", integer},
+		member{"json_ld", typed("object")})
 	event = append(event, tail...)
 	venue := append(append([]member{}, head...), member{"url", str}, member{"venue", str}, member{"description", str},
 		member{"slug", str}, member{"image", ref("Image")})

@@ -38,6 +38,7 @@ var eventParams = []Param{
 	{Name: "venue", Type: tList, Items: tInt, Default: null{}, parse: parseVenue, Desc: "Venue ID or venue data."},
 	{Name: "organizer", Type: tList, Items: tInt, Default: null{}, parse: parseOrganizers, Desc: "Organizer IDs or organizer data."},
 	{Name: "translation_of", Type: tInt, Desc: "ID of a record this one translates."},
+	{Name: "recurrence", Type: tList, Items: tString, parse: parseRecurrence, Desc: "Recurrence rule: RFC 5545 RRULE, RDATE and EXDATE lines; an empty list ends the series."},
 }
 
 // eventInput turns validated parameters into the store's input.
@@ -64,6 +65,9 @@ func eventInput(vals values) *storage.EventInput {
 	}
 	if o, ok := vals["organizer"].([]storage.OrganizerRef); ok {
 		in.Organizers = &o
+	}
+	if r, ok := vals["recurrence"].([]string); ok {
+		in.Recurrence = &r
 	}
 	return in
 }

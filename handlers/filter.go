@@ -47,7 +47,12 @@ func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilte
 	if inc, ok := rq.vals["include"].(idList); ok {
 		f.Include = inc
 	}
-	_, f.Empty = rq.vals["post_parent"]
+	if p, ok := rq.vals["post_parent"].(int64); ok {
+		f.Parent = uint64(p)
+	}
+	if h := rq.vals.boolean("hide_subsequent_recurrences"); h != nil {
+		f.Collapse = *h
+	}
 	if geo := rq.vals.boolean("geoloc"); geo != nil && *geo {
 		lat, hasLat := rq.vals["geoloc_lat"].(float64)
 		lng, hasLng := rq.vals["geoloc_lng"].(float64)

@@ -36,6 +36,7 @@ var eventFilterParams = []Param{
 	{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
 	{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
 	{Name: "post_parent", Type: tInt, parse: parseEventRef, Desc: "Parent event ID."},
+	{Name: "hide_subsequent_recurrences", Type: tBool, Default: false, Desc: "Only the first occurrence of each series."},
 }
 
 // placeListParams is the venues and organizers list table (CONTRACT 5.3).

@@ -166,6 +166,12 @@ func (h *Handler) renderEvent(rq *request, e *storage.Event, rel *storage.Relate
 		}
 	}
 	o = append(o, member{"venue", venue}, member{"organizer", organizers}, member{"custom_fields", []any{}})
+	if len(e.Recurrence) > 0 {
+		o = append(o, member{"recurrence", e.Recurrence})
+	}
+	if e.Parent != 0 {
+		o = append(o, member{"post_parent", e.Parent})
+	}
 	if withLD {
 		o = append(o, member{"json_ld", h.eventLD(e, rel, venue, organizers, pageURL, zone, site)})
 	}

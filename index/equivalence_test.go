@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -55,6 +56,9 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 	to := w.linkTargets(t)
 	create := func(i int) {
 		l, in := w.randomEvent(t, to)
+		if w.rng.IntN(15) == 0 { // a series: its occurrences share its fields
+			in.Recurrence = &[]string{fmt.Sprintf("RRULE:FREQ=WEEKLY;COUNT=%d", 2+w.rng.IntN(5))}
+		}
 		if _, err := db.CreateEvent(ctx, admin, l, in); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
@@ -384,7 +388,8 @@ func (w *world) bruteEvents(t *testing.T, f *EventFilter) Page {
 	for _, e := range page.Events {
 		terms := append(slices.Clone(e.Categories), e.Tags...)
 		switch {
-		case e.Lang != f.Lang || e.HideFromListings || f.Empty:
+		case e.Lang != f.Lang || e.HideFromListings:
+		case f.Parent != 0 && e.Parent != f.Parent:
 		case len(f.Include) == 0 && (e.StartUTC.Before(f.Start) || e.StartUTC.After(f.End)):
 		case len(f.Include) > 0 && !slices.Contains(f.Include, e.ID):
 		case f.Featured != nil && e.Featured != *f.Featured:
@@ -410,6 +415,14 @@ func (w *world) bruteEvents(t *testing.T, f *EventFilter) Page {
 		}
 		return int(a.ID) - int(b.ID)
 	})
+	if f.Collapse {
+		seen := map[uint64]bool{}
+		hits = slices.DeleteFunc(hits, func(e *storage.Event) bool {
+			series := cmp.Or(e.Parent, e.ID)
+			defer func() { seen[series] = true }()
+			return seen[series]
+		})
+	}
 	out := Page{Total: len(hits), IDs: []uint64{}}
 	for _, e := range hits[min(f.Offset, len(hits)):min(f.Offset+f.Limit, len(hits))] {
 		out.IDs = append(out.IDs, e.ID)
@@ -474,6 +487,10 @@ func (w *world) randomEventFilter() *EventFilter {
 	if r.IntN(6) == 0 {
 		f.Include = ids(30, 400)
 	}
+	if r.IntN(8) == 0 {
+		f.Parent = uint64(1 + r.IntN(400))
+	}
+	f.Collapse = r.IntN(4) == 0
 	if f.Actor.Can(storage.CapEditPosts) && r.IntN(3) == 0 {
 		all := []storage.Status{storage.StatusPublish, storage.StatusFuture, storage.StatusDraft, storage.StatusPending,
 			storage.StatusPrivate, storage.StatusTrash}

@@ -29,9 +29,11 @@ type eventRow struct {
 	hasGeo     bool
 }
 
-// eventLinks are an event's organizers and terms (categories and tags share one ID space).
+// eventLinks are an event's organizers and terms (categories and tags share one ID space), and the
+// series it is an occurrence of.
 type eventLinks struct {
 	orgs, terms []uint64
+	parent      uint64
 }
 
 // state is a storage.Status in one byte.
@@ -93,6 +95,8 @@ type projection struct {
 	venueEvents map[uint64]*roaring64.Bitmap
 	orgEvents   map[uint64]*roaring64.Bitmap
 	termEvents  map[uint64]*roaring64.Bitmap
+	// The occurrences of each series, by its parent (post_parent).
+	seriesEvents map[uint64]*roaring64.Bitmap
 }
 
 func newProjection() *projection {
@@ -104,6 +108,8 @@ func newProjection() *projection {
 		venueEvents: map[uint64]*roaring64.Bitmap{},
 		orgEvents:   map[uint64]*roaring64.Bitmap{},
 		termEvents:  map[uint64]*roaring64.Bitmap{},
+
+		seriesEvents: map[uint64]*roaring64.Bitmap{},
 	}
 }
 
@@ -120,7 +126,7 @@ func eventRowOf(e *storage.Event, venue *storage.Venue) (eventRow, eventLinks) {
 	if venue != nil && venue.Geo != nil {
 		r.hasGeo, r.lat, r.lng = true, venue.Geo.Lat, venue.Geo.Lng
 	}
-	return r, eventLinks{orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...)}
+	return r, eventLinks{orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...), parent: e.Parent}
 }
 
 func placeRowOf(p *storage.Post) *placeRow {
@@ -240,6 +246,9 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 	for _, t := range l.terms {
 		link(p.termEvents, t, r.id)
 	}
+	if l.parent != 0 {
+		link(p.seriesEvents, l.parent, r.id)
+	}
 }
 
 // unlink forgets what link recorded for an event row.
@@ -255,6 +264,9 @@ func (p *projection) unlink(r *eventRow) {
 	}
 	for _, t := range l.terms {
 		unlink(p.termEvents, t, r.id)
+	}
+	if l.parent != 0 {
+		unlink(p.seriesEvents, l.parent, r.id)
 	}
 }
 

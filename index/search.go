@@ -68,8 +68,11 @@ type EventFilter struct {
 	Featured         *bool
 	Geo              *Geo
 	Include          []uint64
-	Empty            bool // post_parent: events never have one
-	Offset, Limit    int
+	// Parent restricts to the occurrences of this series (post_parent).
+	Parent uint64
+	// Collapse keeps of each series its first occurrence in the list (hide_subsequent_recurrences).
+	Collapse      bool
+	Offset, Limit int
 }
 
 // Page is one page of a list: the IDs in order and how many match in all.
@@ -82,7 +85,7 @@ type Page struct {
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
 	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search, ix.Version())
-	if err != nil || f.Empty {
+	if err != nil {
 		return Page{}, err
 	}
 	l.mu.RLock()
@@ -92,14 +95,14 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
 	}
 	if ids := l.proj.candidates(f, len(rows)); ids != nil {
-		return compile(f, text, nil).page(l.proj.rowsOf(ids)), nil
+		return compile(f, text, l.proj, false).page(l.proj.rowsOf(ids)), nil
 	}
-	c := compile(f, text, l.proj)
+	c := compile(f, text, l.proj, true)
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
 		r := &rows[i]
-		if !c.matches(r) {
+		if !c.matches(r) || (c.bounded && c.repeats(r)) {
 			continue
 		}
 		if !c.bounded {
@@ -112,6 +115,8 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	if !c.bounded {
 		// Included events are listed by publication date (CONTRACT 5.2).
 		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
+		matched = slices.DeleteFunc(matched, c.repeats)
+		count = len(matched)
 		matched = matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))]
 	}
 	page := Page{Total: count, IDs: make([]uint64, len(matched))}
@@ -139,7 +144,8 @@ func (p *projection) candidates(f *EventFilter, window int) []uint64 {
 	for _, filter := range []struct {
 		ids   []uint64
 		links map[uint64]*roaring64.Bitmap
-	}{{f.Venues, p.venueEvents}, {f.Orgs, p.orgEvents}, {f.Categories, p.termEvents}, {f.Tags, p.termEvents}} {
+	}{{f.Venues, p.venueEvents}, {f.Orgs, p.orgEvents}, {f.Categories, p.termEvents}, {f.Tags, p.termEvents},
+		{nonZero(f.Parent), p.seriesEvents}} {
 		if len(filter.ids) == 0 {
 			continue
 		}
@@ -189,6 +195,7 @@ func (c *scan) page(rows []*eventRow) Page {
 	} else {
 		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
 	}
+	matched = slices.DeleteFunc(matched, c.repeats)
 	page := Page{Total: len(matched), IDs: []uint64{}}
 	for _, r := range matched[min(c.Offset, len(matched)):min(c.Offset+c.Limit, len(matched))] {
 		page.IDs = append(page.IDs, r.id)
@@ -200,20 +207,27 @@ func (c *scan) page(rows []*eventRow) Page {
 // event IDs and the geo test's bounding box, computed once instead of once per row.
 type scan struct {
 	*EventFilter
-	bounded                           bool
-	start, end                        int64
-	include, venues, orgs, cats, tags idSet
-	text                              idSet
-	box                               *box
+	bounded                                   bool
+	start, end                                int64
+	include, venues, orgs, cats, tags, series idSet
+	text                                      idSet
+	box                                       *box
+	// links are the projection's, for the series of a row (Collapse), and seen the series listed.
+	links map[uint64]eventLinks
+	seen  idSet
 }
 
-// compile prepares f. Without a projection the ID filters are left out: the caller visits only
-// candidates that pass them.
-func compile(f *EventFilter, text idSet, p *projection) *scan {
+// compile prepares f for the rows of projection p. Without sets the ID filters are left out: the
+// caller visits only candidates that pass them.
+func compile(f *EventFilter, text idSet, p *projection, sets bool) *scan {
 	c := &scan{EventFilter: f, bounded: len(f.Include) == 0, start: f.Start.Unix(), end: f.End.Unix(), text: text}
-	if p != nil {
+	if sets {
 		c.include, c.venues = setOf(f.Include), setOf(f.Venues)
 		c.orgs, c.cats, c.tags = linked(p.orgEvents, f.Orgs), linked(p.termEvents, f.Categories), linked(p.termEvents, f.Tags)
+		c.series = linked(p.seriesEvents, nonZero(f.Parent))
+	}
+	if f.Collapse {
+		c.links, c.seen = p.links, idSet{}
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
@@ -250,6 +264,8 @@ func (c *scan) matches(r *eventRow) bool {
 		return false
 	case c.tags != nil && !c.tags.has(r.id):
 		return false
+	case c.series != nil && !c.series.has(r.id):
+		return false
 	case c.Geo != nil && !c.near(r):
 		return false
 	case c.text != nil && !c.text.has(r.id):
@@ -258,6 +274,30 @@ func (c *scan) matches(r *eventRow) bool {
 		return true // the common case, without a call
 	}
 	return c.allows(r.author, r.status.status(), r.trashed.status(), r.date, c.Now)
+}
+
+// repeats reports, with Collapse, whether r belongs to a series already listed, rows being visited in
+// list order; it records r's series otherwise. A series is known by its parent's ID.
+func (c *scan) repeats(r *eventRow) bool {
+	if !c.Collapse {
+		return false
+	}
+	series := r.id
+	if p := c.links[r.id].parent; p != 0 {
+		series = p
+	}
+	if c.seen.has(series) {
+		return true
+	}
+	c.seen.add(series)
+	return false
+}
+
+func nonZero(id uint64) []uint64 {
+	if id == 0 {
+		return nil
+	}
+	return []uint64{id}
 }
 
 // near applies the geo filter: coordinates required, and with a point, the distance; the bounding

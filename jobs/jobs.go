@@ -1,5 +1,5 @@
 // Package jobs runs calendard's time-driven work on a cron schedule (robfig/cron), and once at
-// start-up: scheduled publication, change-log trimming and the store/index consistency check.
+// start-up: scheduled publication, series' horizons, change-log trimming and the store/index consistency check.
 //
 // Jobs write only through the store, whose change log the index follows. Each job is a plain method,
 // so tests and `calendard run-job` call it directly, with the store's injected clock.
@@ -21,6 +21,7 @@ import (
 // Store is what the jobs need from the record store (*storage.DB).
 type Store interface {
 	PublishDue(ctx context.Context) (int, error)
+	ExtendSeries(ctx context.Context) (int, error)
 	TrimChanges(ctx context.Context, upTo uint64) (int, error)
 }
 
@@ -206,6 +207,16 @@ func (j *Jobs) PublishDue(ctx context.Context) error {
 	n, err := j.db.PublishDue(ctx)
 	if n > 0 {
 		j.log.Info("scheduled records published", zap.Int("records", n))
+	}
+	return err
+}
+
+// ExtendSeries moves every series' horizon forward to the store's clock: the occurrences of endless
+// rules that came inside the window appear (storage.DB.ExtendSeries), so no request expands a rule.
+func (j *Jobs) ExtendSeries(ctx context.Context) error {
+	n, err := j.db.ExtendSeries(ctx)
+	if n > 0 {
+		j.log.Info("series extended", zap.Int("series", n))
 	}
 	return err
 }

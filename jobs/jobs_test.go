@@ -40,6 +40,11 @@ func (f *fake) PublishDue(context.Context) (int, error) {
 	return 1, nil
 }
 
+func (f *fake) ExtendSeries(context.Context) (int, error) {
+	f.calls = append(f.calls, "extend")
+	return 1, nil
+}
+
 func (f *fake) TrimChanges(_ context.Context, upTo uint64) (int, error) {
 	f.calls = append(f.calls, "trim")
 	f.trimmedTo = upTo
@@ -99,7 +104,7 @@ func TestTrimStopsAtTheCheckpoint(t *testing.T) {
 func TestRunUnknown(t *testing.T) {
 	j, f := newFake(t)
 	err := j.Run(context.Background(), "nope")
-	if err == nil || !strings.Contains(err.Error(), "publish-due, trim-changes, consistency-check") {
+	if err == nil || !strings.Contains(err.Error(), "publish-due, extend-series, trim-changes, consistency-check") {
 		t.Errorf("Run(nope) = %v, want an error listing the jobs", err)
 	}
 	if len(f.calls) != 0 {
@@ -108,7 +113,7 @@ func TestRunUnknown(t *testing.T) {
 }
 
 func TestScheduleTable(t *testing.T) {
-	if got, want := Names(), []string{"publish-due", "trim-changes", "consistency-check"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"publish-due", "extend-series", "trim-changes", "consistency-check"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
 	for _, s := range schedule {
@@ -120,9 +125,13 @@ func TestScheduleTable(t *testing.T) {
 		if s.fn == nil {
 			t.Errorf("%s has no function", s.name)
 		}
-		// publish-due runs every minute (CONTRACT 8.4), the others at least hourly.
+		// publish-due runs every minute (CONTRACT 8.4), extend-series daily, the others at least hourly.
 		next := sched.Next(testNow)
-		if limit := time.Hour; next.Sub(testNow) > limit || (s.name == "publish-due" && next.Sub(testNow) > time.Minute) {
+		limit := time.Hour
+		if s.name == "extend-series" {
+			limit = 24 * time.Hour
+		}
+		if next.Sub(testNow) > limit || (s.name == "publish-due" && next.Sub(testNow) > time.Minute) {
 			t.Errorf("%s next runs at %v, too late", s.name, next)
 		}
 	}
@@ -133,7 +142,7 @@ func TestRunOnceRunsAll(t *testing.T) {
 	if err := j.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"publish", "checkpoint", "trim", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
+	if want := []string{"publish", "extend", "checkpoint", "trim", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
 		t.Errorf("calls = %v (trimmed to %d), want %v, trimmed to 42", f.calls, f.trimmedTo, want)
 	}
 }
@@ -188,6 +197,7 @@ type blockingCheck struct {
 }
 
 func (b *blockingCheck) PublishDue(context.Context) (int, error)          { return 0, nil }
+func (b *blockingCheck) ExtendSeries(context.Context) (int, error)        { return 0, nil }
 func (b *blockingCheck) TrimChanges(context.Context, uint64) (int, error) { return 0, nil }
 func (b *blockingCheck) Checkpoint(context.Context) (uint64, error)       { return 0, nil }
 

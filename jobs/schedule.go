@@ -14,6 +14,7 @@ type entry struct {
 // so the consistency check sees the rewritten records.
 var schedule = []entry{
 	{"publish-due", "* * * * *", (*Jobs).PublishDue},
+	{"extend-series", "30 3 * * *", (*Jobs).ExtendSeries},
 	{"trim-changes", "*/10 * * * *", (*Jobs).TrimChanges},
 	{"consistency-check", "0 * * * *", (*Jobs).Check},
 }

@@ -38,6 +38,9 @@ type recurrenceLine struct {
 // parseLine splits a content line (RFC 5545 3.1) of a recurrence list. Parameter values never hold a
 // colon in what this field accepts (TZID, VALUE), so the first colon ends the parameters.
 func parseLine(s string) (recurrenceLine, error) {
+	if strings.ContainsAny(s, "\r\n") {
+		return recurrenceLine{}, fmt.Errorf("one line per item")
+	}
 	head, value, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok || value == "" {
 		return recurrenceLine{}, fmt.Errorf("not a content line NAME:VALUE")

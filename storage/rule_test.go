@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,7 @@ func TestRuleRejects(t *testing.T) {
 		{"two RRULEs", "RRULE:FREQ=WEEKLY", []string{"RRULE:FREQ=DAILY"}, "one RRULE"},
 		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
 		{"no value", "RRULE", nil, "NAME:VALUE"},
+		{"two lines in one", "RRULE:FREQ=DAILY\nEXDATE:20261202T190000Z", nil, "one line per item"},
 		{"bad date", "EXDATE:2026-12-01", nil, "strToTime"},
 		{"bad zone", "EXDATE;TZID=Mars/Olympus:20261201T190000", nil, "unknown time zone"},
 		{"period", "RDATE;VALUE=PERIOD:20261201T190000Z/PT1H", nil, "periods"},
@@ -109,7 +111,7 @@ func TestRuleRejects(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Field != "recurrence" {
 				t.Fatalf("err = %v, want a recurrence field error", err)
 			}
-			if !strings.Contains(fe.Reason, tc.reason) || !strings.Contains(fe.Reason, lines[len(lines)-1]) {
+			if !strings.Contains(fe.Reason, tc.reason) || !strings.Contains(fe.Reason, strconv.Quote(lines[len(lines)-1])) {
 				t.Errorf("reason %q, want %q and the line %q", fe.Reason, tc.reason, lines[len(lines)-1])
 			}
 		})

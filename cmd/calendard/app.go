@@ -72,6 +72,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	}
 	return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
+		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
 	})
 }
 

@@ -50,6 +50,9 @@ type Config struct {
 	// ChangesHorizon is how long change-log entries are kept at least, so change-feed cursors stay
 	// valid that long (storage.Options.ChangesHorizon).
 	ChangesHorizon time.Duration
+	// SeriesPast and SeriesHorizon are the months before and after today a series materialises
+	// (storage.Options.SeriesPast, SeriesHorizon).
+	SeriesPast, SeriesHorizon int
 	// MetricsAddr is the address of a listener of the metrics' own; empty serves them on ListenAddr.
 	MetricsAddr string
 
@@ -107,6 +110,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
 	horizon := fs.String("changes-horizon", envOr(getenv, "CALENDAR_CHANGES_HORIZON", "168h"),
 		"how long change-feed cursors stay valid: change-log entries are kept at least this long, 0 = only until the index has them (CALENDAR_CHANGES_HORIZON)")
+	seriesPast := fs.String("series-past", envOr(getenv, "CALENDAR_SERIES_PAST", "24"),
+		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
+	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
+		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -130,6 +137,15 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.ChangesHorizon, err = time.ParseDuration(*horizon); err != nil || c.ChangesHorizon < 0 {
 		return c, errors.New("changes-horizon must be a duration such as 168h, or 0")
+	}
+	for _, m := range []struct {
+		name string
+		v    *string
+		dst  *int
+	}{{"series-past", seriesPast, &c.SeriesPast}, {"series-horizon", seriesHorizon, &c.SeriesHorizon}} {
+		if *m.dst, err = strconv.Atoi(*m.v); err != nil || *m.dst < 1 || *m.dst > 120 {
+			return c, fmt.Errorf("%s must be a number of months from 1 to 120", m.name)
+		}
 	}
 	return c, c.validate()
 }

@@ -31,7 +31,7 @@ commands:
   app-password revoke     --user L --name LABEL
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
-  run-job NAME            run one job now: publish-due, trim-changes, consistency-check (the server must be stopped)
+  run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
   backup                  --to FILE   (a consistent copy of the store; a running server writes it)
   restore                 --from FILE   (installs a backup; the server must be stopped)
   doc                     prints the OpenAPI document of the API (GET {ns}/doc) for --base-url

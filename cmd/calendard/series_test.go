@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const eventsURL = "/calendar/events/v1/events"
+
+func choir(lines ...string) map[string]any {
+	return map[string]any{"title": "Choir", "start_date": "2026-12-01 19:00:00", "end_date": "2026-12-01 21:00:00",
+		"timezone": "Europe/Paris", "categories": "Singing", "recurrence": lines}
+}
+
+// listed is one page of the events list: its events and its totals.
+type listed struct {
+	events      []map[string]any
+	total       float64
+	totalPages  string
+	statusFound int
+}
+
+func (s *server) list(t *testing.T, query string) listed {
+	t.Helper()
+	res := s.do(req{method: "GET", path: eventsURL + "?" + query, auth: adminAuth})
+	if res.status != http.StatusOK {
+		t.Fatalf("GET events?%s: %d\n%s", query, res.status, res.body)
+	}
+	body := res.json(t)
+	l := listed{total: body["total"].(float64), totalPages: res.header.Get("X-TEC-TotalPages"), statusFound: res.status}
+	for _, e := range body["events"].([]any) {
+		l.events = append(l.events, e.(map[string]any))
+	}
+	return l
+}
+
+func field(events []map[string]any, name string) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, fmt.Sprint(e[name]))
+	}
+	return out
+}
+
+func (s *server) event(t *testing.T, id any) map[string]any {
+	t.Helper()
+	res := s.do(req{method: "GET", path: fmt.Sprintf("%s/%v", eventsURL, id), auth: adminAuth})
+	if res.status != http.StatusOK {
+		t.Fatalf("GET event %v: %d\n%s", id, res.status, res.body)
+	}
+	return res.json(t)
+}
+
+func (s *server) patch(t *testing.T, id any, body map[string]any) {
+	t.Helper()
+	if res := s.do(req{method: "POST", path: fmt.Sprintf("%s/%v", eventsURL, id), auth: adminAuth, body: body}); res.status != http.StatusOK {
+		t.Fatalf("update event %v: %d\n%s", id, res.status, res.body)
+	}
+}
+
+// TestSeriesOverHTTP walks a series through the API: its occurrences are events of the lists, the
+// parent's edits reach them, an edited one is kept, trashing excludes, trashing the parent ends it.
+func TestSeriesOverHTTP(t *testing.T) {
+	s := startServer(t)
+	other := s.create(eventsURL, map[string]any{"title": "Yoga", "start_date": "2026-12-02 08:00:00", "end_date": "2026-12-02 09:00:00"})
+	parent := s.create(eventsURL, choir("RRULE:FREQ=WEEKLY;COUNT=10"))
+	s.settle()
+
+	p := s.event(t, parent)
+	if fmt.Sprint(p["recurrence"]) != "[RRULE:FREQ=WEEKLY;COUNT=10]" || p["post_parent"] != nil {
+		t.Errorf("parent: recurrence %v, post_parent %v", p["recurrence"], p["post_parent"])
+	}
+	series := s.list(t, fmt.Sprintf("post_parent=%d&per_page=50", parent))
+	if series.total != 9 || series.events[0]["slug"] != "choir-2026-12-08" || series.events[0]["start_date"] != "2026-12-08 19:00:00" {
+		t.Fatalf("post_parent: total %v, first %v %v", series.total, series.events[0]["slug"], series.events[0]["start_date"])
+	}
+	for _, e := range series.events {
+		if e["post_parent"] != float64(parent) || e["recurrence"] != nil || e["title"] != "Choir" {
+			t.Errorf("occurrence %v: post_parent %v, recurrence %v, title %v", e["id"], e["post_parent"], e["recurrence"], e["title"])
+		}
+	}
+	if l := s.list(t, fmt.Sprintf("post_parent=%d", other)); l.total != 0 {
+		t.Errorf("post_parent of a plain event: %v events", l.total)
+	}
+
+	// Collapsed lists count a series once, from its first occurrence inside the window.
+	if l := s.list(t, "per_page=5"); l.total != 11 || l.totalPages != "3" {
+		t.Errorf("full list: total %v, pages %s", l.total, l.totalPages)
+	}
+	collapsed := s.list(t, "per_page=1&hide_subsequent_recurrences=1")
+	if collapsed.total != 2 || collapsed.totalPages != "2" || collapsed.events[0]["id"] != float64(parent) {
+		t.Errorf("collapsed: total %v, pages %s, first %v", collapsed.total, collapsed.totalPages, collapsed.events[0]["id"])
+	}
+	later := s.list(t, "start_date=2027-01-01&hide_subsequent_recurrences=true")
+	if later.total != 1 || later.events[0]["slug"] != "choir-2027-01-05" {
+		t.Errorf("collapsed from January: total %v, %v", later.total, field(later.events, "slug"))
+	}
+	if l := s.list(t, "search=choir&hide_subsequent_recurrences=1"); l.total != 1 {
+		t.Errorf("collapsed search: %v", l.total)
+	}
+	cats := s.do(req{method: "GET", path: "/calendar/events/v1/categories?search=singing"}).json(t)["categories"].([]any)
+	if count := cats[0].(map[string]any)["count"]; count != float64(10) {
+		t.Errorf("category count %v, want the 10 events of the series", count)
+	}
+
+	// An edited occurrence is an exception; the parent's edits and a new rule leave it as it is.
+	exception := series.events[2]["id"] // 2026-12-22
+	s.patch(t, exception, map[string]any{"title": "Choir with guests"})
+	s.patch(t, parent, map[string]any{"title": "Grand choir", "recurrence": []string{"RRULE:FREQ=WEEKLY;INTERVAL=3;COUNT=4"}})
+	s.settle()
+	series = s.list(t, fmt.Sprintf("post_parent=%d", parent))
+	if got := field(series.events, "title"); !slices.Equal(got, []string{"Choir with guests", "Grand choir", "Grand choir"}) {
+		t.Errorf("titles after the rule change: %v", got)
+	}
+	if got := field(series.events, "start_date"); !slices.Equal(got, []string{"2026-12-22 19:00:00", "2027-01-12 19:00:00", "2027-02-02 19:00:00"}) {
+		t.Errorf("starts after the rule change: %v", got)
+	}
+
+	// Trashing an occurrence excludes its day from the rule.
+	gone := series.events[1]["id"]
+	if res := s.do(req{method: "DELETE", path: fmt.Sprintf("%s/%v", eventsURL, gone), auth: adminAuth}); res.status != http.StatusOK {
+		t.Fatalf("DELETE occurrence: %d\n%s", res.status, res.body)
+	}
+	s.settle()
+	if rec := fmt.Sprint(s.event(t, parent)["recurrence"]); !strings.Contains(rec, "EXDATE;TZID=Europe/Paris:20270112T190000") {
+		t.Errorf("recurrence after trashing an occurrence: %s", rec)
+	}
+	if l := s.list(t, fmt.Sprintf("post_parent=%d", parent)); l.total != 2 {
+		t.Errorf("series after trashing one: %v", field(l.events, "start_date"))
+	}
+
+	// Trashing the parent ends the series.
+	if res := s.do(req{method: "DELETE", path: fmt.Sprintf("%s/%d", eventsURL, parent), auth: adminAuth}); res.status != http.StatusOK {
+		t.Fatalf("DELETE parent: %d\n%s", res.status, res.body)
+	}
+	s.settle()
+	if l := s.list(t, "per_page=50"); l.total != 1 || l.events[0]["id"] != float64(other) {
+		t.Errorf("after trashing the parent: %v", field(l.events, "title"))
+	}
+}
+
+// TestSeriesRejectsRules: a rule the series cannot hold is 400 rest_invalid_param naming the line.
+func TestSeriesRejectsRules(t *testing.T) {
+	s := startServer(t)
+	for _, tc := range []struct {
+		name string
+		body any
+		code string
+	}{
+		{"hourly", []string{"RRULE:FREQ=HOURLY;COUNT=3"}, "rest_invalid_param"},
+		{"unknown property", []string{"EXRULE:FREQ=DAILY"}, "rest_invalid_param"},
+		{"not a list", map[string]any{"freq": "daily"}, "rest_invalid_type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := choir()
+			body["recurrence"] = tc.body
+			res := s.do(req{method: "POST", path: eventsURL, auth: adminAuth, body: body})
+			if res.status != http.StatusBadRequest {
+				t.Fatalf("status %d\n%s", res.status, res.body)
+			}
+			b := res.json(t)
+			detail, _ := b["data"].(map[string]any)["details"].(map[string]any)["recurrence"].(map[string]any)
+			if b["code"] != "rest_invalid_param" || detail["code"] != tc.code {
+				t.Fatalf("answer %s", res.body)
+			}
+			if lines, ok := tc.body.([]string); ok && !strings.Contains(fmt.Sprint(detail["message"]), lines[0]) {
+				t.Errorf("message %v does not quote %q", detail["message"], lines[0])
+			}
+		})
+	}
+}
+
+// TestSeriesHorizonJob: the daily job, run on the service's clock, adds what came inside the
+// horizon, and a form field of lines is a rule too.
+func TestSeriesHorizonJob(t *testing.T) {
+	s := startServer(t)
+	body := choir()
+	body["recurrence"] = "RRULE:FREQ=MONTHLY\r\nEXDATE;VALUE=DATE:20270301"
+	parent := s.create(eventsURL, body)
+	s.settle()
+	all := fmt.Sprintf("post_parent=%d&per_page=50&start_date=2026-01-01&end_date=2030-01-01", parent)
+	if l := s.list(t, all); l.total != 23 {
+		t.Fatalf("%v occurrences, want 24 months less one exclusion", l.total)
+	}
+	s.stop()
+	later := "2027-03-10T00:00:00Z"
+	getenv := func(k string) string {
+		return map[string]string{"CALENDAR_NOW": later, "CALENDAR_ADMIN_APP_PASSWORD": adminPass}[k]
+	}
+	if err := run(context.Background(), []string{"run-job", "extend-series", "--data-dir", s.dir}, getenv, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	s = startServerIn(t, s.dir, "CALENDAR_NOW="+later)
+	s.settle()
+	l := s.list(t, all)
+	starts := field(l.events, "start_date")
+	if l.total != 26 || starts[0] != "2027-01-01 19:00:00" || starts[len(starts)-1] != "2029-03-01 19:00:00" {
+		t.Errorf("after the job: %v occurrences, %v … %v", l.total, starts[0], starts[len(starts)-1])
+	}
+}
