@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -238,4 +239,47 @@ func TestBulkOccurrence(t *testing.T) {
 	if e := occurrencesOf(t, db, 500)["2026-10-20"]; e.Title != "Moved" || !e.Detached || e.Start != "2026-10-21 19:00:00" {
 		t.Errorf("exception %+v", e)
 	}
+}
+
+// BenchmarkDailySeries writes a daily series of 730 occurrences, as one transaction each: create
+// makes the parent and its 729 occurrences, update changes the parent's title, which every occurrence
+// follows. It reports the median write (p50-ms) besides the mean.
+func BenchmarkDailySeries(b *testing.B) {
+	daily := func(title string) *EventInput {
+		return &EventInput{PostInput: PostInput{Title: ptr(title)}, Timezone: ptr("Europe/Paris"),
+			Start: expr(b, "2026-12-01 19:00:00"), End: expr(b, "2026-12-01 21:00:00"),
+			Categories: &[]string{"Yoga"}, Recurrence: &[]string{"RRULE:FREQ=DAILY;COUNT=730"}}
+	}
+	median := func(b *testing.B, took []time.Duration) {
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	}
+	b.Run("create", func(b *testing.B) {
+		db := mustOpenDB(b)
+		var took []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			mustCreateEvent(b, db, admin, daily("Morning yoga"))
+			took = append(took, time.Since(start))
+		}
+		median(b, took)
+	})
+	b.Run("update", func(b *testing.B) {
+		db := mustOpenDB(b)
+		p := mustCreateEvent(b, db, admin, daily("Morning yoga"))
+		if n := len(occurrencesOf(b, db, p.ID)); n != 729 {
+			b.Fatalf("%d occurrences", n)
+		}
+		var took []time.Duration
+		i := 0
+		for b.Loop() {
+			i++
+			start := time.Now()
+			if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{PostInput: PostInput{Title: ptr(fmt.Sprint("Yoga ", i))}}); err != nil {
+				b.Fatal(err)
+			}
+			took = append(took, time.Since(start))
+		}
+		median(b, took)
+	})
 }
