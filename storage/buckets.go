@@ -25,6 +25,7 @@ var (
 	bLinkOrg      = []byte("links/organizer")
 	bLinkTerm     = []byte("links/term")
 	bSeries       = []byte("links/series")
+	bParents      = []byte("series")
 	bScheduled    = []byte("scheduled")
 	bGroups       = []byte("groups")
 	bOutbox       = []byte("outbox")
@@ -42,7 +43,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

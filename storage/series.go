@@ -95,6 +95,14 @@ func (w *writer) syncSeries(p *Event) error {
 	if err != nil {
 		return err
 	}
+	if len(p.Recurrence) > 0 {
+		err = w.tx.Put(bParents, u64(p.ID), nil)
+	} else {
+		err = w.tx.Delete(bParents, u64(p.ID))
+	}
+	if err != nil {
+		return err
+	}
 	var want []time.Time
 	live := p.Status != StatusTrash && len(p.Recurrence) > 0
 	if live {
@@ -345,11 +353,9 @@ func (b *Bulk) Occurrence(parent uint64, at time.Time) (uint64, error) {
 func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
 	var parents []uint64
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
-		c := tx.Cursor(bEvents)
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if bytes.Contains(v, []byte(`"recurrence":`)) {
-				parents = append(parents, beUint(k))
-			}
+		c := tx.Cursor(bParents)
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			parents = append(parents, beUint(k))
 		}
 		return nil
 	})

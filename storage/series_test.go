@@ -56,8 +56,14 @@ func weekly(t testing.TB, lines ...string) *EventInput {
 // parent's fields, its slug and dates in the event's zone.
 func TestSeriesMaterialises(t *testing.T) {
 	db := mustOpenDB(t)
+	taken := newEvent(t, "Taken")
+	taken.Slug = ptr("choir-2026-11-03")
+	mustCreateEvent(t, db, admin, taken)
 	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=4"))
 	occ := occurrencesOf(t, db, p.ID)
+	if s := occ["2026-11-03"].Slug; s != "choir-2026-11-03-2" {
+		t.Errorf("slug beside a taken one: %s", s)
+	}
 	if got := live(occ); !slices.Equal(got, []string{"2026-10-20", "2026-10-27", "2026-11-03"}) {
 		t.Fatalf("occurrences %v", got)
 	}

@@ -33,6 +33,7 @@
 //	                          linked id ‖ event id → empty: reverse links from a venue, organizer or
 //	                          term to the events that use it
 //	links/series              parent id ‖ occurrence id → empty: the occurrences of a series
+//	series                    parent id → empty: every event holding a rule, for the horizon job
 //	scheduled                 publication date ‖ id → an event's term ids, or empty: every event,
 //	                          venue and organizer stored as future. PublishDue seeks the due ones, and
 //	                          terms count a due event from it before it is rewritten (scheduled.go)
