@@ -88,16 +88,22 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 			}
 		}
 	}
+	syncAll(t, ix)
+	return w
+}
+
+// syncAll applies the whole change log to ix.
+func syncAll(tb testing.TB, ix *Index) {
+	tb.Helper()
 	for {
-		n, err := ix.SyncOnce(ctx)
+		n, err := ix.SyncOnce(context.Background())
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		if n == 0 {
-			break
+			return
 		}
 	}
-	return w
 }
 
 // newStore opens a store in dir holding one user per role, the administrator first.
