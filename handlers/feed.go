@@ -64,8 +64,16 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	if u, err := url.Parse(rq.origin); err == nil {
 		host = u.Hostname() // as in global_id
 	}
+	series := seriesIn(loaded.Events)
 	for _, e := range loaded.Events {
-		cal.Events = append(cal.Events, h.vevent(rq, e, rel, host))
+		if series[e.Parent] && !e.Detached {
+			continue // its parent's RRULE gives it
+		}
+		ev := h.vevent(rq, e, rel, host)
+		if series[e.Parent] {
+			ev.UID, ev.RecurrenceID = utoa(e.Parent)+"@"+host, originalStart(e, h.db.SiteZone())
+		}
+		cal.Events = append(cal.Events, ev)
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -184,6 +192,7 @@ func (h *Handler) vevent(rq *request, e *storage.Event, rel *storage.Related, ho
 		Description:  richtext.PlainText(e.Description),
 		URL:          h.pageURL(rq, &e.Post),
 		AllDay:       e.AllDay,
+		Recurrence:   e.Recurrence,
 	}
 	ev.Start, ev.End = feedTimes(e, h.db.SiteZone())
 	if v := rel.Venues[e.VenueID]; v != nil {
@@ -211,19 +220,47 @@ func (h *Handler) vevent(rq *request, e *storage.Event, rel *storage.Related, ho
 // and a fixed offset has no rules that UTC would lose. An all-day event is its dates in its zone, the
 // end being the day after its last (DTEND is exclusive).
 func feedTimes(e *storage.Event, site datetime.Zone) (start, end time.Time) {
-	zone, err := datetime.ParseZone(e.Timezone)
-	if err != nil {
-		zone = site // as renderEvent reads a zone the store no longer accepts
-	}
-	loc := zone.Loc
-	if zone.Fixed() && !e.AllDay {
-		loc = time.UTC
-	}
+	loc, _ := feedLoc(e, site)
 	start, end = e.StartUTC.In(loc), e.EndUTC.In(loc)
 	if e.AllDay {
 		end = end.AddDate(0, 0, 1)
 	}
 	return start, end
+}
+
+// feedLoc is the location e's times are written in (feedTimes), and its zone.
+func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zone) {
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		zone = site // as renderEvent reads a zone the store no longer accepts
+	}
+	if zone.Fixed() && !e.AllDay {
+		return time.UTC, zone
+	}
+	return zone.Loc, zone
+}
+
+// seriesIn names the series whose parent is among events: in the feed each is one VEVENT with its
+// RRULE and EXDATEs, its occurrences left to the rule but those edited on their own, which become
+// overrides of the parent's UID (RECURRENCE-ID, their start as the rule gave it).
+func seriesIn(events []*storage.Event) map[uint64]bool {
+	parents := map[uint64]bool{}
+	for _, e := range events {
+		if len(e.Recurrence) > 0 {
+			parents[e.ID] = true
+		}
+	}
+	return parents
+}
+
+// originalStart is RECURRENCE-ID of occurrence e: its start as the rule gave it, in e's feed location.
+func originalStart(e *storage.Event, site datetime.Zone) time.Time {
+	loc, zone := feedLoc(e, site)
+	w, err := datetime.ParseWall(e.Occurrence)
+	if err != nil {
+		return e.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
+	}
+	return w.In(zone.Loc).In(loc)
 }
 
 // location is LOCATION: the venue's name and address as one line, in the order of a postal address.

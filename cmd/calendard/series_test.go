@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	ics "github.com/arran4/golang-ical"
 )
 
 const eventsURL = "/calendar/events/v1/events"
@@ -201,5 +203,57 @@ func TestSeriesHorizonJob(t *testing.T) {
 	starts := field(l.events, "start_date")
 	if l.total != 26 || starts[0] != "2027-01-01 19:00:00" || starts[len(starts)-1] != "2029-03-01 19:00:00" {
 		t.Errorf("after the job: %v occurrences, %v … %v", l.total, starts[0], starts[len(starts)-1])
+	}
+}
+
+// TestSeriesFeed: in the iCalendar feed a series whose parent is listed is one VEVENT with its rule
+// and exclusions, an occurrence edited on its own an override of it (RECURRENCE-ID), and the other
+// occurrences are left to the rule; without the parent, occurrences are events of their own. The feed
+// is read back with golang-ical.
+func TestSeriesFeed(t *testing.T) {
+	s := startServer(t)
+	parent := s.create(eventsURL, choir("RRULE:FREQ=WEEKLY;COUNT=5"))
+	s.settle()
+	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events // 12-08, 12-15, 12-22, 12-29
+	s.patch(t, occ[1]["id"], map[string]any{"title": "Choir with guests", "start_date": "2026-12-16 20:00:00", "end_date": "2026-12-16 22:00:00"})
+	if res := s.do(req{method: "DELETE", path: fmt.Sprintf("%s/%v", eventsURL, occ[2]["id"]), auth: adminAuth}); res.status != http.StatusOK {
+		t.Fatalf("DELETE occurrence: %d", res.status)
+	}
+	s.settle()
+
+	_, cal := s.feedOf(t, feedPath, "")
+	events := cal.Events()
+	if len(events) != 2 {
+		t.Fatalf("%d VEVENTs, want the series and its override", len(events))
+	}
+	prop := func(i int, name ics.ComponentProperty) *ics.IANAProperty {
+		p := events[i].GetProperty(name)
+		if p == nil {
+			t.Fatalf("VEVENT %d has no %s", i, name)
+		}
+		return p
+	}
+	uid := fmt.Sprintf("%d@cal.test", parent)
+	if prop(0, ics.ComponentPropertyUniqueId).Value != uid || prop(0, ics.ComponentPropertyRrule).Value != "FREQ=WEEKLY;COUNT=5" {
+		t.Errorf("series: UID %s, RRULE %s", prop(0, ics.ComponentPropertyUniqueId).Value, prop(0, ics.ComponentPropertyRrule).Value)
+	}
+	if ex := prop(0, ics.ComponentPropertyExdate); ex.Value != "20261222T190000" || fmt.Sprint(ex.ICalParameters["TZID"]) != "[Europe/Paris]" {
+		t.Errorf("EXDATE %s %v", ex.Value, ex.ICalParameters)
+	}
+	rid := prop(1, ics.ComponentPropertyRecurrenceId)
+	if prop(1, ics.ComponentPropertyUniqueId).Value != uid || rid.Value != "20261215T190000" || fmt.Sprint(rid.ICalParameters["TZID"]) != "[Europe/Paris]" {
+		t.Errorf("override: UID %s, RECURRENCE-ID %s %v", prop(1, ics.ComponentPropertyUniqueId).Value, rid.Value, rid.ICalParameters)
+	}
+	if prop(1, ics.ComponentPropertySummary).Value != "Choir with guests" || prop(1, ics.ComponentPropertyDtStart).Value != "20261216T200000" {
+		t.Errorf("override: %s at %s", prop(1, ics.ComponentPropertySummary).Value, prop(1, ics.ComponentPropertyDtStart).Value)
+	}
+	if events[1].GetProperty(ics.ComponentPropertyRrule) != nil {
+		t.Error("the override repeats the rule")
+	}
+
+	_, cal = s.feedOf(t, feedPath+"?start_date=2026-12-05", "")
+	if ids, want := feedIDs(t, cal), []uint64{uint64(occ[0]["id"].(float64)), uint64(occ[1]["id"].(float64)),
+		uint64(occ[3]["id"].(float64))}; !slices.Equal(ids, want) {
+		t.Errorf("feed without the parent: %v, want the occurrences %v", ids, want)
 	}
 }
