@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -121,7 +122,7 @@ func (w *writer) syncSeries(p *Event) error {
 		if err != nil {
 			return err
 		}
-		byDay[c.Occurrence[:len(dayLayout)]] = c
+		byDay[c.day()] = c
 	}
 	for _, t := range want {
 		day := t.Format(dayLayout)
@@ -136,7 +137,9 @@ func (w *writer) syncSeries(p *Event) error {
 			return err
 		}
 	}
-	for _, c := range byDay {
+	// The days left, in order, so that the change log is the same for the same write.
+	for _, day := range slices.Sorted(maps.Keys(byDay)) {
+		c := byDay[day]
 		if c.Status == StatusTrash || (live && c.StartUTC.Before(w.now)) {
 			continue
 		}
@@ -152,6 +155,12 @@ func (w *writer) syncSeries(p *Event) error {
 		}
 	}
 	return nil
+}
+
+// day is the local date of occurrence c's rule-given start, which names it in its series.
+func (c *Event) day() string {
+	day, _, _ := strings.Cut(c.Occurrence, " ")
+	return day
 }
 
 // shape gives occurrence c parent p's fields, its dates moved to t; c keeps its identity.
@@ -340,7 +349,7 @@ func (b *Bulk) Occurrence(parent uint64, at time.Time) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if strings.HasPrefix(c.Occurrence, day) && c.Status != StatusTrash {
+		if c.day() == day && c.Status != StatusTrash {
 			return id, nil
 		}
 	}

@@ -24,7 +24,7 @@ func occurrencesOf(t testing.TB, db *DB, parent uint64) map[string]*Event {
 			if err != nil {
 				return err
 			}
-			out[e.Occurrence[:10]] = e
+			out[e.day()] = e
 		}
 		return nil
 	})
