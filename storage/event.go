@@ -179,7 +179,7 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 			return err
 		}
 		if e.Parent != 0 {
-			if err := w.excludeDay(e, true); err != nil {
+			if _, err := w.excludeDay(e, true); err != nil {
 				return err
 			}
 		}

@@ -23,10 +23,10 @@ import (
 // The rules, each applied by the one write that triggers it (syncSeries):
 //   - a write of the parent brings every occurrence that was not edited on its own (Detached) in step
 //     with it, creates the missing ones, and moves to the trash the future ones the rule no longer
-//     gives; occurrences before now stay, as history;
+//     gives but the detached ones; occurrences before now stay, as history;
 //   - a write of an occurrence detaches it: the series keeps it as it is from then on;
 //   - trashing an occurrence adds its day to the parent's exclusions (an EXDATE line), and restoring
-//     it takes the day out again;
+//     it takes the day out again (or detaches it, when its day was not excluded);
 //   - trashing the parent trashes the series, restoring it restores the occurrences trashed with it,
 //     and removing the rule (an empty recurrence) trashes every occurrence;
 //   - the parent's write permission covers its occurrences, and an occurrence's trash permission the
@@ -105,10 +105,10 @@ func (w *writer) syncSeries(p *Event) error {
 		return err
 	}
 	var want []time.Time
+	var r *rule
 	live := p.Status != StatusTrash && len(p.Recurrence) > 0
 	if live {
-		r, err := parseRule(p.Recurrence, start)
-		if err != nil {
+		if r, err = parseRule(p.Recurrence, start); err != nil {
 			return err
 		}
 		from, to := w.db.SeriesWindow(start, w.now)
@@ -140,7 +140,14 @@ func (w *writer) syncSeries(p *Event) error {
 	// The days left, in order, so that the change log is the same for the same write.
 	for _, day := range slices.Sorted(maps.Keys(byDay)) {
 		c := byDay[day]
-		if c.Status == StatusTrash || (live && c.StartUTC.Before(w.now)) {
+		if live && c.Detached && c.Status == StatusTrash && !r.exdays[day] {
+			// An exception the series trashed (with the parent, or with its rule) comes back with it.
+			if err := w.refreshOccurrence(p, c, time.Time{}); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.Status == StatusTrash || (live && (c.Detached || c.StartUTC.Before(w.now))) {
 			continue
 		}
 		old := *c
@@ -214,7 +221,7 @@ func (w *writer) createOccurrence(p *Event, t time.Time) error {
 }
 
 // refreshOccurrence brings occurrence c, due at t, in step with parent p: out of the trash the
-// series put it in, and unless detached, with p's fields and slug.
+// series put it in, and unless detached, with p's fields and slug (t is unused for a detached one).
 func (w *writer) refreshOccurrence(p, c *Event, t time.Time) error {
 	old, stored := *c, snapshot(c)
 	if c.Status == StatusTrash {
@@ -244,48 +251,49 @@ func (w *writer) refreshOccurrence(p, c *Event, t time.Time) error {
 }
 
 // afterOccurrenceWrite applies the series rules to a write of occurrence c (old: as loaded before):
-// trashing excludes its day from the parent, restoring includes it again, any other change detaches
-// it. It runs before c is saved.
+// trashing excludes its day from the parent, and restoring includes it again, or detaches it when the
+// day was not excluded (the rule no longer gives it, or the parent is in the trash), so that the
+// series keeps it; any other change detaches it. It runs before c is saved.
 func (w *writer) afterOccurrenceWrite(old, c *Event, stored []byte) error {
 	switch {
 	case old.Status != StatusTrash && c.Status == StatusTrash:
-		return w.excludeDay(c, true)
+		_, err := w.excludeDay(c, true)
+		return err
 	case old.Status == StatusTrash && c.Status != StatusTrash:
-		return w.excludeDay(c, false)
+		included, err := w.excludeDay(c, false)
+		c.Detached = c.Detached || !included
+		return err
 	case !c.Detached && !bytes.Equal(snapshot(c), stored):
 		c.Detached = true
 	}
 	return nil
 }
 
-// excludeDay adds occurrence c's day to its parent's exclusions, or takes it out (exclude false).
-func (w *writer) excludeDay(c *Event, exclude bool) error {
+// excludeDay adds occurrence c's day to its parent's exclusions, or takes it out (exclude false), and
+// reports whether the parent changed.
+func (w *writer) excludeDay(c *Event, exclude bool) (bool, error) {
 	p, err := loadPost[Event](w.tx, TypeEvent, c.Parent, w.now)
 	if err == ErrNotFound {
-		return nil // the parent is gone: nothing to exclude it from
+		return false, nil // the parent is gone: nothing to exclude it from
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	start, err := w.startIn(p)
 	if err != nil {
-		return err
+		return false, err
 	}
 	original, err := datetime.ParseWall(c.Occurrence)
 	if err != nil {
-		return err
+		return false, err
 	}
 	at := original.In(start.Location())
-	day := at.Format(dayLayout)
 	old, stored := *p, snapshot(p)
-	p.Recurrence = withoutDay(p.Recurrence, day, start)
+	p.Recurrence = withoutDay(p.Recurrence, at.Format(dayLayout), start)
 	if exclude {
 		p.Recurrence = append(p.Recurrence, exdateLine(p, at))
 	}
-	if changed, err := w.save(p, &old.Post, stored); err != nil || !changed {
-		return err
-	}
-	return nil
+	return w.save(p, &old.Post, stored)
 }
 
 // exdateLine is the EXDATE naming the occurrence at t of parent p: a date for an all-day event, else

@@ -146,12 +146,28 @@ func TestSeriesEdits(t *testing.T) {
 		t.Errorf("restored occurrence detached=%v status=%s", e.Detached, e.Status)
 	}
 
-	// A new rule: the future days it no longer gives go to the trash, the exception stays.
-	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{"RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=3"}}); err != nil {
+	// A new rule: the future days it no longer gives go to the trash, the exception stays although
+	// the rule no longer gives its day.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{"RRULE:FREQ=WEEKLY;INTERVAL=4;COUNT=2"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-27", "2026-11-10"}) {
+	occ = occurrencesOf(t, db, p.ID)
+	if got := live(occ); !slices.Equal(got, []string{"2026-10-27", "2026-11-10"}) {
 		t.Errorf("after the rule change: %v", got)
+	}
+	// Restoring an occurrence the rule no longer gives keeps it, as an exception.
+	if _, err := db.UpdateEvent(ctx, admin, occ["2026-11-03"].ID, &EventInput{PostInput: PostInput{Status: ptr(StatusPublish)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{PostInput: PostInput{Title: ptr("Choir again")}}); err != nil {
+		t.Fatal(err)
+	}
+	occ = occurrencesOf(t, db, p.ID)
+	if got := live(occ); !slices.Equal(got, []string{"2026-10-27", "2026-11-03", "2026-11-10"}) || !occ["2026-11-03"].Detached {
+		t.Errorf("after restoring a day the rule does not give: %v", got)
+	}
+	if _, err := db.TrashEvent(ctx, admin, occ["2026-11-03"].ID); err != nil {
+		t.Fatal(err)
 	}
 
 	// Trashing the parent trashes the series; restoring it brings back what the rule gives.
@@ -167,6 +183,9 @@ func TestSeriesEdits(t *testing.T) {
 	occ = occurrencesOf(t, db, p.ID)
 	if got := live(occ); !slices.Equal(got, []string{"2026-10-27", "2026-11-10"}) {
 		t.Errorf("after restoring the parent: %v", got)
+	}
+	if occ["2026-10-27"].Title != "Choir, with guests" {
+		t.Errorf("the exception after restoring the parent: %s", occ["2026-10-27"].Title)
 	}
 	if occ["2026-11-10"].Slug != "choir-2026-11-10" {
 		t.Errorf("slug after restoring: %s", occ["2026-11-10"].Slug)
