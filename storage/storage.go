@@ -57,9 +57,10 @@
 // entries PublishDue rewrites, found in a read transaction first. These range reads inside writes
 // remain, each through a guarded cursor:
 //
-//   - linkedIDs (links/venue, links/organizer, links/term): the events of a venue or organizer
-//     being trashed or moved (unlinkEvents, applyVenue), and of a term being renamed or deleted
-//     (touchTermEvents, DeleteTerm);
+//   - linkedIDs (links/venue, links/organizer, links/term, links/series): the events of a venue or
+//     organizer being trashed or moved (unlinkEvents, applyVenue), of a term being renamed or
+//     deleted (touchTermEvents, DeleteTerm), and the occurrences of a series being written
+//     (syncSeries, Bulk.Occurrence);
 //   - sameName (names/<type>/<lang>): the venues or organizers a create would duplicate (duplicate);
 //   - allTerms (categories, tags): a name taken under the same parent (createTerm), a category's
 //     children (touchTermEvents, DeleteTerm), a term given by name (resolveTerm);
