@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -366,7 +367,9 @@ func (b *Bulk) Occurrence(parent uint64, at time.Time) (uint64, error) {
 
 // ExtendSeries materialises the occurrences that came inside the window of every series since their
 // last write: the horizon job runs it daily, so endless rules keep SeriesHorizon months ahead. It
-// never trashes past occurrences, and returns how many series it wrote.
+// never trashes past occurrences. Each series is its own transaction, and one that fails (its rule
+// gives too many occurrences for a window made larger since it was written) does not stop the others:
+// it returns how many series it wrote and the failures joined.
 func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
 	var parents []uint64
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
@@ -380,7 +383,9 @@ func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
 		return 0, fail(OpUpdate, DocEvent, 0, err)
 	}
 	n := 0
+	var errs []error
 	for _, id := range parents {
+		wrote := false
 		err := db.update(ctx, func(tx kv.RwTx) error {
 			w := db.newWriter(tx, Actor{})
 			p, err := loadPost[Event](tx, TypeEvent, id, w.now)
@@ -390,14 +395,17 @@ func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
 			if err := w.syncSeries(p); err != nil {
 				return err
 			}
-			if len(w.order) > 0 {
-				n++
-			}
+			wrote = len(w.order) > 0
 			return w.flush()
 		})
-		if err != nil && err != ErrNotFound {
-			return n, fail(OpUpdate, DocEvent, id, err)
+		switch {
+		case ctx.Err() != nil:
+			return n, ctx.Err()
+		case err != nil && err != ErrNotFound:
+			errs = append(errs, fail(OpUpdate, DocEvent, id, err))
+		case err == nil && wrote:
+			n++
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }

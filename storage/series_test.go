@@ -236,6 +236,34 @@ func TestExtendSeries(t *testing.T) {
 	}
 }
 
+// TestExtendSeriesGoesOnPastAFailure: a series whose rule no longer fits a window made larger fails
+// alone; the others are extended.
+func TestExtendSeriesGoesOnPastAFailure(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "calendar.db")
+	open := func(horizon int) *DB {
+		db, err := Open(path, Options{Now: func() time.Time { return now }, SeriesHorizon: horizon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	db := open(24)
+	daily := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=DAILY"))
+	monthly := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=MONTHLY"))
+	db.Close()
+	db = open(60)
+	defer db.Close()
+	n, err := db.ExtendSeries(ctx)
+	var fe *FieldError
+	if n != 1 || !errors.As(err, &fe) || !strings.Contains(err.Error(), fmt.Sprint(daily.ID)) {
+		t.Fatalf("ExtendSeries = %d, %v; want the monthly series written and the daily one failed", n, err)
+	}
+	if got := len(occurrencesOf(t, db, monthly.ID)); got != 60 {
+		t.Errorf("monthly series: %d occurrences, want 60 months", got)
+	}
+}
+
 // TestBulkOccurrence: an importer finds the occurrence a RECURRENCE-ID names and writes the exception.
 func TestBulkOccurrence(t *testing.T) {
 	db := mustOpenDB(t)
