@@ -100,6 +100,7 @@ func Loading(d Deps, loading *index.Loading) http.Handler {
 	h.loading = loading
 	h.router = httprouter.New()
 	h.probes(h.router)
+	h.explorer(h.router) // the page loads, and shows the API's rest_not_ready until the index is ready
 	h.metrics.report(h)
 	return h
 }

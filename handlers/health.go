@@ -24,7 +24,7 @@ const (
 
 // outside reports whether path is one this handler serves outside the namespace.
 func (h *Handler) outside(path string) bool {
-	return path == healthzPath || path == readyzPath || path == metricsPath && h.servesMetrics()
+	return path == healthzPath || path == readyzPath || path == metricsPath && h.servesMetrics() || isExplorePath(path)
 }
 
 // probes registers GET and HEAD /healthz and /readyz, and /metrics when it is served here.

@@ -110,6 +110,8 @@ func (h *Handler) routes() *httprouter.Router {
 		}
 	}
 	h.probes(r) // /healthz, /readyz and /metrics, outside the namespace and the table (health.go)
+	// The page under /explore/, outside them too (explore.go).
+	h.explorer(r)
 	h.table = table
 	return r
 }

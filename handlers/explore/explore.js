@@ -1,0 +1,382 @@
+// The calendard explorer: plain JavaScript, no framework and no build step. It calls only this
+// service's public API, and every view shows the route it called, so that a front-end developer learns
+// the API by using it.
+"use strict";
+
+// The namespace and the routes this page calls, in the form of the API's /doc. A Go test checks each
+// against the router (handlers/explore_test.go): a renamed route breaks a test, not this page.
+const NAMESPACE = "/calendar/events/v1";
+const ROUTES = {
+  events: "/events",
+  event: "/events/{id}",
+  categories: "/categories",
+  venues: "/venues",
+};
+
+// Typing waits this long for the next key before it searches; a newer search cancels an older one.
+const DEBOUNCE_MS = 250;
+// The month grid asks for one page of the API's largest size.
+const MONTH_PAGE = 100;
+const LOG_LENGTH = 30;
+
+const $ = (id) => document.getElementById(id);
+
+// credentials is the Basic value of the application password typed in: in this page's memory only.
+let credentials = "";
+
+const list = { page: 1, pages: 0, ctl: null, timer: 0 };
+const month = { first: firstOfMonth(new Date()), ctl: null };
+let view = "list";
+
+// ApiError is an answer other than 2xx, with the API's error envelope when it sent one.
+class ApiError extends Error {
+  constructor(status, body) {
+    const env = body && typeof body === "object" ? body : {};
+    super(`${status} ${env.code || "error"}: ${env.message || "the API answered without a message"}`);
+    this.status = status;
+    this.body = env;
+  }
+}
+
+// path builds the route's path under the selected language's prefix (CONTRACT 1.1), with its query.
+function path(route, vars, params) {
+  const lang = $("lang").value;
+  const tmpl = ROUTES[route].replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(vars[k]));
+  const query = new URLSearchParams(params).toString();
+  return (lang ? "/" + lang : "") + NAMESPACE + tmpl + (query ? "?" + query : "");
+}
+
+// call fetches one route and reports the route, the status and the time the answer took where
+// routeEl says, and in the log. "omit" keeps the browser's own cached credentials (and its password
+// prompt) out: only the password typed in is sent.
+async function call(url, signal, routeEl) {
+  const headers = { Accept: "application/json" };
+  if (credentials) headers.Authorization = "Basic " + credentials;
+  const start = performance.now();
+  let res;
+  try {
+    res = await fetch(url, { headers, signal, credentials: "omit", cache: "no-store" });
+  } catch (err) {
+    if (err.name !== "AbortError") showRoute(routeEl, url, "failed", 0);
+    throw err;
+  }
+  const body = await res.json().catch(() => null);
+  const ms = Math.round(performance.now() - start);
+  showRoute(routeEl, url, res.status, ms);
+  logCall(url, res.status, ms);
+  if (!res.ok) throw new ApiError(res.status, body);
+  return { body, headers: res.headers, ms };
+}
+
+function showRoute(el, url, status, ms) {
+  if (!el) return;
+  const link = document.createElement("a");
+  link.href = url;
+  link.textContent = url;
+  el.replaceChildren("GET ", link, ` → ${status}` + (ms ? ` in ${ms} ms` : ""));
+}
+
+function logCall(url, status, ms) {
+  const li = document.createElement("li");
+  const code = document.createElement("code");
+  code.textContent = "GET " + url;
+  li.append(code, ` → ${status} in ${ms} ms`);
+  const log = $("log");
+  log.prepend(li);
+  while (log.children.length > LOG_LENGTH) log.lastElementChild.remove();
+}
+
+function showError(el, err) {
+  el.classList.add("error");
+  const lines = [err.message];
+  const params = err.body && err.body.data && err.body.data.params;
+  if (params && typeof params === "object") {
+    for (const [k, v] of Object.entries(params)) lines.push(Array.isArray(params) ? v : `${k}: ${v}`);
+  }
+  el.textContent = lines.join(" · ");
+}
+
+function showStatus(el, text) {
+  el.classList.remove("error");
+  el.textContent = text;
+}
+
+// filterParams reads the filters as the events list's parameters (CONTRACT 5.2); an empty field sends
+// nothing. A point with only one coordinate is sent as it is: the API's 400 says what is missing.
+function filterParams({ dates = true } = {}) {
+  const p = {};
+  const search = $("q").value.trim();
+  if (search) p.search = search;
+  if (dates && $("start").value) p.start_date = $("start").value;
+  if (dates && $("end").value) p.end_date = $("end").value;
+  if ($("category").value) p.categories = $("category").value;
+  if ($("venue").value) p.venue = $("venue").value;
+  const lat = $("lat").value, lng = $("lng").value;
+  if (lat || lng) {
+    p.geoloc = 1;
+    if (lat) p.geoloc_lat = lat;
+    if (lng) p.geoloc_lng = lng;
+    if ($("radius").value) p.geoloc_radius = $("radius").value;
+  }
+  return p;
+}
+
+// decode turns a title's HTML entities (the API's titles are WordPress's rendered text) into text.
+function decode(html) {
+  return new DOMParser().parseFromString(html, "text/html").documentElement.textContent;
+}
+
+function eventButton(ev, withDate) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "event";
+  b.dataset.id = ev.id;
+  const title = document.createElement("strong");
+  title.textContent = decode(ev.title || "(no title)");
+  b.append(title);
+  if (withDate) {
+    const meta = [ev.start_date.slice(0, 16) + " " + (ev.timezone_abbr || "")];
+    if (ev.venue && ev.venue.venue) meta.push(decode(ev.venue.venue));
+    const cats = (ev.categories || []).map((c) => decode(c.name)).join(", ");
+    if (cats) meta.push(cats);
+    const small = document.createElement("span");
+    small.textContent = meta.join(" · ");
+    b.append(small);
+  } else {
+    b.prepend(ev.start_date.slice(11, 16) + " ");
+  }
+  b.addEventListener("click", () => openEvent(ev.id));
+  return b;
+}
+
+// loadList shows one page of the events list; a newer call cancels the one in flight.
+async function loadList() {
+  if (list.ctl) list.ctl.abort();
+  const ctl = (list.ctl = new AbortController());
+  const params = { ...filterParams(), per_page: $("per-page").value };
+  if (list.page > 1) params.page = list.page;
+  $("results").setAttribute("aria-busy", "true");
+  try {
+    const { body, headers, ms } = await call(path("events", {}, params), ctl.signal, $("list-route"));
+    // The totals come from the headers, as a front end paging with HEAD or _fields would read them.
+    const total = Number(headers.get("X-TEC-Total"));
+    list.pages = Number(headers.get("X-TEC-TotalPages"));
+    $("list").replaceChildren(...body.events.map((ev) => {
+      const li = document.createElement("li");
+      li.append(eventButton(ev, true));
+      return li;
+    }));
+    $("list").start = (list.page - 1) * Number(params.per_page) + 1;
+    showStatus($("list-status"), `${total} ${total === 1 ? "event" : "events"} · answered in ${ms} ms`);
+    showPager();
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    $("list").replaceChildren();
+    list.pages = 0;
+    showPager();
+    showError($("list-status"), err);
+  } finally {
+    if (list.ctl === ctl) $("results").removeAttribute("aria-busy");
+  }
+}
+
+function showPager() {
+  $("page-of").textContent = list.pages ? `Page ${list.page} of ${list.pages}` : "";
+  $("prev").disabled = list.page <= 1;
+  $("next").disabled = list.page >= list.pages;
+}
+
+function firstOfMonth(d) {
+  return new Date(d.getFullYear(), d.getMonth(), 1);
+}
+
+// ymd is a date as the API reads a day bound, YYYY-MM-DD.
+function ymd(d) {
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+// loadMonth fills the month grid with the month's events: the filters, with the month's first and last
+// days as the date bounds.
+async function loadMonth() {
+  if (month.ctl) month.ctl.abort();
+  const ctl = (month.ctl = new AbortController());
+  const first = month.first;
+  const last = new Date(first.getFullYear(), first.getMonth() + 1, 0);
+  $("month-caption").textContent = first.toLocaleDateString(undefined, { month: "long", year: "numeric" });
+  const params = { ...filterParams({ dates: false }), start_date: ymd(first), end_date: ymd(last), per_page: MONTH_PAGE };
+  $("results").setAttribute("aria-busy", "true");
+  let events = [];
+  try {
+    const { body, headers, ms } = await call(path("events", {}, params), ctl.signal, $("month-route"));
+    events = body.events;
+    const total = Number(headers.get("X-TEC-Total"));
+    const more = total > events.length ? ` (the first ${events.length} are shown: narrow the filters to see the rest)` : "";
+    showStatus($("month-status"), `${total} ${total === 1 ? "event" : "events"} this month${more} · answered in ${ms} ms`);
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    showError($("month-status"), err);
+  } finally {
+    if (month.ctl === ctl) $("results").removeAttribute("aria-busy");
+  }
+  drawMonth(first, last, events);
+}
+
+function drawMonth(first, last, events) {
+  const byDay = new Map();
+  for (const ev of events) {
+    const day = ev.start_date.slice(0, 10);
+    if (!byDay.has(day)) byDay.set(day, []);
+    byDay.get(day).push(ev);
+  }
+  const rows = [];
+  let row = document.createElement("tr");
+  const lead = (first.getDay() + 6) % 7; // weeks start on Monday
+  for (let i = 0; i < lead; i++) row.append(document.createElement("td"));
+  for (let d = 1; d <= last.getDate(); d++) {
+    const date = new Date(first.getFullYear(), first.getMonth(), d);
+    const cell = document.createElement("td");
+    const num = document.createElement("button");
+    num.type = "button";
+    num.className = "day";
+    num.textContent = d;
+    num.setAttribute("aria-label", `List the events of ${date.toLocaleDateString()}`);
+    num.addEventListener("click", () => showDay(date));
+    const ul = document.createElement("ul");
+    for (const ev of byDay.get(ymd(date)) || []) {
+      const li = document.createElement("li");
+      li.append(eventButton(ev, false));
+      ul.append(li);
+    }
+    cell.append(num, ul);
+    row.append(cell);
+    if (row.children.length === 7) {
+      rows.push(row);
+      row = document.createElement("tr");
+    }
+  }
+  if (row.children.length) {
+    while (row.children.length < 7) row.append(document.createElement("td"));
+    rows.push(row);
+  }
+  $("month-body").replaceChildren(...rows);
+}
+
+// showDay lists the events of one day of the grid.
+function showDay(date) {
+  $("start").value = $("end").value = ymd(date);
+  setView("list");
+}
+
+async function openEvent(id) {
+  const status = $("detail-status");
+  showStatus(status, "Loading…");
+  $("detail-h").focus();
+  try {
+    const { body } = await call(path("event", { id }, {}), undefined, $("detail-route"));
+    $("detail-h").textContent = decode(body.title || "Event");
+    $("detail-json").textContent = JSON.stringify(body, null, 2);
+    showStatus(status, "");
+  } catch (err) {
+    $("detail-json").textContent = JSON.stringify(err.body || {}, null, 2);
+    showError(status, err);
+  }
+}
+
+function setView(v) {
+  view = v;
+  $("show-list").setAttribute("aria-pressed", String(v === "list"));
+  $("show-month").setAttribute("aria-pressed", String(v === "month"));
+  $("list-view").hidden = v !== "list";
+  $("month-view").hidden = v !== "month";
+  refresh();
+}
+
+// refresh reloads the visible view from its first page, after a filter changed.
+function refresh() {
+  clearTimeout(list.timer);
+  list.page = 1;
+  if (view === "list") loadList();
+  else loadMonth();
+}
+
+async function fillSelect(el, route, params, key, label) {
+  const keep = el.value;
+  try {
+    const { body } = await call(path(route, {}, params), undefined, null);
+    const options = body[key].map((item) => new Option(label(item), item.id));
+    el.replaceChildren(new Option("Any", ""), ...options);
+    el.value = keep;
+    if (el.value !== keep) el.value = "";
+  } catch (err) {
+    if (err.name !== "AbortError") el.title = err.message;
+  }
+}
+
+// loadChoices fills the category and venue choices. Venues have a language, so they follow it.
+function loadChoices() {
+  fillSelect($("category"), "categories", { per_page: 100, orderby: "name" }, "categories", (c) => decode(c.name));
+  fillSelect($("venue"), "venues", { per_page: 100, only_with_upcoming: 1 }, "venues",
+    (v) => decode(v.venue) + (v.city ? ", " + decode(v.city) : ""));
+}
+
+function basic(login, password) {
+  const bytes = new TextEncoder().encode(login + ":" + password);
+  return btoa(String.fromCharCode(...bytes));
+}
+
+function init() {
+  $("filters").addEventListener("submit", (e) => {
+    e.preventDefault();
+    refresh();
+  });
+  $("filters").addEventListener("reset", () => setTimeout(refresh));
+  $("q").addEventListener("input", () => {
+    clearTimeout(list.timer);
+    list.timer = setTimeout(refresh, DEBOUNCE_MS);
+  });
+  for (const id of ["start", "end", "category", "venue", "lat", "lng", "radius", "per-page"]) {
+    $(id).addEventListener("change", refresh);
+  }
+  $("lang").addEventListener("change", () => {
+    loadChoices();
+    refresh();
+  });
+  $("prev").addEventListener("click", () => {
+    list.page--;
+    loadList();
+  });
+  $("next").addEventListener("click", () => {
+    list.page++;
+    loadList();
+  });
+  $("show-list").addEventListener("click", () => setView("list"));
+  $("show-month").addEventListener("click", () => setView("month"));
+  $("prev-month").addEventListener("click", () => {
+    month.first = new Date(month.first.getFullYear(), month.first.getMonth() - 1, 1);
+    loadMonth();
+  });
+  $("next-month").addEventListener("click", () => {
+    month.first = new Date(month.first.getFullYear(), month.first.getMonth() + 1, 1);
+    loadMonth();
+  });
+  $("auth").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const login = $("login").value.trim();
+    credentials = login ? basic(login, $("password").value) : "";
+    $("password").value = "";
+    $("auth-status").textContent = credentials ? `Requests are sent as ${login}.` : "Requests are anonymous.";
+    loadChoices();
+    refresh();
+  });
+  $("forget").addEventListener("click", () => {
+    credentials = "";
+    $("login").value = $("password").value = "";
+    $("auth-status").textContent = "Requests are anonymous.";
+    refresh();
+  });
+  loadChoices();
+  loadList();
+}
+
+init();
