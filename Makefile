@@ -1,5 +1,5 @@
 # Every target is phony: none of them names a file.
-.PHONY: build test lint run bench fuzz golden tidy seed load
+.PHONY: build test e2e lint run bench fuzz golden tidy seed load
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DATA_DIR ?= ./data
@@ -26,9 +26,18 @@ test:
 	go test -run='^$$' -bench=. -benchtime=1x ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
+# The explorer page (/explore/) in a real browser: headless Chromium, which make test does not need.
+E2E_BROWSERS := chromium chromium-browser google-chrome google-chrome-stable headless-shell
+e2e:
+	@for b in $(E2E_BROWSERS); do command -v $$b >/dev/null && exit 0; done; \
+		echo "make e2e needs Chromium (none of: $(E2E_BROWSERS)); install it: apt-get update && apt-get install -y chromium"; exit 1
+	go test -tags e2e -count=1 -run '^TestE2E' ./cmd/calendard
+
+# The e2e tests are vetted too, though only make e2e builds them.
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
 	go vet ./...
+	go vet -tags e2e ./cmd/calendard
 	go tool staticcheck ./...
 
 # Demo data is off by default so that a production data directory never gets it by accident; make run

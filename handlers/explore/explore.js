@@ -292,12 +292,18 @@ function setView(v) {
   refresh();
 }
 
-// refresh reloads the visible view from its first page, after a filter changed.
+// refresh reloads the visible view from its first page, after a filter changed. The month grid shows
+// the month of the From date when there is one.
 function refresh() {
   clearTimeout(list.timer);
   list.page = 1;
-  if (view === "list") loadList();
-  else loadMonth();
+  if (view === "list") {
+    loadList();
+    return;
+  }
+  const from = $("start").value;
+  if (from) month.first = new Date(Number(from.slice(0, 4)), Number(from.slice(5, 7)) - 1, 1);
+  loadMonth();
 }
 
 async function fillSelect(el, route, params, key, label) {
