@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -209,7 +210,8 @@ func (a *app) serve(ctx context.Context) error {
 	defer a.serveMetrics()()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
-	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir))
+	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir),
+		zap.String("explorer", explorerURL(a.cfg.BaseURL, a.ln.Addr().(*net.TCPAddr))))
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	loaded := make(chan error, 1)
@@ -238,6 +240,19 @@ func (a *app) serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	return a.shutdown(errc)
+}
+
+// explorerURL is where a person opens the explorer page: under the public base URL when there is one,
+// else on the listen address, where a wildcard host is reached as localhost.
+func explorerURL(baseURL string, addr *net.TCPAddr) string {
+	if baseURL != "" {
+		return baseURL + handlers.ExplorePath
+	}
+	host := "localhost"
+	if !addr.IP.IsUnspecified() {
+		host = addr.IP.String()
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + handlers.ExplorePath
 }
 
 // ignoreCancel drops err when ctx was cancelled: a load interrupted by a shutdown is not a failure.
