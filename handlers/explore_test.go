@@ -30,6 +30,9 @@ func TestExploreServesItsFiles(t *testing.T) {
 		{"GET", "/explore/missing.js", 404, "application/json; charset=UTF-8", ""},
 		{"GET", "/explore/sub/explore.js", 404, "application/json; charset=UTF-8", ""},
 		{"POST", "/explore/", 404, "application/json; charset=UTF-8", ""},
+		// The explorer's paths skip the API's credentials and rate limit: none of them reaches the API.
+		{"GET", "/explore/../calendar/events/v1/events", 404, "application/json; charset=UTF-8", ""},
+		{"POST", "/explore/%2e%2e/calendar/events/v1/events", 404, "application/json; charset=UTF-8", ""},
 		// Under a language prefix it is not a root of the API, and not the explorer either.
 		{"GET", "/fr/explore/", 404, "application/json; charset=UTF-8", ""},
 	}
