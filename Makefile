@@ -31,7 +31,7 @@ E2E_BROWSERS := chromium chromium-browser google-chrome google-chrome-stable hea
 e2e:
 	@for b in $(E2E_BROWSERS); do command -v $$b >/dev/null && exit 0; done; \
 		echo "make e2e needs Chromium (none of: $(E2E_BROWSERS)); install it: apt-get update && apt-get install -y chromium"; exit 1
-	go test -tags e2e -count=1 -run '^TestE2E' ./cmd/calendard
+	go test -race -tags e2e -count=1 -run '^TestE2E' ./cmd/calendard
 
 # The e2e tests are vetted too, though only make e2e builds them.
 lint:
