@@ -156,9 +156,9 @@ func (e *explorer) shown(container string) []shownEvent {
 
 // apiList is what the API answers to route, called the way the page calls it.
 type apiList struct {
-	events      []shownEvent
-	starts      []string
-	total, page int
+	events       []shownEvent
+	starts       []string
+	total, pages int
 }
 
 func (e *explorer) api(route, auth string) apiList {
@@ -179,7 +179,7 @@ func (e *explorer) api(route, auth string) apiList {
 	}
 	l := apiList{}
 	l.total, _ = strconv.Atoi(res.header.Get("X-TEC-Total"))
-	l.page, _ = strconv.Atoi(res.header.Get("X-TEC-TotalPages"))
+	l.pages, _ = strconv.Atoi(res.header.Get("X-TEC-TotalPages"))
 	for _, ev := range body.Events {
 		l.events = append(l.events, shownEvent{ID: ev.ID, Title: html.UnescapeString(ev.Title)})
 		l.starts = append(l.starts, ev.StartDate)
@@ -204,8 +204,8 @@ func (e *explorer) listShows(route, auth string, page int) apiList {
 	if !regexp.MustCompile(`^` + strconv.Itoa(want.total) + ` events? · answered in \d+ ms$`).MatchString(status) {
 		e.t.Errorf("list status %q, want the total %d and the time", status, want.total)
 	}
-	if want.page > 0 && pageOf != fmt.Sprintf("Page %d of %d", page, want.page) {
-		e.t.Errorf("pager shows %q, want page %d of %d", pageOf, page, want.page)
+	if want.pages > 0 && pageOf != fmt.Sprintf("Page %d of %d", page, want.pages) {
+		e.t.Errorf("pager shows %q, want page %d of %d", pageOf, page, want.pages)
 	}
 	return want
 }
@@ -228,8 +228,8 @@ func TestE2EExplorer(t *testing.T) {
 	e.listShows(ns+"/events?per_page=10", "", 1)
 	e.run(chromedp.SendKeys(chromedp.CSS("#q"), word))
 	first := e.listShows(ns+"/events?search="+word+"&per_page=10", "", 1)
-	if len(first.events) == 0 || first.page < 2 {
-		t.Fatalf("%q finds %d pages", word, first.page)
+	if len(first.events) == 0 || first.pages < 2 {
+		t.Fatalf("%q finds %d pages", word, first.pages)
 	}
 
 	e.run(chromedp.Click(chromedp.CSS("#next")))
