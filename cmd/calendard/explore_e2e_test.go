@@ -14,9 +14,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -68,6 +71,44 @@ type explorer struct {
 	t   *testing.T
 	ctx context.Context
 	s   *server
+	// problems are the page's uncaught exceptions and the browser's complaints about it (a blocked
+	// script or style is one: the Content-Security-Policy must let the page do all it does).
+	mu       sync.Mutex
+	problems []string
+}
+
+// watch collects the problems of the tab from now on.
+func (e *explorer) watch() {
+	e.t.Helper()
+	err := chromedp.Listen(e.ctx, func(ev any) {
+		var problem string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problem = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+		case *cdplog.EventEntryAdded:
+			// Network errors are the answers the test asks for (a 400, a 401) and the favicon's 404.
+			if ev.Entry.Level == cdplog.EntryLevelError && ev.Entry.Source != cdplog.EntrySourceNetwork {
+				problem = string(ev.Entry.Source) + ": " + ev.Entry.Text
+			}
+		}
+		if problem != "" {
+			e.mu.Lock()
+			e.problems = append(e.problems, problem)
+			e.mu.Unlock()
+		}
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *explorer) checkProblems() {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.problems {
+		e.t.Errorf("the browser reports: %s", p)
+	}
 }
 
 func (e *explorer) run(actions ...chromedp.Action[chromedp.Void]) {
@@ -220,6 +261,8 @@ func TestE2EExplorer(t *testing.T) {
 	const ns = "/calendar/events/v1"
 	word := searchWord(t, s)
 
+	e.watch()
+	defer e.checkProblems()
 	e.run(chromedp.Navigate(s.ts.URL + "/explore"))
 	// The page lists the upcoming events on its own, twenty a page.
 	e.listShows(ns+"/events?per_page=20", "", 1)
