@@ -210,8 +210,8 @@ func (a *app) serve(ctx context.Context) error {
 	defer a.serveMetrics()()
 	errc := make(chan error, 1)
 	go func() { errc <- a.server.Serve(a.ln) }()
-	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir),
-		zap.String("explorer", explorerURL(a.cfg.BaseURL, a.ln.Addr().(*net.TCPAddr))))
+	explorer := zap.String("explorer", explorerURL(a.cfg.BaseURL, a.ln.Addr().(*net.TCPAddr)))
+	a.log.Info("listening", zap.String("addr", a.ln.Addr().String()), zap.String("data_dir", a.cfg.DataDir), explorer)
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	loaded := make(chan error, 1)
@@ -233,7 +233,7 @@ func (a *app) serve(ctx context.Context) error {
 		return errors.Join(err, a.shutdown(errc))
 	}
 	defer stopJobs()
-	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()))
+	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()), explorer)
 	select {
 	case err := <-errc:
 		return err
