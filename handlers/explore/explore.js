@@ -60,7 +60,14 @@ async function call(url, signal, routeEl) {
     if (err.name !== "AbortError") showRoute(routeEl, url, "failed", 0);
     throw err;
   }
-  const body = await res.json().catch(() => null);
+  let body = null;
+  try {
+    body = await res.json();
+  } catch (err) {
+    // A newer call cancelled this one while its body arrived; any other failure is a body that is not
+    // JSON, which the caller reports by its status.
+    if (err.name === "AbortError") throw err;
+  }
   const ms = Math.round(performance.now() - start);
   showRoute(routeEl, url, res.status, ms);
   logCall(url, res.status, ms);
@@ -313,7 +320,11 @@ async function fillSelect(el, route, params, key, label) {
     const options = body[key].map((item) => new Option(label(item), item.id));
     el.replaceChildren(new Option("Any", ""), ...options);
     el.value = keep;
-    if (el.value !== keep) el.value = "";
+    if (el.value !== keep) {
+      // The choice is not offered any more (another language's venue): the views drop it too.
+      el.value = "";
+      refresh();
+    }
   } catch (err) {
     if (err.name !== "AbortError") el.title = err.message;
   }
