@@ -96,7 +96,9 @@ func (h *Handler) routes() *httprouter.Router {
 		path := routerPath(rt)
 		served := map[string]bool{http.MethodOptions: true}
 		for _, ep := range rt.endpoints {
-			ep.params = append(ep.params, langParam)
+			// Clipped: the tables are shared package-level slices, and appending into their spare capacity
+			// would race between two handlers built at once (and give every route the last one's row).
+			ep.params = append(slices.Clip(ep.params), langParam)
 			for _, m := range ep.methods {
 				r.Handle(m, path, h.dispatch(rt, ep))
 				served[m] = true
