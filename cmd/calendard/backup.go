@@ -25,21 +25,29 @@ const (
 )
 
 // backup writes a consistent copy of the store to --to: the running server writes it through the
-// control socket (it holds the store's lock), otherwise this process opens the store.
+// control socket (it holds the store's lock), otherwise this process opens the store. Either way its
+// progress shows on stderr.
 func backup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	to, dataDir, err := parseFileCommand("backup", "to", "file to write the backup to (replaced atomically)", args, getenv, stderr)
+	c, err := parseFileCommand("backup", "to", "file to write the backup to (replaced atomically)", args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	// The server may run in another directory: send it an absolute path.
-	target, err := filepath.Abs(to)
+	target, err := filepath.Abs(c.file)
 	if err != nil {
 		return err
 	}
-	if served, err := callControl(ctx, dataDir, controlRequest{Cmd: "backup", Target: target}, stdout); served {
+	// The server reports the figures; until its first report there is nothing to show.
+	remote := newTransfer(backupPhase, 0)
+	var served bool
+	err = showProgressEvery(stderr, byteCount, c.progressEvery, remote.progress, func() (err error) {
+		served, err = callControl(ctx, c.dataDir, controlRequest{Cmd: "backup", Target: target}, stdout, remote.set)
+		return err
+	})
+	if served {
 		return err
 	}
-	store := filepath.Join(dataDir, storeName)
+	store := filepath.Join(c.dataDir, storeName)
 	if _, err := os.Stat(store); err != nil {
 		return fmt.Errorf("no store to back up: %w", err)
 	}
@@ -48,33 +56,84 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	}
 	defer db.Close()
-	return writeBackup(ctx, db, target, stdout)
+	t, err := backupTransfer(db)
+	if err != nil {
+		return err
+	}
+	return showProgressEvery(stderr, byteCount, c.progressEvery, t.progress, func() error {
+		return writeBackup(ctx, db, target, stdout, t)
+	})
 }
 
-// parseFileCommand parses the flags of a command that names one file (--to or --from) and a data
-// directory, and returns both.
-func parseFileCommand(name, fileFlag, fileUsage string, args []string, getenv func(string) string, stderr io.Writer) (file, dataDir string, err error) {
+// backupPhase names a backup's progress.
+const backupPhase = "backing up"
+
+// backupTransfer follows a backup of db. The copy is the store's pages in use, so the file's size is
+// what it writes at most.
+func backupTransfer(db *storage.DB) (*transfer, error) {
+	size, err := db.FileSize()
+	if err != nil {
+		return nil, err
+	}
+	return newTransfer(backupPhase, uint64(size)), nil
+}
+
+// fileCommand is what a command that names one file (--to or --from) was given.
+type fileCommand struct {
+	file, dataDir string
+	// progressEvery is how often a line of progress is written when stderr is not a terminal.
+	progressEvery time.Duration
+}
+
+// parseFileCommand parses the flags of a command that names one file (--to or --from), a data
+// directory and how often a log shows the command's progress.
+func parseFileCommand(name, fileFlag, fileUsage string, args []string, getenv func(string) string, stderr io.Writer) (fileCommand, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := fs.String(fileFlag, "", fileUsage)
-	dir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
+	var c fileCommand
+	fs.StringVar(&c.file, fileFlag, "", fileUsage)
+	fs.StringVar(&c.dataDir, "data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
+	fs.DurationVar(&c.progressEvery, "progress-every", lineEvery, "how often a line of progress is written when stderr is not a terminal")
 	if err := fs.Parse(args); err != nil {
-		return "", "", err
+		return c, err
 	}
-	if *f == "" || fs.NArg() > 0 {
-		return "", "", fmt.Errorf("usage: calendard %s --%s FILE [--data-dir D]", name, fileFlag)
+	if c.file == "" || fs.NArg() > 0 {
+		return c, fmt.Errorf("usage: calendard %s --%s FILE [--data-dir D] [--progress-every D]", name, fileFlag)
 	}
-	return *f, *dir, nil
+	if c.progressEvery <= 0 {
+		return c, fmt.Errorf("--progress-every must be positive, not %s", c.progressEvery)
+	}
+	return c, nil
 }
 
-// writeBackup is the backup both the CLI and the control socket run.
-func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.Writer) error {
+// writeBackup is the backup both the CLI and the control socket run; t counts the bytes written. The
+// copy goes to a temporary file in the target's directory, is synced and then renamed, so target
+// never names a partial copy: it holds either its previous content or the complete backup.
+func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.Writer, t *transfer) error {
 	if !filepath.IsAbs(target) {
 		return fmt.Errorf("backup target %q is not an absolute path", target)
 	}
 	start := time.Now()
-	n, err := db.BackupFile(ctx, target)
+	dir, base := filepath.Split(target)
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	n, err := db.Backup(ctx, t.writer(f))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), target)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := storage.SyncDir(dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote a backup of %d bytes to %s in %s\n", n, target, time.Since(start).Round(time.Millisecond))
@@ -84,15 +143,20 @@ func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.W
 // restore installs a backup into a stopped data directory: the current store is kept beside it as
 // calendar.db.before-restore and the search indexes are deleted, so the next start rebuilds them.
 func restore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	from, dataDir, err := parseFileCommand("restore", "from", "backup file to restore", args, getenv, stderr)
+	c, err := parseFileCommand("restore", "from", "backup file to restore", args, getenv, stderr)
 	if err != nil {
 		return err
 	}
+	from, dataDir := c.file, c.dataDir
 	if serverAnswers(ctx, dataDir) {
 		return fmt.Errorf("a server is running on %s: stop it before restoring", dataDir)
 	}
 	if _, err := storage.Inspect(from, time.Second); err != nil {
 		return fmt.Errorf("refusing to restore %s: %w", from, err)
+	}
+	info, err := os.Stat(from)
+	if err != nil {
+		return err
 	}
 	store := filepath.Join(dataDir, storeName)
 	aside := store + beforeRestoreSuffix
@@ -111,7 +175,9 @@ func restore(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	tmp := store + ".restoring"
-	if err := copyFile(from, tmp); err != nil {
+	t := newTransfer("restoring", uint64(info.Size()))
+	err = showProgressEvery(stderr, byteCount, c.progressEvery, t.progress, func() error { return copyFile(from, tmp, t) })
+	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -150,8 +216,8 @@ func serverAnswers(ctx context.Context, dataDir string) bool {
 	return true
 }
 
-// copyFile copies src to a new file dst (owner-only) and syncs it.
-func copyFile(src, dst string) error {
+// copyFile copies src to a new file dst (owner-only), counting into t, and syncs it.
+func copyFile(src, dst string, t *transfer) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -161,7 +227,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(t.writer(out), in); err != nil {
 		out.Close()
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -314,3 +316,70 @@ func TestRestoreIntoStoppedDirectory(t *testing.T) {
 		t.Errorf("readyz after restore: %d %s", res.status, res.body)
 	}
 }
+
+// progressLineRE is a line of a copy's progress on a log: done of total, rate, time left.
+var progressLineRE = regexp.MustCompile(`^(backing up|restoring): [0-9.]+ k?M?B of ([0-9.]+ k?M?B), [0-9.]+ k?M?B/s, [0-9]+s left$`)
+
+// TestBackupAndRestoreShowProgress: backup (by this process and through a running server) and restore
+// write their progress as lines when stderr is no terminal, here every microsecond, so that even a
+// copy of a small store is long: whether lines show meanwhile depends on the machine's speed, but the
+// last line always gives the final figures.
+func TestBackupAndRestoreShowProgress(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runCmd(t, dir, "seed", "--events", "300"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "b.db")
+	wroteRE := regexp.MustCompile(`wrote a backup of ([0-9]+) bytes`)
+	// checkLines checks that stderr is lines of phase's progress of total, then its final figures.
+	checkLines := func(what, stderr, phase, total, done string) {
+		t.Helper()
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if want := phase + ": done, " + done + " in "; !strings.HasPrefix(last, want) {
+			t.Errorf("%s: last line %q, want it to start with %q", what, last, want)
+		}
+		for _, l := range lines[:len(lines)-1] {
+			if m := progressLineRE.FindStringSubmatch(l); m == nil || m[1] != phase || m[2] != total {
+				t.Errorf("%s: line %q, want %s's progress of %s", what, l, phase, total)
+			}
+		}
+	}
+	backup := func(what, dataDir string) {
+		t.Helper()
+		info, err := os.Stat(filepath.Join(dataDir, storeName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, err := runCmdStderr(t, dataDir, "backup", "--to", file, "--progress-every", "1us")
+		m := wroteRE.FindStringSubmatch(out)
+		if err != nil || m == nil {
+			t.Fatalf("%s: %v %q", what, err, out)
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		checkLines(what, stderr, "backing up", formatBytes(info.Size()), formatBytes(n))
+	}
+
+	backup("backup", dir)
+	info, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(t.TempDir(), "restored")
+	out, stderr, err := runCmdStderr(t, fresh, "restore", "--from", file, "--progress-every", "1us")
+	if err != nil || !strings.Contains(out, "restored") {
+		t.Fatalf("restore: %v %q", err, out)
+	}
+	checkLines("restore", stderr, "restoring", formatBytes(info.Size()), formatBytes(info.Size()))
+	// The server writes the backup and reports its figures over the control socket.
+	serveDir(t, fresh)
+	backup("backup through the server", fresh)
+
+	for _, args := range [][]string{{"backup", "--to", file, "--progress-every", "0s"}, {"restore", "--from", file, "--progress-every", "-1s"}} {
+		if _, err := runCmd(t, t.TempDir(), args...); err == nil || !strings.Contains(err.Error(), "must be positive") {
+			t.Errorf("%v: %v, want a refusal", args, err)
+		}
+	}
+}
+
+func formatBytes(n int64) string { return byteCount.format(float64(n)) }

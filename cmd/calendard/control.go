@@ -31,12 +31,14 @@ const (
 // A reply is a stream of frames, each a kind byte, a 4-byte big-endian length and that many bytes (at
 // most maxFrame): the command's output in output frames, its error message (if any) in error frames,
 // and an end frame. The output has no size limit this way (the user list grows with the site), and
-// the client tells a reply cut short by a dying server from a complete one.
+// the client tells a reply cut short by a dying server from a complete one. A long command (backup)
+// also sends progress frames meanwhile: bytes done and bytes expected, 8 bytes each, big-endian.
 const (
-	frameOutput = 'o'
-	frameError  = 'e'
-	frameEnd    = '.'
-	maxFrame    = 32 << 10
+	frameOutput   = 'o'
+	frameError    = 'e'
+	frameEnd      = '.'
+	frameProgress = 'p'
+	maxFrame      = 32 << 10
 )
 
 type controlRequest struct {
@@ -48,10 +50,10 @@ type controlRequest struct {
 
 func socketPath(dataDir string) string { return filepath.Join(dataDir, socketName) }
 
-// callControl sends req to the server running on dataDir, writing its output to stdout. served is
-// false when no server answers the socket (none runs, or a crashed one left the file behind): the
-// caller then opens the store itself.
-func callControl(ctx context.Context, dataDir string, req controlRequest, stdout io.Writer) (served bool, err error) {
+// callControl sends req to the server running on dataDir, writing its output to stdout and passing
+// its progress reports to progress (which may be nil). served is false when no server answers the
+// socket (none runs, or a crashed one left the file behind): the caller then opens the store itself.
+func callControl(ctx context.Context, dataDir string, req controlRequest, stdout io.Writer, progress func(done, total uint64)) (served bool, err error) {
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -68,11 +70,12 @@ func callControl(ctx context.Context, dataDir string, req controlRequest, stdout
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return true, fmt.Errorf("control socket: %w", err)
 	}
-	return true, readReply(conn, stdout)
+	return true, readReply(conn, stdout, progress)
 }
 
-// readReply copies a reply's output to stdout as it arrives and returns the command's error.
-func readReply(r io.Reader, stdout io.Writer) error {
+// readReply copies a reply's output to stdout as it arrives, passes its progress reports to progress
+// (when set) and returns the command's error.
+func readReply(r io.Reader, stdout io.Writer, progress func(done, total uint64)) error {
 	br := bufio.NewReader(r)
 	var msg []byte
 	for {
@@ -95,6 +98,17 @@ func readReply(r io.Reader, stdout io.Writer) error {
 				return fmt.Errorf("control socket: reply cut short: %w", err)
 			}
 			msg = append(msg, part...)
+		case frameProgress:
+			var p [16]byte
+			if n != uint32(len(p)) {
+				return fmt.Errorf("control socket: a progress frame of %d bytes", n)
+			}
+			if _, err := io.ReadFull(br, p[:]); err != nil {
+				return fmt.Errorf("control socket: reply cut short: %w", err)
+			}
+			if progress != nil {
+				progress(binary.BigEndian.Uint64(p[:8]), binary.BigEndian.Uint64(p[8:]))
+			}
 		case frameEnd:
 			if len(msg) > 0 {
 				return errors.New(string(msg))
@@ -193,7 +207,22 @@ func (a *app) runControl(conn net.Conn, out io.Writer) error {
 		conn.SetDeadline(time.Now().Add(backupTimeout))
 		ctx, cancel := context.WithTimeout(context.Background(), backupTimeout)
 		defer cancel()
-		err := writeBackup(ctx, a.db, req.Target, out)
+		t, err := backupTransfer(a.db)
+		if err != nil {
+			return err
+		}
+		// Sent at the start, as the work goes and at the end, so that the client has figures at once.
+		// Nothing but these frames is written to conn until the backup is done; a client gone away
+		// shows in the reply's write.
+		report := func() {
+			var p [16]byte
+			binary.BigEndian.PutUint64(p[:8], t.done.Load())
+			binary.BigEndian.PutUint64(p[8:], t.total.Load())
+			_ = writeFrame(conn, frameProgress, p[:])
+		}
+		report()
+		err = watch(barEvery, report, func() error { return writeBackup(ctx, a.db, req.Target, out, t) })
+		report()
 		a.log.Info("control command", zap.String("cmd", req.Cmd), zap.String("target", req.Target), zap.Bool("ok", err == nil))
 		return err
 	case !knownAdminCommand(req.Cmd):

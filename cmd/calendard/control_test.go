@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,23 +120,37 @@ func TestReadReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	bigReply.WriteString(frames(byte(frameEnd), ""))
+	progress := func(done, total uint64) string {
+		var p [16]byte
+		binary.BigEndian.PutUint64(p[:8], done)
+		binary.BigEndian.PutUint64(p[8:], total)
+		return string(p[:])
+	}
 	tests := []struct {
 		name, reply, wantOut, wantErr string
+		wantProgress                  []uint64 // done, total of each progress frame
 	}{
-		{"output", frames(byte(frameOutput), "a\n", byte(frameOutput), "b\n", byte(frameEnd), ""), "a\nb\n", ""},
-		{"output larger than a frame", bigReply.String(), big, ""},
-		{"error", frames(byte(frameOutput), "partial", byte(frameError), "login ", byte(frameError), "is taken", byte(frameEnd), ""), "partial", "login is taken"},
-		{"empty", frames(byte(frameEnd), ""), "", ""},
-		{"no end frame", frames(byte(frameOutput), "a"), "a", "cut short"},
-		{"cut inside a frame", frames(byte(frameOutput), "abc")[:6], "a", "control socket"},
-		{"nothing", "", "", "cut short"},
-		{"frame too large", "o\xff\xff\xff\xff", "", "a frame of"},
-		{"unknown kind", frames(byte('{'), ""), "", "unknown frame kind"},
+		{"output", frames(byte(frameOutput), "a\n", byte(frameOutput), "b\n", byte(frameEnd), ""), "a\nb\n", "", nil},
+		{"output larger than a frame", bigReply.String(), big, "", nil},
+		{"error", frames(byte(frameOutput), "partial", byte(frameError), "login ", byte(frameError), "is taken", byte(frameEnd), ""), "partial", "login is taken", nil},
+		{"empty", frames(byte(frameEnd), ""), "", "", nil},
+		{"no end frame", frames(byte(frameOutput), "a"), "a", "cut short", nil},
+		{"cut inside a frame", frames(byte(frameOutput), "abc")[:6], "a", "control socket", nil},
+		{"nothing", "", "", "cut short", nil},
+		{"frame too large", "o\xff\xff\xff\xff", "", "a frame of", nil},
+		{"unknown kind", frames(byte('{'), ""), "", "unknown frame kind", nil},
+		{"progress", frames(byte(frameProgress), progress(0, 100), byte(frameProgress), progress(60, 100), byte(frameOutput), "wrote", byte(frameEnd), ""),
+			"wrote", "", []uint64{0, 100, 60, 100}},
+		{"progress frame of another size", frames(byte(frameProgress), "12345678"), "", "a progress frame of 8 bytes", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := readReply(strings.NewReader(tc.reply), &out)
+			var gotProgress []uint64
+			err := readReply(strings.NewReader(tc.reply), &out, func(done, total uint64) { gotProgress = append(gotProgress, done, total) })
+			if !slices.Equal(gotProgress, tc.wantProgress) {
+				t.Errorf("progress %v, want %v", gotProgress, tc.wantProgress)
+			}
 			if out.String() != tc.wantOut {
 				t.Errorf("output %q, want %q", out.String(), tc.wantOut)
 			}

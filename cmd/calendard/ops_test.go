@@ -15,10 +15,17 @@ import (
 // runCmd runs a calendard command line against dir.
 func runCmd(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
+	out, _, err := runCmdStderr(t, dir, args...)
+	return out, err
+}
+
+// runCmdStderr is runCmd that also returns what the command wrote to stderr (not a terminal).
+func runCmdStderr(t *testing.T, dir string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
 	env := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow}
-	err := run(context.Background(), args, func(k string) string { return env[k] }, &out, io.Discard)
-	return out.String(), err
+	err = run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+	return out.String(), errOut.String(), err
 }
 
 func TestReindex(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -50,21 +52,75 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// progressReporter shows a long operation's figures, read with progress, on w: as a progress bar
-// (bar), or as a line a report. finish completes the bar.
-func progressReporter(w io.Writer, progress func() index.Progress, bar bool) (report, finish func()) {
+// unit is what a long operation counts: its figures read as numbers of records or as bytes.
+type unit int
+
+const (
+	records unit = iota
+	byteCount
+)
+
+// format writes an amount of u: a count as it is, bytes in SI units (as progressbar shows them).
+func (u unit) format(n float64) string {
+	if u == records {
+		return strconv.FormatFloat(n, 'f', 0, 64)
+	}
+	const k = 1000
+	if n < k {
+		return strconv.FormatFloat(n, 'f', 0, 64) + " B"
+	}
+	prefixes := "kMGTPE"
+	i := 0
+	for n /= k; n >= k && i < len(prefixes)-1; i++ {
+		n /= k
+	}
+	return strconv.FormatFloat(n, 'f', 1, 64) + " " + prefixes[i:i+1] + "B"
+}
+
+// progressLine is the figures of p as one line of a log: done of total, the rate so far and the time
+// left at that rate.
+func progressLine(p index.Progress, u unit, now time.Time) string {
+	rate := 0.0
+	if elapsed := now.Sub(p.Started).Seconds(); elapsed > 0 {
+		rate = float64(p.Done) / elapsed
+	}
+	return fmt.Sprintf("%s: %s of %s, %s/s, %s left", p.Phase, u.format(float64(p.Done)), u.format(float64(p.Total)),
+		u.format(rate), p.Remaining(now).Round(time.Second))
+}
+
+// progressDone is the final figures of p as one line of a log: what was done, in how long, at what
+// rate.
+func progressDone(p index.Progress, u unit, now time.Time) string {
+	elapsed := now.Sub(p.Started)
+	rate := 0.0
+	if elapsed > 0 {
+		rate = float64(p.Done) / elapsed.Seconds()
+	}
+	return fmt.Sprintf("%s: done, %s in %s, %s/s", p.Phase, u.format(float64(p.Done)), elapsed.Round(time.Millisecond), u.format(rate))
+}
+
+// progressReporter shows a long operation's figures, read with progress and counted in u, on w: as a
+// progress bar (bar), or as a line a report. finish completes the bar, or closes the lines with the
+// final figures when the operation was long enough to show lines. Nothing shows until the operation
+// knows how much it has to do.
+func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar bool) (report func(), finish func(long bool)) {
 	if !bar {
 		return func() {
-			p := progress()
-			fmt.Fprintf(w, "%s: %d of %d, %s left\n", p.Phase, p.Done, p.Total, p.Remaining(time.Now()).Round(time.Second))
-		}, func() {}
+				if p := progress(); p.Phase != "" && p.Total > 0 {
+					fmt.Fprintln(w, progressLine(p, u, time.Now()))
+				}
+			}, func(long bool) {
+				if p := progress(); long && p.Phase != "" && p.Total > 0 {
+					fmt.Fprintln(w, progressDone(p, u, time.Now()))
+				}
+			}
 	}
 	var b *progressbar.ProgressBar
 	phase := ""
 	return func() {
 			p := progress()
 			if p.Phase == "" || p.Total == 0 {
-				return // nothing to show, or nothing to do in this phase
+				return
 			}
 			if p.Phase != phase {
 				if b != nil {
@@ -72,26 +128,71 @@ func progressReporter(w io.Writer, progress func() index.Progress, bar bool) (re
 				}
 				phase = p.Phase
 				b = progressbar.NewOptions64(int64(p.Total), progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(p.Phase),
-					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+					progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionShowBytes(u == byteCount),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
 			}
 			_ = b.Set64(int64(min(p.Done, p.Total)))
-		}, func() {
+		}, func(bool) {
 			if b != nil {
 				_ = b.Finish()
 			}
 		}
 }
 
-// showProgress runs work while progressReporter shows its figures on w, as a bar on a terminal and
-// as lines otherwise.
+// showProgress runs work while progressReporter shows its figures, counted in records, on w: as a bar
+// on a terminal and as a line every lineEvery otherwise.
 func showProgress(w io.Writer, progress func() index.Progress, work func() error) error {
+	return showProgressEvery(w, records, lineEvery, progress, work)
+}
+
+// showProgressEvery is showProgress for figures in u, with a line every `every` when w is no terminal.
+// Work that lasts at least that long also gets a last line with its final figures.
+func showProgressEvery(w io.Writer, u unit, every time.Duration, progress func() index.Progress, work func() error) error {
 	bar := isTerminal(w)
-	report, finish := progressReporter(w, progress, bar)
-	every := lineEvery
+	report, finish := progressReporter(w, progress, u, bar)
 	if bar {
 		every = barEvery
 	}
+	start := time.Now()
 	err := watch(every, report, work)
-	finish()
+	finish(time.Since(start) >= every)
 	return err
+}
+
+// transfer follows a copy of a file, for its progress: bytes written of the total expected.
+type transfer struct {
+	phase   string
+	started time.Time
+	done    atomic.Uint64
+	total   atomic.Uint64
+}
+
+func newTransfer(phase string, total uint64) *transfer {
+	t := &transfer{phase: phase, started: time.Now()}
+	t.total.Store(total)
+	return t
+}
+
+func (t *transfer) progress() index.Progress {
+	return index.Progress{Phase: t.phase, Done: t.done.Load(), Total: t.total.Load(), Started: t.started}
+}
+
+// set takes the figures another process reports (a server writing a backup).
+func (t *transfer) set(done, total uint64) {
+	t.done.Store(done)
+	t.total.Store(total)
+}
+
+// writer returns w counting into t what is written to it.
+func (t *transfer) writer(w io.Writer) io.Writer { return countingWriter{w: w, n: &t.done} }
+
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Uint64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(uint64(n))
+	return n, err
 }

@@ -29,10 +29,10 @@ func TestProgressReporter(t *testing.T) {
 	for _, bar := range []bool{false, true} {
 		var out bytes.Buffer
 		var loading index.Loading
-		report, finish := progressReporter(&out, loading.Progress, bar)
+		report, finish := progressReporter(&out, loading.Progress, records, bar)
 		report() // before the load starts: nothing to show yet
-		if out.Len() != 0 && bar {
-			t.Errorf("a bar before the load: %q", out.String())
+		if out.Len() != 0 {
+			t.Errorf("bar %v: progress shown before the load: %q", bar, out.String())
 		}
 		// Reported from inside the scan, as the ticker would while a long build runs.
 		store := &reportingStore{Store: db, report: report}
@@ -41,7 +41,7 @@ func TestProgressReporter(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.Close()
-		finish()
+		finish(true)
 		got := out.String()
 		if !strings.Contains(got, index.PhaseBuilding) {
 			t.Errorf("bar %v: %q, want the building phase shown", bar, got)
@@ -86,5 +86,38 @@ func TestWatch(t *testing.T) {
 	})
 	if !errors.Is(err, want) {
 		t.Errorf("watch returned %v, want the work's error", err)
+	}
+}
+
+// TestProgressLine: a line on a log gives done of total, the rate so far and the time left, in the
+// operation's unit.
+func TestProgressLine(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		p    index.Progress
+		u    unit
+		at   time.Duration
+		want string
+	}{
+		{"records", index.Progress{Phase: "seeding events", Done: 2500, Total: 10000, Started: start}, records, 5 * time.Second,
+			"seeding events: 2500 of 10000, 500/s, 15s left"},
+		{"bytes", index.Progress{Phase: "backing up", Done: 150_000_000, Total: 322_621_440, Started: start}, byteCount, 2 * time.Second,
+			"backing up: 150.0 MB of 322.6 MB, 75.0 MB/s, 2s left"},
+		{"small bytes", index.Progress{Phase: "restoring", Done: 999, Total: 1000, Started: start}, byteCount, time.Second,
+			"restoring: 999 B of 1.0 kB, 999 B/s, 0s left"},
+		{"nothing done yet", index.Progress{Phase: "restoring", Total: 4_500_000_000, Started: start}, byteCount, 0,
+			"restoring: 0 B of 4.5 GB, 0 B/s, 0s left"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progressLine(tc.p, tc.u, start.Add(tc.at)); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	p := index.Progress{Phase: "backing up", Done: 300_000_000, Total: 322_621_440, Started: start}
+	if got, want := progressDone(p, byteCount, start.Add(4*time.Second)), "backing up: done, 300.0 MB in 4s, 75.0 MB/s"; got != want {
+		t.Errorf("final line %q, want %q", got, want)
 	}
 }

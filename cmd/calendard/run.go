@@ -32,8 +32,8 @@ commands:
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
-  backup                  --to FILE   (a consistent copy of the store; a running server writes it)
-  restore                 --from FILE   (installs a backup; the server must be stopped)
+  backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)
+  restore                 --from FILE [--progress-every D]   (installs a backup; the server must be stopped)
   doc                     prints the OpenAPI document of the API (GET {ns}/doc) for --base-url
   version
 
@@ -165,7 +165,7 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 	if err != nil {
 		return err
 	}
-	if served, err := callControl(ctx, cfg.DataDir, controlRequest{Cmd: cmd, Args: a}, stdout); served {
+	if served, err := callControl(ctx, cfg.DataDir, controlRequest{Cmd: cmd, Args: a}, stdout, nil); served {
 		return err
 	}
 	db, err := openStore(cfg, zap.NewNop())
