@@ -35,6 +35,7 @@ commands:
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)
   restore                 --from FILE [--progress-every D]   (installs a backup; the server must be stopped)
   doc                     prints the OpenAPI document of the API (GET {ns}/doc) for --base-url
+  healthcheck             exits 0 when the server on --listen-addr answers GET /healthz with 200
   version
 
 Every command takes --data-dir and the other flags of serve; run "calendard serve -h" for them.`
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return restore(ctx, args, getenv, stdout, stderr)
 	case "doc":
 		return printDoc(args, getenv, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
