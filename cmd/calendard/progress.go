@@ -127,9 +127,15 @@ func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar b
 					_ = b.Finish()
 				}
 				phase = p.Phase
-				b = progressbar.NewOptions64(int64(p.Total), progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(p.Phase),
-					progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionShowBytes(u == byteCount),
-					progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
+				opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(p.Phase),
+					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) })}
+				// A bar of bytes shows its rate in bytes; another shows it in items.
+				if u == byteCount {
+					opts = append(opts, progressbar.OptionShowBytes(true))
+				} else {
+					opts = append(opts, progressbar.OptionShowIts())
+				}
+				b = progressbar.NewOptions64(int64(p.Total), opts...)
 			}
 			_ = b.Set64(int64(min(p.Done, p.Total)))
 		}, func(bool) {
