@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"slices"
@@ -291,6 +292,39 @@ func TestAPIDocErrors(t *testing.T) {
 	for code := range got {
 		if _, ok := want[code]; !ok {
 			t.Errorf("docs/API.md documents the error code %s, which errors.go does not answer", code)
+		}
+	}
+}
+
+// TestAPIDocShapes: every key of the objects the API answers (the component schemas of /doc) is named
+// in the section of docs/API.md that describes the object.
+func TestAPIDocShapes(t *testing.T) {
+	doc := readAPIDoc(t)
+	data, err := OpenAPI(Config{}, "http://cal.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var openAPI struct {
+		Components struct {
+			Schemas map[string]struct{ Properties map[string]any }
+		}
+	}
+	if err := json.Unmarshal(data, &openAPI); err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]string{"Event": "the-event-object", "Venue": "the-venue-and-organizer-objects",
+		"Organizer": "the-venue-and-organizer-objects", "Term": "the-term-object"}
+	for schema, anchor := range sections {
+		lines := doc.section(anchor)
+		if lines == nil {
+			t.Errorf("docs/API.md has no section #%s", anchor)
+			continue
+		}
+		named := codeSpans(strings.Join(lines, "\n"))
+		for key := range openAPI.Components.Schemas[schema].Properties {
+			if !slices.Contains(named, key) {
+				t.Errorf("docs/API.md: #%s does not name the %s key %q", anchor, schema, key)
+			}
 		}
 	}
 }
