@@ -149,9 +149,9 @@ func routedHandler() *Handler {
 	return h
 }
 
-// outsideRoutes are the routes registered beside the route table (health.go, metrics.go): GET and
-// HEAD each.
-var outsideRoutes = []string{healthzPath, readyzPath, metricsPath}
+// outsideRoutes are the routes registered beside the route table (health.go, metrics.go,
+// explore.go): GET and HEAD each.
+var outsideRoutes = []string{healthzPath, readyzPath, metricsPath, ExplorePath}
 
 // TestAPIDocRoutes: docs/API.md lists every route the router serves with its methods, and nothing it
 // does not serve.
