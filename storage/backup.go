@@ -38,8 +38,9 @@ func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 
 // BackupFile writes a consistent copy of the store to path (see Backup). The copy goes to a temporary
 // file in the same directory, is synced, and is then renamed to path, so path never names a partial
-// copy: it holds either its previous content or the complete backup.
-func (db *DB) BackupFile(ctx context.Context, path string) (int64, error) {
+// copy: it holds either its previous content or the complete backup. through, when not nil, wraps the
+// file's writer: the backup command counts the bytes through it for its progress.
+func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Writer) io.Writer) (int64, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -59,7 +60,11 @@ func (db *DB) BackupFile(ctx context.Context, path string) (int64, error) {
 	if err := f.Chmod(0o600); err != nil {
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
-	n, err := db.Backup(ctx, f)
+	var w io.Writer = f
+	if through != nil {
+		w = through(f)
+	}
+	n, err := db.Backup(ctx, w)
 	if err != nil {
 		return n, err
 	}

@@ -20,7 +20,7 @@ func TestBackupRoundTrip(t *testing.T) {
 		ids = append(ids, mustCreateEvent(t, db, admin, in).ID)
 	}
 	path := filepath.Join(t.TempDir(), "backup.db")
-	n, err := db.BackupFile(ctx, path)
+	n, err := db.BackupFile(ctx, path, nil)
 	if err != nil || n == 0 {
 		t.Fatalf("backup: %d %v", n, err)
 	}
@@ -76,7 +76,7 @@ func TestBackupFileKeepsTargetOnFailure(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := db.BackupFile(cctx, path); err == nil {
+	if _, err := db.BackupFile(cctx, path, nil); err == nil {
 		t.Fatal("a cancelled backup succeeded")
 	}
 	if data, _ := os.ReadFile(path); string(data) != "previous" {

@@ -114,27 +114,9 @@ func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.W
 		return fmt.Errorf("backup target %q is not an absolute path", target)
 	}
 	start := time.Now()
-	dir, base := filepath.Split(target)
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	n, err := db.BackupFile(ctx, target, t.writer)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
-	}
-	n, err := db.Backup(ctx, t.writer(f))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), target)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("backup: %w", err)
-	}
-	if err := storage.SyncDir(dir); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "wrote a backup of %d bytes to %s in %s\n", n, target, time.Since(start).Round(time.Millisecond))
 	return nil
