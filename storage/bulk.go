@@ -47,7 +47,27 @@ func (b *Bulk) CreateOrganizer(lang Lang, in *OrganizerInput) (uint64, error) {
 }
 
 // CreateTerm is DB.CreateTerm inside the bulk transaction.
-func (b *Bulk) CreateTerm(tax Taxonomy, in *TermInput) (*Term, error) { return b.w.createTerm(tax, in) }
+func (b *Bulk) CreateTerm(tax Taxonomy, in *TermInput) (*Term, error) {
+	return b.w.createTerm(tax, 0, in)
+}
+
+// PutTerm is PutEvent for a category or tag: it creates term id when the taxonomy has no term with
+// that ID (the term sequence moves past it) and updates it otherwise, with every rule of CreateTerm
+// and UpdateTerm. A category's parent must be put first.
+func (b *Bulk) PutTerm(tax Taxonomy, id uint64, in *TermInput) (created bool, err error) {
+	switch _, err := get[Term](b.w.tx, termBucket(tax), id); {
+	case errors.Is(err, ErrNotFound):
+		_, err := b.w.createTerm(tax, id, in)
+		return err == nil, err
+	case err != nil:
+		return false, err
+	}
+	if in, err = in.normalized(b.w.a); err != nil {
+		return false, err
+	}
+	_, _, err = b.w.updateTerm(tax, id, in)
+	return false, err
+}
 
 // PutEvent writes event id as an importer does: it creates the event with that very ID when no
 // record has it (a TEC site's post IDs share our ID space, CONTRACT 0.1, and the post sequence moves
@@ -113,11 +133,21 @@ func putPlace(w *writer, t PostType, id uint64, create, update func() error) (cr
 	return false, update()
 }
 
+// ExternalLink is what the store knows of a source's record: the document it became and the stamp
+// the source gave it when it was last written (its modification time, a revision, a hash).
+type ExternalLink struct {
+	Doc   Doc
+	Stamp string
+}
+
 // Link records that the document d is what a source knows as external (a TEC site's record, an
 // iCalendar UID), so that the next import of the same source updates it instead of creating another.
-// source names the source (a site's REST root, a feed's URL); external is the source's own identity.
-func (b *Bulk) Link(source, external string, d Doc) error {
-	return b.w.tx.Put(bExternal, externalKey(source, external), binary.BigEndian.AppendUint64([]byte{byte(d.Kind)}, d.ID))
+// source names the source (a site's REST root, a feed's URL); external is the source's own identity;
+// stamp is the source's version of the record, which the next import compares to skip what has not
+// changed. Linking again replaces the previous link.
+func (b *Bulk) Link(source, external string, d Doc, stamp string) error {
+	v := append(binary.BigEndian.AppendUint64([]byte{byte(d.Kind)}, d.ID), stamp...)
+	return b.w.tx.Put(bExternal, externalKey(source, external), v)
 }
 
 // Unlink forgets what source knows as external.
@@ -125,18 +155,18 @@ func (b *Bulk) Unlink(source, external string) error {
 	return b.w.tx.Delete(bExternal, externalKey(source, external))
 }
 
-// Linked returns every document source has linked (Link), by the source's identity: what an import
-// compares with the source's current records to find those gone from it.
-func (db *DB) Linked(ctx context.Context, source string) (map[string]Doc, error) {
-	out := map[string]Doc{}
+// Linked returns every link of source (Link), by the source's identity: what an import compares with
+// the source's current records to find those changed or gone.
+func (db *DB) Linked(ctx context.Context, source string) (map[string]ExternalLink, error) {
+	out := map[string]ExternalLink{}
 	prefix := externalKey(source, "")
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		c := tx.Cursor(bExternal)
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			if len(v) != 9 {
+			if len(v) < 9 {
 				return fmt.Errorf("storage: corrupt external link %q", k)
 			}
-			out[string(k[len(prefix):])] = Doc{Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:])}
+			out[string(k[len(prefix):])] = ExternalLink{Doc: Doc{Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:9])}, Stamp: string(v[9:])}
 		}
 		return nil
 	})

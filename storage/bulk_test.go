@@ -107,16 +107,17 @@ func TestExternalLinks(t *testing.T) {
 			{other, "12", Doc{DocEvent, 40}},
 			{"https://site.example/wp-json/f", "x", Doc{DocTag, 1}},
 		} {
-			if err := b.Link(l.source, l.external, l.d); err != nil {
+			if err := b.Link(l.source, l.external, l.d, "v1"); err != nil {
 				return err
 			}
 		}
-		return nil
+		// Linking again replaces the stamp.
+		return b.Link(site, "12", Doc{DocEvent, 12}, "2026-01-02 03:04:05")
 	}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Linked(ctx, site)
-	if err != nil || len(got) != 2 || got["12"] != (Doc{DocEvent, 12}) || got["venue:3"] != (Doc{DocVenue, 3}) {
+	if err != nil || len(got) != 2 || got["12"] != (ExternalLink{Doc{DocEvent, 12}, "2026-01-02 03:04:05"}) || got["venue:3"] != (ExternalLink{Doc{DocVenue, 3}, "v1"}) {
 		t.Fatalf("Linked(site) = %v %v", got, err)
 	}
 	if err := db.Bulk(ctx, admin, func(b *Bulk) error { return b.Unlink(site, "12") }); err != nil {
@@ -125,7 +126,45 @@ func TestExternalLinks(t *testing.T) {
 	if got, _ := db.Linked(ctx, site); len(got) != 1 {
 		t.Errorf("after Unlink: %v", got)
 	}
-	if got, _ := db.Linked(ctx, other); got["12"] != (Doc{DocEvent, 40}) || len(got) != 1 {
+	if got, _ := db.Linked(ctx, other); got["12"] != (ExternalLink{Doc{DocEvent, 40}, "v1"}) || len(got) != 1 {
 		t.Errorf("Linked(other) = %v: a source whose name another extends must not mix with it", got)
+	}
+}
+
+// TestBulkPutTerm: an imported term keeps its ID, slug and parent, the term sequence moves past it,
+// and putting it again updates it.
+func TestBulkPutTerm(t *testing.T) {
+	db := mustOpenDB(t)
+	put := func(tax Taxonomy, id uint64, in *TermInput) (bool, error) {
+		var created bool
+		err := db.Bulk(ctx, admin, func(b *Bulk) (err error) {
+			created, err = b.PutTerm(tax, id, in)
+			return err
+		})
+		return created, err
+	}
+	if created, err := put(TaxCategory, 40, &TermInput{Name: ptr("Music"), Slug: ptr("musique")}); err != nil || !created {
+		t.Fatalf("parent: created %v %v", created, err)
+	}
+	if created, err := put(TaxCategory, 41, &TermInput{Name: ptr("Jazz"), Slug: ptr("jazz"), Parent: ptr(uint64(40))}); err != nil || !created {
+		t.Fatalf("child: created %v %v", created, err)
+	}
+	if got, _, err := db.Term(ctx, TaxCategory, 41); err != nil || got.Slug != "jazz" || got.Parent != 40 {
+		t.Fatalf("child: %+v %v", got, err)
+	}
+	if next, err := db.CreateTerm(ctx, admin, TaxCategory, &TermInput{Name: ptr("Later")}); err != nil || next.ID != 42 {
+		t.Errorf("next term: %+v %v, want ID 42, past the imported ones", next, err)
+	}
+	if created, err := put(TaxCategory, 41, &TermInput{Name: ptr("Jazz Blues"), Slug: ptr("jazz-blues"), Parent: ptr(uint64(0))}); err != nil || created {
+		t.Fatalf("update: created %v %v", created, err)
+	}
+	if got, _, err := db.Term(ctx, TaxCategory, 41); err != nil || got.Name != "Jazz Blues" || got.Slug != "jazz-blues" || got.Parent != 0 {
+		t.Errorf("updated: %+v %v", got, err)
+	}
+	if _, err := put(TaxCategory, 50, &TermInput{Name: ptr("Orphan"), Parent: ptr(uint64(99))}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown parent: %v, want ErrInvalid", err)
+	}
+	if created, err := put(TaxTag, 7, &TermInput{Name: ptr("live")}); err != nil || !created {
+		t.Errorf("tag: created %v %v", created, err)
 	}
 }

@@ -38,6 +38,8 @@
 //	                          venue and organizer stored as future. PublishDue seeks the due ones, and
 //	                          terms count a due event from it before it is rewritten (scheduled.go)
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
+//	external_ids              source 0x00 the source's identity → doc kind ‖ id ‖ stamp: what an
+//	                          import wrote each of a source's records as (Bulk.Link)
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
 //	                          under Options.ChangesHorizon

@@ -32,7 +32,7 @@ func (db *DB) CreateTerm(ctx context.Context, a Actor, tax Taxonomy, in *TermInp
 	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
 		var err error
-		if t, err = w.createTerm(tax, in); err != nil {
+		if t, err = w.createTerm(tax, 0, in); err != nil {
 			return err
 		}
 		return w.flush()
@@ -43,7 +43,8 @@ func (db *DB) CreateTerm(ctx context.Context, a Actor, tax Taxonomy, in *TermInp
 	return t, nil
 }
 
-func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
+// createTerm creates a term with ID id, or the next free ID when id is 0 (newTerm).
+func (w *writer) createTerm(tax Taxonomy, id uint64, in *TermInput) (*Term, error) {
 	in, err := in.normalized(w.a)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 	if in.Slug != nil {
 		base = slug.Normalize(*in.Slug)
 	}
-	t, err := w.newTerm(tax, *in.Name, base)
+	t, err := w.newTerm(tax, id, *in.Name, base)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +80,18 @@ func (w *writer) createTerm(tax Taxonomy, in *TermInput) (*Term, error) {
 }
 
 // newTerm creates and stores a term with a unique slug derived from base, a normalised slug (the ID when
-// empty).
-func (w *writer) newTerm(tax Taxonomy, name, base string) (*Term, error) {
-	id, err := w.tx.NextSequence(bSeqTerms)
-	if err != nil {
-		return nil, err
+// empty). id 0 takes the next ID; another keeps the source's ID and moves the sequence past it.
+func (w *writer) newTerm(tax Taxonomy, id uint64, name, base string) (*Term, error) {
+	var err error
+	switch {
+	case id == 0:
+		if id, err = w.tx.NextSequence(bSeqTerms); err != nil {
+			return nil, err
+		}
+	case id > w.tx.Sequence(bSeqTerms):
+		if err := w.tx.SetSequence(bSeqTerms, id); err != nil {
+			return nil, err
+		}
 	}
 	if base == "" {
 		base = utoa(id)
@@ -129,43 +137,9 @@ func (db *DB) UpdateTerm(ctx context.Context, a Actor, tax Taxonomy, id uint64, 
 	var t *Term
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
+		var changed bool
 		var err error
-		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
-			return err
-		}
-		before := *t
-		setIf(&t.Name, in.Name)
-		setIf(&t.Description, in.Description)
-		if in.Parent != nil && tax == TaxCategory {
-			if err := checkParent(tx, id, *in.Parent); err != nil {
-				return err
-			}
-			t.Parent = *in.Parent
-		}
-		if in.Slug != nil {
-			s := slug.Normalize(*in.Slug)
-			if s == "" {
-				s = utoa(id)
-			}
-			slugs := termSlugBucket(tax)
-			if owner := tx.Get(slugs, []byte(s)); owner != nil && beUint(owner) != id {
-				return ErrDuplicateSlug
-			}
-			if err := tx.Delete(slugs, []byte(t.Slug)); err != nil {
-				return err
-			}
-			t.Slug = s
-			if err := tx.Put(slugs, []byte(s), u64(id)); err != nil {
-				return err
-			}
-		}
-		if *t == before {
-			return nil
-		}
-		if err := put(tx, termBucket(tax), id, t); err != nil {
-			return err
-		}
-		if err := w.touchTermEvents(tax, id); err != nil {
+		if t, changed, err = w.updateTerm(tax, id, in); err != nil || !changed {
 			return err
 		}
 		return w.flush()
@@ -174,6 +148,47 @@ func (db *DB) UpdateTerm(ctx context.Context, a Actor, tax Taxonomy, id uint64, 
 		return nil, fail(OpUpdate, tax.DocKind(), id, err)
 	}
 	return t, nil
+}
+
+// updateTerm applies a normalised update to term id and reports whether it changed anything.
+func (w *writer) updateTerm(tax Taxonomy, id uint64, in *TermInput) (*Term, bool, error) {
+	t, err := get[Term](w.tx, termBucket(tax), id)
+	if err != nil {
+		return nil, false, err
+	}
+	before := *t
+	setIf(&t.Name, in.Name)
+	setIf(&t.Description, in.Description)
+	if in.Parent != nil && tax == TaxCategory {
+		if err := checkParent(w.tx, id, *in.Parent); err != nil {
+			return nil, false, err
+		}
+		t.Parent = *in.Parent
+	}
+	if in.Slug != nil {
+		s := slug.Normalize(*in.Slug)
+		if s == "" {
+			s = utoa(id)
+		}
+		slugs := termSlugBucket(tax)
+		if owner := w.tx.Get(slugs, []byte(s)); owner != nil && beUint(owner) != id {
+			return nil, false, ErrDuplicateSlug
+		}
+		if err := w.tx.Delete(slugs, []byte(t.Slug)); err != nil {
+			return nil, false, err
+		}
+		t.Slug = s
+		if err := w.tx.Put(slugs, []byte(s), u64(id)); err != nil {
+			return nil, false, err
+		}
+	}
+	if *t == before {
+		return t, false, nil
+	}
+	if err := put(w.tx, termBucket(tax), id, t); err != nil {
+		return nil, false, err
+	}
+	return t, true, w.touchTermEvents(tax, id)
 }
 
 // touchTermEvents logs a term and every event that embeds it or, for categories, one of its
@@ -342,7 +357,7 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 			return t.ID, nil
 		}
 	}
-	t, err := w.newTerm(tax, item, slug.Normalize(item))
+	t, err := w.newTerm(tax, 0, item, slug.Normalize(item))
 	if err != nil {
 		return 0, err
 	}
