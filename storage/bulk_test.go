@@ -168,3 +168,36 @@ func TestBulkPutTerm(t *testing.T) {
 		t.Errorf("tag: created %v %v", created, err)
 	}
 }
+
+// TestBulkPutPlaceSlug: an import keeps a venue's or organizer's slug from its source, on create and
+// on update, instead of deriving it from the name.
+func TestBulkPutPlaceSlug(t *testing.T) {
+	db := mustOpenDB(t)
+	put := func(v *VenueInput, o *OrganizerInput) {
+		t.Helper()
+		if err := db.Bulk(ctx, admin, func(b *Bulk) error {
+			if _, err := b.PutVenue(10, "en", v); err != nil {
+				return err
+			}
+			_, err := b.PutOrganizer(11, "en", o)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(wantVenue, wantOrganizer string) {
+		t.Helper()
+		if v, _, err := db.Venue(ctx, 10); err != nil || v.Slug != wantVenue {
+			t.Errorf("venue slug %q %v, want %q", v.Slug, err, wantVenue)
+		}
+		if o, _, err := db.Organizer(ctx, 11); err != nil || o.Slug != wantOrganizer {
+			t.Errorf("organizer slug %q %v, want %q", o.Slug, err, wantOrganizer)
+		}
+	}
+	put(&VenueInput{PostInput: PostInput{Title: ptr("Hall")}, Slug: ptr("the-hall")}, &OrganizerInput{PostInput: PostInput{Title: ptr("Org")}, Slug: ptr("the-org")})
+	check("the-hall", "the-org")
+	put(&VenueInput{Slug: ptr("Big Hall")}, &OrganizerInput{Slug: ptr("org-2")})
+	check("big-hall", "org-2")
+	put(&VenueInput{PostInput: PostInput{Title: ptr("Renamed")}}, &OrganizerInput{PostInput: PostInput{Title: ptr("Renamed")}})
+	check("big-hall", "org-2")
+}

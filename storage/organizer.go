@@ -4,12 +4,13 @@ import (
 	"context"
 
 	"github.com/calendard/calendard/storage/kv"
-	"github.com/calendard/calendard/storage/slug"
 )
 
 // OrganizerInput is a validated organizer create or update request; nil means "not sent".
 type OrganizerInput struct {
 	PostInput
+	// Slug is as VenueInput's.
+	Slug                  *string
 	Phone, Website, Email *string
 }
 
@@ -53,7 +54,7 @@ func (w *writer) createOrganizer(id uint64, lang Lang, in *OrganizerInput) (uint
 	if err := w.applyOrganizer(o, in, true); err != nil {
 		return 0, err
 	}
-	if err := w.finishCreate(&o.Post, slug.Normalize(o.Title), in.TranslationOf); err != nil {
+	if err := w.finishCreate(&o.Post, placeSlug(in.Slug, o.Title), in.TranslationOf); err != nil {
 		return 0, err
 	}
 	_, err = w.save(o, nil, nil)
@@ -67,7 +68,7 @@ func (w *writer) applyOrganizer(o *Organizer, in *OrganizerInput, create bool) e
 	setIf(&o.Phone, in.Phone)
 	setIf(&o.Website, in.Website)
 	setIf(&o.Email, in.Email)
-	return nil
+	return w.updateSlug(&o.Post, in.Slug, create)
 }
 
 // resolveOrganizer implements CONTRACT 4.6 for one of an event's organizers.

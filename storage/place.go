@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/slug"
 )
 
 // record is a pointer to one of the record types, for the paths they share.
@@ -132,4 +133,21 @@ func readPlace[T any, P record[T]](ctx context.Context, db *DB, t PostType, id u
 		return r, rel, fail(OpGetBySlug, t.DocKind(), 0, err)
 	}
 	return r, rel, fail(OpGet, t.DocKind(), id, err)
+}
+
+// placeSlug is the slug base of a new venue or organizer: the slug sent (an import's), else its name's.
+func placeSlug(sent *string, title string) string {
+	if sent != nil {
+		return slug.Normalize(*sent)
+	}
+	return slug.Normalize(title)
+}
+
+// updateSlug gives an updated venue or organizer the slug sent, if any (an import's); a new one gets
+// it from finishCreate, a trashed one when it is restored.
+func (w *writer) updateSlug(p *Post, sent *string, create bool) error {
+	if create || sent == nil || p.Status == StatusTrash {
+		return nil
+	}
+	return w.claimSlug(p, slug.Normalize(*sent))
 }

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard/storage/kv"
-	"github.com/calendard/calendard/storage/slug"
 )
 
 // VenueInput is a validated venue create or update request; nil means "not sent".
 type VenueInput struct {
 	PostInput
+	// Slug is kept by an import that keeps its source's slugs; the API derives it from the name.
+	Slug                                         *string
 	ShowMap, ShowMapLink                         *bool
 	Address, City, Country, Province, State, Zip *string
 	Phone, StateProvince, Website                *string
@@ -70,7 +71,7 @@ func (w *writer) createVenue(id uint64, lang Lang, in *VenueInput) (uint64, erro
 			v.StateProvince = v.Province
 		}
 	}
-	if err := w.finishCreate(&v.Post, slug.Normalize(v.Title), in.TranslationOf); err != nil {
+	if err := w.finishCreate(&v.Post, placeSlug(in.Slug, v.Title), in.TranslationOf); err != nil {
 		return 0, err
 	}
 	_, err = w.save(v, nil, nil)
@@ -116,6 +117,9 @@ func (w *writer) applyVenue(v *Venue, in *VenueInput, create bool) error {
 	}
 	setIf(&v.ShowMap, in.ShowMap)
 	setIf(&v.ShowMapLink, in.ShowMapLink)
+	if err := w.updateSlug(&v.Post, in.Slug, create); err != nil {
+		return err
+	}
 	if in.ClearGeo {
 		v.Geo = nil
 	}
