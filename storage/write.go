@@ -28,6 +28,10 @@ type PostInput struct {
 type ImageRef struct {
 	ID  uint64
 	URL string
+	// SourceID, with URL, is the attachment ID an import's source gives the image: a URL registered
+	// for the first time keeps it when no record has it, so that it does not take an ID the source's
+	// records hold.
+	SourceID uint64
 }
 
 // rec is implemented by the three record types.
@@ -358,7 +362,7 @@ func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	if id := w.tx.Get(bImageURLs, []byte(ref.URL)); id != nil {
 		return beUint(id), nil
 	}
-	id, err := w.nextPostID()
+	id, err := w.imageID(ref.SourceID)
 	if err != nil {
 		return 0, err
 	}
@@ -366,6 +370,20 @@ func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 		return 0, err
 	}
 	return id, w.tx.Put(bImageURLs, []byte(ref.URL), u64(id))
+}
+
+// imageID is the ID of a new image: the source's when it is free (the post sequence moving past it),
+// the next one otherwise.
+func (w *writer) imageID(source uint64) (uint64, error) {
+	if _, err := postTypeOf(w.tx, source); source == 0 || err == nil {
+		return w.nextPostID()
+	}
+	if source > w.tx.Sequence(bSeqPosts) {
+		if err := w.tx.SetSequence(bSeqPosts, source); err != nil {
+			return 0, err
+		}
+	}
+	return source, nil
 }
 
 // save writes r if it differs from stored, its stored form (snapshot; nil: always write), stamping

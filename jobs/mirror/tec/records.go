@@ -1,0 +1,319 @@
+package tec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/richtext"
+)
+
+// zeroDate is what the reference reports for the UTC dates of an unpublished record (CONTRACT
+// Appendix F 20).
+const zeroDate = "0000-00-00 00:00:00"
+
+// dbLayout is the layout of a DB datetime, the reference's date format.
+const dbLayout = "2006-01-02 15:04:05"
+
+// post is what the reference's events, venues and organizers have in common.
+type post struct {
+	ID          uint64 `json:"id"`
+	Status      string `json:"status"`
+	Date        string `json:"date"`
+	DateUTC     string `json:"date_utc"`
+	Modified    string `json:"modified"`
+	ModifiedUTC string `json:"modified_utc"`
+	URL         string `json:"url"`
+	Description string `json:"description"`
+	Slug        string `json:"slug"`
+	// Image is an object with a url, or false (none).
+	Image json.RawMessage `json:"image"`
+	// Translations is what a multilingual site (and calendard itself) says of the record's
+	// translations: language → ID.
+	Translations map[string]uint64 `json:"translations"`
+}
+
+// event is an event as the reference's single and list routes send it. Pointer fields are absent
+// from some of its partial shapes (Appendix F): absent means "leave as it is".
+type event struct {
+	post
+	Title            string                     `json:"title"`
+	Excerpt          *string                    `json:"excerpt"`
+	AllDay           *bool                      `json:"all_day"`
+	StartDate        string                     `json:"start_date"`
+	EndDate          string                     `json:"end_date"`
+	Timezone         *string                    `json:"timezone"`
+	Cost             *string                    `json:"cost"`
+	CostDetails      *struct{ Values []string } `json:"cost_details"`
+	Website          *string                    `json:"website"`
+	ShowMap          *bool                      `json:"show_map"`
+	ShowMapLink      *bool                      `json:"show_map_link"`
+	HideFromListings *bool                      `json:"hide_from_listings"`
+	Sticky           *bool                      `json:"sticky"`
+	Featured         *bool                      `json:"featured"`
+	Categories       *[]ref                     `json:"categories"`
+	Tags             *[]ref                     `json:"tags"`
+	// Venue is an object, or [] when the event has none.
+	Venue     json.RawMessage `json:"venue"`
+	Organizer *[]ref          `json:"organizer"`
+}
+
+// ref is a linked record or term, of which only the ID matters.
+type ref struct {
+	ID uint64 `json:"id"`
+}
+
+type venue struct {
+	post
+	Name          string          `json:"venue"`
+	Address       *string         `json:"address"`
+	City          *string         `json:"city"`
+	Country       *string         `json:"country"`
+	Province      *string         `json:"province"`
+	State         *string         `json:"state"`
+	Zip           *string         `json:"zip"`
+	Phone         *string         `json:"phone"`
+	StateProvince *string         `json:"stateprovince"`
+	Website       *string         `json:"website"`
+	GeoLat        json.RawMessage `json:"geo_lat"`
+	GeoLng        json.RawMessage `json:"geo_lng"`
+	ShowMap       *bool           `json:"show_map"`
+	ShowMapLink   *bool           `json:"show_map_link"`
+}
+
+type organizer struct {
+	post
+	Name    string  `json:"organizer"`
+	Phone   *string `json:"phone"`
+	Website *string `json:"website"`
+	Email   *string `json:"email"`
+}
+
+type term struct {
+	ID          uint64 `json:"id"`
+	Name        string `json:"name"`
+	Slug        string `json:"slug"`
+	Description string `json:"description"`
+	Parent      uint64 `json:"parent"`
+}
+
+// stamp is the version of a term the next run compares: terms carry no modification date, so it is
+// their whole content.
+func (t *term) stamp() string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", t.Name, t.Slug, t.Description, t.Parent))
+	return hex.EncodeToString(sum[:16])
+}
+
+// stamp is the record's modification instant in UTC as a DB datetime: modified_utc, or for an
+// unpublished record (whose modified_utc the reference reports as zeros) its local modified date in
+// the site's zone. The /wp/v2 routes' modified_gmt gives the same value (gmtStamp).
+func (p *post) stamp(site *time.Location) (string, error) {
+	if p.ModifiedUTC != "" && p.ModifiedUTC != zeroDate {
+		return p.ModifiedUTC, nil
+	}
+	t, err := time.ParseInLocation(dbLayout, p.Modified, site)
+	if err != nil {
+		return "", fmt.Errorf("modified %q: %w", p.Modified, err)
+	}
+	return t.UTC().Format(dbLayout), nil
+}
+
+// gmtStamp turns a /wp/v2 modified_gmt ("2006-01-02T15:04:05") into a stamp.
+func gmtStamp(s string) string { return strings.Replace(s, "T", " ", 1) }
+
+// postInput is the part of every record's input that post gives.
+func (p *post) postInput(title string) (storage.PostInput, error) {
+	// The site's HTML is outside input whoever imports it: filtered as for a user without
+	// unfiltered_html, whatever the importing actor may post.
+	desc := richtext.Filter(p.Description)
+	in := storage.PostInput{Title: &title, Description: &desc}
+	st := storage.Status(p.Status)
+	switch st {
+	case storage.StatusPublish, storage.StatusFuture, storage.StatusDraft, storage.StatusPending, storage.StatusPrivate:
+		in.Status = &st
+	default:
+		return in, fmt.Errorf("status %q: not a status calendard keeps", p.Status)
+	}
+	if p.DateUTC != "" && p.DateUTC != zeroDate {
+		d, err := time.ParseInLocation(dbLayout, p.DateUTC, time.UTC)
+		if err != nil {
+			return in, fmt.Errorf("date_utc %q: %w", p.DateUTC, err)
+		}
+		in.Date = &d
+	}
+	img, err := imageOf(p.Image)
+	if err != nil {
+		return in, err
+	}
+	in.Image = img
+	return in, nil
+}
+
+// imageOf reads an image field: an object with a url, or false.
+func imageOf(raw json.RawMessage) (*storage.ImageRef, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return &storage.ImageRef{}, nil
+	}
+	var img struct {
+		URL string `json:"url"`
+		ID  uint64 `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &img); err != nil {
+		return nil, fmt.Errorf("image: %w", err)
+	}
+	return &storage.ImageRef{URL: img.URL, SourceID: img.ID}, nil
+}
+
+// input converts the event into our write shape.
+func (e *event) input() (*storage.EventInput, error) {
+	pin, err := e.postInput(e.Title)
+	if err != nil {
+		return nil, err
+	}
+	if e.Excerpt != nil {
+		x := richtext.Filter(*e.Excerpt)
+		e.Excerpt = &x
+	}
+	in := &storage.EventInput{PostInput: pin, Excerpt: e.Excerpt, AllDay: e.AllDay, Timezone: e.Timezone,
+		ShowMap: e.ShowMap, ShowMapLink: e.ShowMapLink, HideFromListings: e.HideFromListings, Sticky: e.Sticky, Featured: e.Featured}
+	if e.Slug != "" {
+		in.Slug = &e.Slug
+	}
+	for _, d := range []struct {
+		field, value string
+		dst          **datetime.Expr
+	}{{"start_date", e.StartDate, &in.Start}, {"end_date", e.EndDate, &in.End}} {
+		if d.value == "" || strings.HasPrefix(d.value, "0000-00-00") {
+			continue // a draft without dates: the store's own rules decide
+		}
+		x, err := datetime.Parse(d.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.field, err)
+		}
+		*d.dst = &x
+	}
+	switch {
+	case e.CostDetails != nil && len(e.CostDetails.Values) > 0:
+		in.Cost = &e.CostDetails.Values
+	case e.Cost != nil && *e.Cost != "":
+		in.Cost = &[]string{*e.Cost}
+	case e.Cost != nil:
+		in.Cost = &[]string{}
+	}
+	if e.Website != nil {
+		// The reference escapes the URL for HTML, and without a website of its own an event reports its
+		// page URL (CONTRACT 3.2), which is no website to keep.
+		w := html.UnescapeString(*e.Website)
+		if w == e.URL {
+			w = ""
+		}
+		in.Website = &w
+	}
+	if e.Categories != nil {
+		in.Categories = termIDs(*e.Categories)
+	}
+	if e.Tags != nil {
+		in.Tags = termIDs(*e.Tags)
+	}
+	if v := bytes.TrimSpace(e.Venue); len(v) > 0 {
+		in.Venue = &storage.VenueRef{}
+		if v[0] == '{' {
+			var r ref
+			if err := json.Unmarshal(v, &r); err != nil {
+				return nil, fmt.Errorf("venue: %w", err)
+			}
+			in.Venue.ID = r.ID
+		}
+	}
+	if e.Organizer != nil {
+		orgs := make([]storage.OrganizerRef, len(*e.Organizer))
+		for i, o := range *e.Organizer {
+			orgs[i].ID = o.ID
+		}
+		in.Organizers = &orgs
+	}
+	return in, nil
+}
+
+// termIDs gives an event's terms as our input's items: all digits is a term ID.
+func termIDs(refs []ref) *[]string {
+	items := make([]string, len(refs))
+	for i, r := range refs {
+		items[i] = strconv.FormatUint(r.ID, 10)
+	}
+	return &items
+}
+
+func (v *venue) input() (*storage.VenueInput, error) {
+	pin, err := v.postInput(v.Name)
+	if err != nil {
+		return nil, err
+	}
+	in := &storage.VenueInput{PostInput: pin, ShowMap: v.ShowMap, ShowMapLink: v.ShowMapLink, Address: v.Address,
+		City: v.City, Country: v.Country, Province: v.Province, State: v.State, Zip: v.Zip, Phone: v.Phone,
+		StateProvince: v.StateProvince, Website: unescaped(v.Website)}
+	if v.Slug != "" {
+		in.Slug = &v.Slug
+	}
+	lat, latOK, err := coordinate(v.GeoLat)
+	if err != nil {
+		return nil, fmt.Errorf("geo_lat: %w", err)
+	}
+	lng, lngOK, err := coordinate(v.GeoLng)
+	if err != nil {
+		return nil, fmt.Errorf("geo_lng: %w", err)
+	}
+	if latOK && lngOK {
+		in.Geo = &storage.Geo{Lat: lat, Lng: lng}
+	} else {
+		in.ClearGeo = true
+	}
+	return in, nil
+}
+
+// coordinate reads a geo field: a number, a numeric string, or absent.
+func coordinate(raw json.RawMessage) (float64, bool, error) {
+	s := strings.Trim(string(bytes.TrimSpace(raw)), `"`)
+	if s == "" || s == "null" {
+		return 0, false, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil, err
+}
+
+func (o *organizer) input() (*storage.OrganizerInput, error) {
+	pin, err := o.postInput(o.Name)
+	if err != nil {
+		return nil, err
+	}
+	in := &storage.OrganizerInput{PostInput: pin, Phone: o.Phone, Website: unescaped(o.Website), Email: o.Email}
+	if o.Slug != "" {
+		in.Slug = &o.Slug
+	}
+	return in, nil
+}
+
+func (t *term) input(tax storage.Taxonomy) *storage.TermInput {
+	in := &storage.TermInput{Name: &t.Name, Slug: &t.Slug, Description: &t.Description}
+	if tax == storage.TaxCategory {
+		in.Parent = &t.Parent
+	}
+	return in
+}
+
+func unescaped(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	u := html.UnescapeString(*s)
+	return &u
+}

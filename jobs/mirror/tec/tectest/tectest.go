@@ -1,0 +1,355 @@
+// Package tectest is a fake The Events Calendar site for tests and benchmarks: one REST root serving
+// tribe/events/v1's lists and single routes and WordPress core's /wp/v2 post lists, in the
+// reference's shapes and with its deviations from calendard (CONTRACT Appendix F).
+//
+// Records are put as the JSON objects calendard itself answers (its shape is the reference's), and
+// served the way the reference would: the category taxonomy is tribe_events_cat, websites are
+// HTML-escaped, unpublished records report zero UTC dates, lists stop at 50 per page, the events
+// list hides past events unless asked with an early start_date (its bounds compare the event's end),
+// and records that are not published are shown only to the site's user (HTTP Basic).
+package tectest
+
+import (
+	"cmp"
+	"encoding/json"
+	"html"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Kinds of records, as the list routes name them.
+const (
+	Events     = "events"
+	Venues     = "venues"
+	Organizers = "organizers"
+	Categories = "categories"
+	Tags       = "tags"
+)
+
+// wpRoutes maps the /wp/v2 post routes to the kinds they list.
+var wpRoutes = map[string]string{"tribe_events": Events, "tribe_venue": Venues, "tribe_organizer": Organizers}
+
+const (
+	zeroDate = "0000-00-00 00:00:00"
+	dbLayout = "2006-01-02 15:04:05"
+)
+
+// Site is the fake site. Its exported fields may be set before it serves and its methods called from
+// any goroutine. Mount it at a REST root: Handler serves paths below /wp-json.
+type Site struct {
+	// User and Password are the credentials that see unpublished records.
+	User, Password string
+	// Zone is the site's time zone (default UTC), the zone of its local dates.
+	Zone *time.Location
+	// Now is the site's clock, for the events list's default lower bound (default time.Now).
+	Now func() time.Time
+	// HideWP makes the /wp/v2 routes answer 404, as on a site that removed them.
+	HideWP bool
+
+	mu       sync.Mutex
+	records  map[string]map[uint64]*record
+	failNext []string
+	// Requests counts every request; Details the single-record requests.
+	Requests, Details atomic.Int64
+}
+
+type record struct {
+	id               uint64
+	status           string
+	modified         time.Time
+	startDate, endDt string
+	raw              json.RawMessage
+}
+
+// New returns an empty site in UTC.
+func New() *Site {
+	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}}
+}
+
+// Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape.
+// Its id, status and modified_utc are read from it; modified is when the site last saved it.
+func (s *Site) Put(kind string, obj map[string]any) {
+	obj = clone(obj)
+	id := uint64(number(obj["id"]))
+	status, _ := obj["status"].(string)
+	modified, err := time.ParseInLocation(dbLayout, str(obj["modified_utc"]), time.UTC)
+	if err != nil {
+		modified = s.Now().UTC().Truncate(time.Second)
+	}
+	if kind != Categories && kind != Tags {
+		if status != "publish" {
+			// The reference reports zero UTC dates on unpublished records, and local ones in its zone.
+			obj["date_utc"], obj["modified_utc"] = zeroDate, zeroDate
+			obj["modified"] = modified.In(s.Zone).Format(dbLayout)
+		}
+		if w, ok := obj["website"].(string); ok {
+			obj["website"] = html.EscapeString(w)
+		}
+	}
+	renameTaxonomy(obj)
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		panic(err) // a test's own literal
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.records[kind] == nil {
+		s.records[kind] = map[uint64]*record{}
+	}
+	s.records[kind][id] = &record{id: id, status: status, modified: modified, startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), raw: raw}
+}
+
+// Delete removes a record, as deleting it for good on the site does.
+func (s *Site) Delete(kind string, id uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.records[kind], id)
+}
+
+// FailOnce makes the next request whose path and query contain part answer 503, once.
+func (s *Site) FailOnce(part string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext = append(s.failNext, part)
+}
+
+// ServeHTTP serves the root's routes under /wp-json.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.Requests.Add(1)
+	target := r.URL.RequestURI()
+	s.mu.Lock()
+	for i, part := range s.failNext {
+		if strings.Contains(target, part) {
+			s.failNext = slices.Delete(s.failNext, i, i+1)
+			s.mu.Unlock()
+			writeError(w, http.StatusServiceUnavailable, "unavailable", "Try again later.")
+			return
+		}
+	}
+	s.mu.Unlock()
+	path, ok := strings.CutPrefix(r.URL.Path, "/wp-json")
+	switch rest, tribe := strings.CutPrefix(path, "/tribe/events/v1/"); {
+	case !ok:
+		writeError(w, http.StatusNotFound, "not_found", "Not a REST route.")
+	case path == "/" || path == "":
+		s.index(w)
+	case tribe:
+		kind, id, single := strings.Cut(rest, "/")
+		if single {
+			s.Details.Add(1)
+			s.single(w, r, kind, id)
+			return
+		}
+		s.list(w, r, kind)
+	case strings.HasPrefix(path, "/wp/v2/") && !s.HideWP:
+		kind, ok := wpRoutes[strings.TrimPrefix(path, "/wp/v2/")]
+		if !ok {
+			writeError(w, http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
+			return
+		}
+		s.wpList(w, r, kind)
+	default:
+		writeError(w, http.StatusNotFound, "rest_no_route", "No route was found matching the URL and request method.")
+	}
+}
+
+func (s *Site) index(w http.ResponseWriter) {
+	_, offset := s.Now().In(s.Zone).Zone()
+	writeJSON(w, map[string]any{"name": "Fake TEC site", "timezone_string": s.Zone.String(), "gmt_offset": float64(offset) / 3600})
+}
+
+// authenticated reports whether the request carries the site user's credentials.
+func (s *Site) authenticated(r *http.Request) bool {
+	u, p, ok := r.BasicAuth()
+	return ok && s.User != "" && u == s.User && p == s.Password
+}
+
+func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
+	n, err := strconv.ParseUint(id, 10, 64)
+	s.mu.Lock()
+	rec := s.records[kind][n]
+	s.mu.Unlock()
+	switch {
+	case err != nil || rec == nil:
+		writeError(w, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
+	case rec.status != "publish" && !s.authenticated(r):
+		writeError(w, http.StatusUnauthorized, "rest_forbidden", "Sorry, you are not allowed to do that.")
+	default:
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = w.Write(rec.raw)
+	}
+}
+
+// visible lists a kind's records the request may see, by ID, with the statuses it asked for.
+func (s *Site) visible(r *http.Request, kind string, statuses []string) []*record {
+	if len(statuses) == 0 || !s.authenticated(r) {
+		statuses = []string{"publish"}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*record
+	for _, rec := range s.records[kind] {
+		if kind == Categories || kind == Tags || slices.Contains(statuses, rec.status) {
+			out = append(out, rec)
+		}
+	}
+	slices.SortFunc(out, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
+	q := r.URL.Query()
+	var statuses []string
+	if v := q.Get("status"); v != "" {
+		statuses = strings.Split(v, ",")
+	}
+	recs := s.visible(r, kind, statuses)
+	if kind == Events {
+		// The reference's bounds compare the event's end, and its default lower bound is yesterday.
+		from := q.Get("start_date")
+		if from == "" {
+			from = s.Now().In(s.Zone).AddDate(0, 0, -1).Format("2006-01-02") + " 00:00:00"
+		}
+		to := q.Get("end_date")
+		recs = slices.DeleteFunc(recs, func(e *record) bool { return e.endDt < from || to != "" && e.startDate > to })
+	}
+	perPage := min(atoiOr(q.Get("per_page"), 10), 50)
+	page := atoiOr(q.Get("page"), 1)
+	pages := (len(recs) + perPage - 1) / perPage
+	if page > max(pages, 1) {
+		writeError(w, http.StatusNotFound, "event-archive-page-not-found", "The requested event archive page does not exist")
+		return
+	}
+	items := recs[min((page-1)*perPage, len(recs)):min(page*perPage, len(recs))]
+	self := *r.URL
+	w.Header().Set("X-TEC-Total", strconv.Itoa(len(recs)))
+	w.Header().Set("X-TEC-TotalPages", strconv.Itoa(pages))
+	body := map[string]any{kind: raws(items), "rest_url": self.String(), "total": len(recs), "total_pages": pages}
+	if page < pages {
+		q.Set("page", strconv.Itoa(page+1))
+		self.RawQuery = q.Encode()
+		body["next_rest_url"] = self.String()
+	}
+	writeJSON(w, body)
+}
+
+func (s *Site) wpList(w http.ResponseWriter, r *http.Request, kind string) {
+	q := r.URL.Query()
+	statuses := []string{"publish"}
+	if q.Get("status") == "any" {
+		if !s.authenticated(r) {
+			writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): status")
+			return
+		}
+		statuses = []string{"publish", "future", "draft", "pending", "private"}
+	}
+	recs := s.visible(r, kind, statuses)
+	if v := q.Get("modified_after"); v != "" {
+		after, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): modified_after")
+			return
+		}
+		recs = slices.DeleteFunc(recs, func(rec *record) bool { return !rec.modified.After(after) })
+	}
+	if q.Get("orderby") == "modified" {
+		slices.SortStableFunc(recs, func(a, b *record) int { return a.modified.Compare(b.modified) })
+	}
+	perPage := atoiOr(q.Get("per_page"), 10)
+	if perPage > 100 {
+		writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): per_page")
+		return
+	}
+	page := atoiOr(q.Get("page"), 1)
+	pages := (len(recs) + perPage - 1) / perPage
+	if page > max(pages, 1) {
+		writeError(w, http.StatusBadRequest, "rest_post_invalid_page_number", "The page number requested is larger than the number of pages available.")
+		return
+	}
+	fields := strings.Split(q.Get("_fields"), ",")
+	out := []map[string]any{}
+	for _, rec := range recs[min((page-1)*perPage, len(recs)):min(page*perPage, len(recs))] {
+		item := map[string]any{"id": rec.id}
+		if slices.Contains(fields, "modified_gmt") {
+			item["modified_gmt"] = rec.modified.Format("2006-01-02T15:04:05")
+		}
+		out = append(out, item)
+	}
+	w.Header().Set("X-WP-Total", strconv.Itoa(len(recs)))
+	w.Header().Set("X-WP-TotalPages", strconv.Itoa(pages))
+	writeJSON(w, out)
+}
+
+func raws(recs []*record) []json.RawMessage {
+	out := make([]json.RawMessage, len(recs))
+	for i, r := range recs {
+		out[i] = r.raw
+	}
+	return out
+}
+
+// renameTaxonomy gives categories, and an event's embedded ones, the reference's taxonomy name.
+func renameTaxonomy(obj map[string]any) {
+	if obj["taxonomy"] == "calendar_events_cat" {
+		obj["taxonomy"] = "tribe_events_cat"
+	}
+	if cats, ok := obj["categories"].([]any); ok {
+		for _, c := range cats {
+			if m, ok := c.(map[string]any); ok {
+				renameTaxonomy(m)
+			}
+		}
+	}
+}
+
+func clone(obj map[string]any) map[string]any {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case uint64:
+		return float64(n)
+	case string:
+		f, _ := strconv.ParseFloat(n, 64)
+		return f
+	}
+	return 0
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_ = json.NewEncoder(w).Encode(v) // a client gone is the client's problem
+}
+
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"code": code, "message": message, "data": map[string]any{"status": status}})
+}

@@ -1,0 +1,98 @@
+package tec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/calendard/calendard/jobs/mirror"
+	"github.com/calendard/calendard/storage"
+)
+
+// syncTerms walks every page of a taxonomy, puts the terms that changed (parents before their
+// children) and deletes those the site no longer has.
+func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
+	k := tags
+	if tax == storage.TaxCategory {
+		k = categories
+	}
+	r.opts.Progress.Begin(r.root.URL+" "+k.list, 0)
+	var all []term
+	err := r.pages(ctx, r.listURL(k), func(body []byte) error {
+		var page map[string]json.RawMessage
+		if err := json.Unmarshal(body, &page); err != nil {
+			return fmt.Errorf("%s list: %w", k.list, err)
+		}
+		var items []term
+		if raw, ok := page[k.list]; ok {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return fmt.Errorf("%s list: %w", k.list, err)
+			}
+		}
+		all = append(all, items...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.opts.Progress.SetTotal(len(all))
+	seen := map[string]bool{}
+	for _, t := range all {
+		seen[k.key(t.ID)] = true
+	}
+	// A category's parent must exist first: put the terms in passes, each taking those whose parent is
+	// top level, already here, or put by an earlier pass.
+	ready := func(t term) bool {
+		_, linked := r.linked[k.key(t.Parent)]
+		return t.Parent == 0 || linked || !seen[k.key(t.Parent)] || r.counted[k.key(t.Parent)]
+	}
+	for len(all) > 0 {
+		var later []term
+		for _, t := range all {
+			if !ready(t) {
+				later = append(later, t)
+				continue
+			}
+			if err := r.putTerm(ctx, k, tax, t); err != nil {
+				return err
+			}
+			r.opts.Progress.Add(1)
+		}
+		if len(later) == len(all) { // a cycle, which WordPress does not allow: report it
+			for _, t := range later {
+				r.rep.Fail(k.name, strconv.FormatUint(t.ID, 10), errors.New("its parent chain loops"))
+			}
+			break
+		}
+		all = later
+	}
+	for key, l := range r.linked {
+		if !strings.HasPrefix(key, k.name+":") || seen[key] {
+			continue
+		}
+		if !r.opts.DryRun {
+			if _, err := r.im.Store.DeleteTerm(ctx, tax, l.Doc.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
+				return err
+			}
+			if err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error { return b.Unlink(r.root.URL, key) }); err != nil {
+				return err
+			}
+		}
+		r.rep.Count(mirror.Trashed)
+	}
+	return nil
+}
+
+// putTerm writes one term with its link when it changed.
+func (r *run) putTerm(ctx context.Context, k kind, tax storage.Taxonomy, t term) error {
+	key, stamp := k.key(t.ID), t.stamp()
+	r.counted[key] = true
+	if l, ok := r.linked[key]; ok && l.Stamp == stamp {
+		r.rep.Count(mirror.Unchanged)
+		return nil
+	}
+	return r.commit(ctx, k, t.ID, stamp, func(b *storage.Bulk) (bool, error) { return b.PutTerm(tax, t.ID, t.input(tax)) })
+}
