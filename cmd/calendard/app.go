@@ -233,6 +233,13 @@ func (a *app) serve(ctx context.Context) error {
 		return errors.Join(err, a.shutdown(errc))
 	}
 	defer stopJobs()
+	if a.cfg.MirrorFrom != "" {
+		stopMirror, err := a.startMirror(ctx)
+		if err != nil {
+			return errors.Join(err, a.shutdown(errc))
+		}
+		defer stopMirror()
+	}
 	a.log.Info("serving", zap.String("addr", a.ln.Addr().String()), explorer)
 	select {
 	case err := <-errc:

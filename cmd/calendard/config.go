@@ -55,12 +55,19 @@ type Config struct {
 	SeriesPast, SeriesHorizon int
 	// MetricsAddr is the address of a listener of the metrics' own; empty serves them on ListenAddr.
 	MetricsAddr string
+	// MirrorFrom is the REST root of a TEC site serve mirrors (empty: none), with the site user and
+	// application password that see its unpublished records, its further roots (lang=URL, comma
+	// separated) and the interval of the syncs.
+	MirrorFrom, MirrorUser, MirrorAppPassword, MirrorLanguages string
+	MirrorInterval                                             time.Duration
 
 	siteZone datetime.Zone
 	now      time.Time
 	logLevel zapcore.Level
 	// trustedOrigins is CORSTrustedOrigins parsed, each in handlers.ParseOrigin's form.
 	trustedOrigins []string
+	// mirror is the Mirror* settings checked.
+	mirror mirrorConfig
 }
 
 // setting ties a Config field to its variable and flag.
@@ -87,6 +94,10 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_ADMIN_APP_PASSWORD", "admin-app-password", "", "application password of the first administrator (generated when empty)", &c.AdminAppPassword},
 		{"CALENDAR_LOG_LEVEL", "log-level", "info", "log level: debug, info, warn or error", &c.LogLevel},
 		{"CALENDAR_LOG_FORMAT", "log-format", "json", "log format: json (one object a line) or console (for people)", &c.LogFormat},
+		{"CALENDAR_MIRROR_FROM", "mirror-from", "", "REST root of a TEC site to mirror (https://site.example/wp-json); its records become read-only here", &c.MirrorFrom},
+		{"CALENDAR_MIRROR_USER", "mirror-user", "", "login of a user of the mirrored site, to mirror its unpublished records too", &c.MirrorUser},
+		{"CALENDAR_MIRROR_APP_PASSWORD", "mirror-app-password", "", "that user's application password", &c.MirrorAppPassword},
+		{"CALENDAR_MIRROR_LANGUAGES", "mirror-languages", "", "the mirrored site's further roots, comma-separated lang=URL", &c.MirrorLanguages},
 		{"CALENDAR_NOW", "now", "", "test hook: RFC 3339 instant that freezes the clock", &c.Now},
 	}
 }
@@ -114,6 +125,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
 		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
+	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the mirror's syncs (CALENDAR_MIRROR_INTERVAL)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -146,6 +158,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		if *m.dst, err = strconv.Atoi(*m.v); err != nil || *m.dst < 1 || *m.dst > 120 {
 			return c, fmt.Errorf("%s must be a number of months from 1 to 120", m.name)
 		}
+	}
+	if c.MirrorInterval, err = time.ParseDuration(*mirrorInterval); err != nil || c.MirrorInterval <= 0 {
+		return c, errors.New("mirror-interval must be a positive duration such as 5m")
 	}
 	return c, c.validate()
 }
@@ -183,6 +198,17 @@ func (c *Config) validate() error {
 	}
 	if c.trustedOrigins, err = parseOrigins(c.CORSTrustedOrigins); err != nil {
 		return err
+	}
+	if c.MirrorFrom != "" {
+		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword}
+		for _, l := range strings.Split(c.MirrorLanguages, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				c.mirror.Languages = append(c.mirror.Languages, l)
+			}
+		}
+		if _, err := c.mirror.roots(storage.Lang(c.DefaultLanguage)); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
 	}
 	if c.Now != "" {
 		if c.now, err = time.Parse(time.RFC3339, c.Now); err != nil {

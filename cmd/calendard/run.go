@@ -30,6 +30,8 @@ commands:
   app-password create     --user L [--name LABEL]   (prints the password once)
   app-password revoke     --user L --name LABEL
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
+  import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--dry-run]
+                          (mirrors a The Events Calendar site; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)
@@ -56,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return admin(ctx, cmd+" "+args[0], args[1:], getenv, stdout, stderr)
 	case "seed":
 		return seed(ctx, args, getenv, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args, getenv, stdout, stderr)
 	case "reindex":
 		return reindex(ctx, args, getenv, stdout, stderr)
 	case "run-job":

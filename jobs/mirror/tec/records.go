@@ -45,25 +45,48 @@ type post struct {
 // from some of its partial shapes (Appendix F): absent means "leave as it is".
 type event struct {
 	post
-	Title            string                     `json:"title"`
-	Excerpt          *string                    `json:"excerpt"`
-	AllDay           *bool                      `json:"all_day"`
-	StartDate        string                     `json:"start_date"`
-	EndDate          string                     `json:"end_date"`
-	Timezone         *string                    `json:"timezone"`
-	Cost             *string                    `json:"cost"`
-	CostDetails      *struct{ Values []string } `json:"cost_details"`
-	Website          *string                    `json:"website"`
-	ShowMap          *bool                      `json:"show_map"`
-	ShowMapLink      *bool                      `json:"show_map_link"`
-	HideFromListings *bool                      `json:"hide_from_listings"`
-	Sticky           *bool                      `json:"sticky"`
-	Featured         *bool                      `json:"featured"`
-	Categories       *[]ref                     `json:"categories"`
-	Tags             *[]ref                     `json:"tags"`
+	Title            string       `json:"title"`
+	Excerpt          *string      `json:"excerpt"`
+	AllDay           *bool        `json:"all_day"`
+	StartDate        string       `json:"start_date"`
+	EndDate          string       `json:"end_date"`
+	Timezone         *string      `json:"timezone"`
+	Cost             *string      `json:"cost"`
+	CostDetails      *costDetails `json:"cost_details"`
+	Website          *string      `json:"website"`
+	ShowMap          *bool        `json:"show_map"`
+	ShowMapLink      *bool        `json:"show_map_link"`
+	HideFromListings *bool        `json:"hide_from_listings"`
+	Sticky           *bool        `json:"sticky"`
+	Featured         *bool        `json:"featured"`
+	Categories       *[]ref       `json:"categories"`
+	Tags             *[]ref       `json:"tags"`
 	// Venue is an object, or [] when the event has none.
 	Venue     json.RawMessage `json:"venue"`
 	Organizer *[]ref          `json:"organizer"`
+}
+
+type costDetails struct {
+	Values   []string `json:"values"`
+	Symbol   string   `json:"currency_symbol"`
+	Position string   `json:"currency_position"`
+}
+
+// items are the cost's items as an editor typed them: the values with the currency symbol where the
+// site shows it, from which the store finds the symbol and its position again.
+func (c *costDetails) items() *[]string {
+	items := make([]string, len(c.Values))
+	for i, v := range c.Values {
+		switch {
+		case c.Symbol == "":
+			items[i] = v
+		case c.Position == "postfix":
+			items[i] = v + c.Symbol
+		default:
+			items[i] = c.Symbol + v
+		}
+	}
+	return &items
 }
 
 // ref is a linked record or term, of which only the ID matters.
@@ -203,7 +226,7 @@ func (e *event) input() (*storage.EventInput, error) {
 	}
 	switch {
 	case e.CostDetails != nil && len(e.CostDetails.Values) > 0:
-		in.Cost = &e.CostDetails.Values
+		in.Cost = e.CostDetails.items()
 	case e.Cost != nil && *e.Cost != "":
 		in.Cost = &[]string{*e.Cost}
 	case e.Cost != nil:

@@ -56,7 +56,7 @@ func newSite(t testing.TB) (*tectest.Site, *httptest.Server) {
 	site.Put(tectest.Events, event(40, "publish", "Jazz Night", "2030-05-01 20:00:00", "2030-05-01 22:00:00", map[string]any{
 		"slug": "jazz-night-2030", "description": "<p>A <b>great</b> night</p><script>alert(1)</script>", "timezone": "Europe/Paris",
 		"all_day": false, "featured": true, "sticky": true, "hide_from_listings": false, "show_map": true, "show_map_link": true,
-		"cost": "Free – 30€", "cost_details": map[string]any{"values": []string{"0", "20", "30"}},
+		"cost": "Free – 30€", "cost_details": map[string]any{"values": []string{"0", "20", "30"}, "currency_symbol": "€", "currency_position": "postfix"},
 		"website": "https://tickets.example/?e=40&lang=en", "image": map[string]any{"url": "https://img.example/jazz.jpg", "id": 99},
 		"categories": []any{map[string]any{"id": 9}}, "tags": []any{map[string]any{"id": 20}},
 		"venue": map[string]any{"id": 30}, "organizer": []any{map[string]any{"id": 31}},
@@ -136,7 +136,7 @@ func TestImport(t *testing.T) {
 		{"utc start", e.StartUTC, time.Date(2030, 5, 1, 18, 0, 0, 0, time.UTC)},
 		{"timezone", e.Timezone, "Europe/Paris"},
 		{"description sanitised", strings.Contains(e.Description, "script"), false},
-		{"cost", strings.Join(e.Cost, ","), "0,20,30"},
+		{"cost", strings.Join(e.Cost, ","), "0€,20€,30€"},
 		{"website unescaped", *e.Website, "https://tickets.example/?e=40&lang=en"},
 		{"featured", e.Featured, true},
 		{"sticky", e.Sticky, true},

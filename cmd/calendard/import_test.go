@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/jobs/mirror/tec/tectest"
+	"github.com/calendard/calendard/storage"
+)
+
+const (
+	siteLogin = "editor"
+	sitePass  = "site app password"
+)
+
+// sourceRecord is a record written through the API of the source server, and its list name on a TEC
+// site.
+type sourceRecord struct {
+	kind, path string
+}
+
+// writeThroughAPI writes a small calendar through the API of s, every field a TEC site carries set
+// on some record, and returns the records' paths.
+func writeThroughAPI(t *testing.T, s *server) []sourceRecord {
+	t.Helper()
+	music := s.create("/calendar/events/v1/categories", map[string]any{"name": "Music", "description": "All music"})
+	jazz := s.create("/calendar/events/v1/categories", map[string]any{"name": "Jazz", "slug": "le-jazz", "parent": music})
+	live := s.create("/calendar/events/v1/tags", map[string]any{"name": "live"})
+	venue := s.create("/calendar/events/v1/venues", map[string]any{"venue": "Salle Pleyel", "address": "252 Rue du Faubourg Saint-Honoré",
+		"city": "Paris", "country": "France", "zip": "75008", "website": "https://pleyel.example/?a=1&b=2", "phone": "+33 1",
+		"geo_lat": 48.8774, "geo_lng": 2.3008, "show_map_link": false, "description": "<p>A <b>hall</b></p>"})
+	org := s.create("/calendar/events/v1/organizers", map[string]any{"organizer": "Org A", "email": "a@example.org",
+		"website": "https://org.example/?x=1&y=2", "phone": "+1 555"})
+	jazzNight := s.create("/calendar/events/v1/events", map[string]any{"title": "Jazz Night", "slug": "jazz-night-2030",
+		"description": "<p>A great</p>\n<p>concert</p>", "excerpt": "<p>Short</p>",
+		"start_date": "2030-05-01 20:00:00", "end_date": "2030-05-01 22:00:00", "timezone": "Europe/Paris",
+		"cost": []string{"0$", "20$", "30$"}, "website": "https://tickets.example/?e=1&x=2", "featured": true, "sticky": true, "show_map": true,
+		"categories": []uint64{jazz}, "tags": []uint64{live}, "venue": venue, "organizer": []uint64{org},
+		"image": "https://img.example/jazz.jpg"})
+	past := s.create("/calendar/events/v1/events", map[string]any{"title": "Old Fair", "all_day": true, "hide_from_listings": true,
+		"start_date": "2020-03-01", "end_date": "2020-03-02", "date": "2020-01-01 09:00:00"})
+	draft := s.create("/calendar/events/v1/events", map[string]any{"title": "Secret Draft", "status": "draft",
+		"start_date": "2030-06-01 20:00:00", "end_date": "2030-06-01 21:00:00", "categories": []uint64{music}})
+	recs := []sourceRecord{
+		{tectest.Categories, "/calendar/events/v1/categories/" + utoa(music)},
+		{tectest.Categories, "/calendar/events/v1/categories/" + utoa(jazz)},
+		{tectest.Tags, "/calendar/events/v1/tags/" + utoa(live)},
+		{tectest.Venues, "/calendar/events/v1/venues/" + utoa(venue)},
+		{tectest.Organizers, "/calendar/events/v1/organizers/" + utoa(org)},
+	}
+	for _, id := range []uint64{jazzNight, past, draft} {
+		recs = append(recs, sourceRecord{tectest.Events, "/calendar/events/v1/events/" + utoa(id)})
+	}
+	return recs
+}
+
+// publishSite serves what s answers for recs as a TEC site would.
+func publishSite(t *testing.T, s *server, recs []sourceRecord) (*tectest.Site, string) {
+	t.Helper()
+	site := tectest.New()
+	site.User, site.Password = siteLogin, sitePass
+	for _, r := range recs {
+		site.Put(r.kind, s.do(req{method: "GET", path: r.path, auth: adminAuth}).json(t))
+	}
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	return site, srv.URL + "/wp-json"
+}
+
+// importEnv is the environment of an import command into dir, with the test servers' settings.
+func importEnv(dir string) func(string) string {
+	vars := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow, "CALENDAR_BASE_URL": testOrigin,
+		"CALENDAR_ADMIN_APP_PASSWORD": adminPass, "CALENDAR_LOG_LEVEL": "warn"}
+	return func(k string) string { return vars[k] }
+}
+
+func runImport(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), append([]string{"import", "tec"}, args...), importEnv(dir), &stdout, &stderr); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestImportAnswersAsTheAPI: a calendar written through the API of one server, served by a TEC site
+// and imported into another, answers every GET the same, field for field.
+//
+// What legitimately differs is nothing but what the site does not say: none for these records (both
+// servers run the same clock, so `modified` agrees, and the first administrator writes on both).
+func TestImportAnswersAsTheAPI(t *testing.T) {
+	src := startServer(t)
+	recs := writeThroughAPI(t, src)
+	_, from := publishSite(t, src, recs)
+	dir := t.TempDir()
+	out := runImport(t, dir, "--from", from, "--user", siteLogin, "--app-password", sitePass)
+	if !strings.Contains(out, "added 8, updated 0, trashed 0, unchanged 0, failed 0") {
+		t.Errorf("import output:\n%s", out)
+	}
+	dst := startServerIn(t, dir)
+	for _, r := range recs {
+		want := src.do(req{method: "GET", path: r.path, auth: adminAuth})
+		got := dst.do(req{method: "GET", path: r.path, auth: adminAuth})
+		if got.status != http.StatusOK {
+			t.Errorf("GET %s on the import: %d\n%s", r.path, got.status, got.body)
+			continue
+		}
+		compareJSON(t, r.path, want.json(t), got.json(t))
+	}
+	for _, list := range []string{"/calendar/events/v1/events?start_date=2000-01-01", "/calendar/events/v1/venues", "/calendar/events/v1/categories"} {
+		want := src.do(req{method: "GET", path: list, auth: adminAuth}).json(t)
+		got := dst.do(req{method: "GET", path: list, auth: adminAuth}).json(t)
+		compareJSON(t, list, want, got)
+	}
+}
+
+// compareJSON reports every path at which got differs from want.
+func compareJSON(t *testing.T, where string, want, got any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			t.Errorf("%s: got %v, want an object", where, got)
+			return
+		}
+		for k := range w {
+			if _, ok := g[k]; !ok {
+				t.Errorf("%s.%s: missing", where, k)
+			}
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok {
+				t.Errorf("%s.%s: unexpected (%v)", where, k, g[k])
+				continue
+			}
+			compareJSON(t, where+"."+k, w[k], g[k])
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			t.Errorf("%s: got %v, want %v", where, got, want)
+			return
+		}
+		for i := range w {
+			compareJSON(t, where+"["+utoa(uint64(i))+"]", w[i], g[i])
+		}
+	default:
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: got %v, want %v", where, toJSONValue(got), toJSONValue(want))
+		}
+	}
+}
+
+func toJSONValue(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestImportCommand: a second run changes nothing, changes on the site are synced, a dry run writes
+// nothing, and the command's mistakes are explained.
+func TestImportCommand(t *testing.T) {
+	src := startServer(t)
+	recs := writeThroughAPI(t, src)
+	site, from := publishSite(t, src, recs)
+	dir := t.TempDir()
+	if out := runImport(t, dir, "--from", from, "--dry-run"); !strings.Contains(out, "dry run, nothing written") {
+		t.Errorf("dry run output:\n%s", out)
+	}
+	db := openDirStore(t, "import", importEnv(dir))
+	if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 0 {
+		t.Errorf("%d events after a dry run (%v)", n, err)
+	}
+	db.Close()
+	// Anonymous: the draft stays on the site.
+	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 7, updated 0, trashed 0, unchanged 0, failed 0") {
+		t.Errorf("first import:\n%s", out)
+	}
+	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 0, updated 0, trashed 0, unchanged 7, failed 0") {
+		t.Errorf("second import:\n%s", out)
+	}
+	changed := src.do(req{method: "GET", path: recs[5].path, auth: adminAuth}).json(t)
+	changed["title"], changed["modified_utc"] = "Jazz Night (moved)", "2026-11-22 10:20:00"
+	site.Put(tectest.Events, changed)
+	site.Delete(tectest.Events, uint64(src.do(req{method: "GET", path: recs[6].path, auth: adminAuth}).json(t)["id"].(float64)))
+	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 0, updated 1, trashed 1, unchanged 5, failed 0") {
+		t.Errorf("import after changes:\n%s", out)
+	}
+	dst := startServerIn(t, dir)
+	if got := dst.do(req{method: "GET", path: recs[5].path}).json(t)["title"]; got != "Jazz Night (moved)" {
+		t.Errorf("changed event's title %v", got)
+	}
+	// A trashed event answers so (CONTRACT 4.2).
+	if got := dst.do(req{method: "GET", path: recs[6].path, auth: adminAuth}).json(t)["code"]; got != "event-no-longer-available" {
+		t.Errorf("deleted event answers %v, want event-no-longer-available: it is in the trash", got)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "needs --from"},
+		{[]string{"--from", "ftp://x"}, "not a site's REST root"},
+		{[]string{"--from", from, "--language", "xx=http://a"}, "language \"xx=http://a\""},
+		{[]string{"--from", from, "--user", "u"}, "go together"},
+		{[]string{"--from", from, "extra"}, "unexpected argument"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"import", "tec"}, tc.args...), importEnv(t.TempDir()), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("import tec %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"import", "csv"}, importEnv(t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "needs a source") {
+		t.Errorf("import csv: %v", err)
+	}
+}
