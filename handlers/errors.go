@@ -116,6 +116,11 @@ var answers = []struct {
 	{storage.ErrTermExists, 0, "", answer{status: 400, code: "term_exists", message: "A term with the name provided already exists."}},
 	{storage.ErrDuplicateSlug, 0, "", answer{status: 400, code: "duplicate_term_slug", message: "The slug is already used by another term."}},
 
+	// A record a mirror keeps in line with its site (calendard import tec, CALENDAR_MIRROR_FROM): the
+	// site is its truth and the next sync would undo the change. 409, not 403: no permission would
+	// allow it, the record's state does not.
+	{storage.ErrMirrored, 0, "", answer{status: 409, code: "rest_mirrored_record", message: "This record is mirrored from another site, its source of truth: change it there, and the next sync brings the change here."}},
+
 	// A change-feed cursor older than what the trimmed change log holds: list again (changes.go).
 	{storage.ErrCompacted, 0, "", answer{status: 410, code: "rest_changes_expired", message: "The cursor is outside the changes this service keeps: list the records again, then follow from the new cursor."}},
 

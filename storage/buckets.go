@@ -31,6 +31,7 @@ var (
 	bOutbox       = []byte("outbox")
 	bOutboxMarks  = []byte("outbox_marks")
 	bExternal     = []byte("external_ids")
+	bExternalDocs = []byte("external_docs")
 	bUsers        = []byte("users")
 	bUserLogins   = []byte("user_logins")
 	bUserEmails   = []byte("user_emails")
@@ -43,7 +44,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bExternalDocs, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

@@ -19,6 +19,7 @@ type Bulk struct{ w *writer }
 func (db *DB) Bulk(ctx context.Context, a Actor, fn func(*Bulk) error) error {
 	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
+		w.bulk = true
 		if err := fn(&Bulk{w: w}); err != nil {
 			return err
 		}
@@ -119,6 +120,12 @@ func (b *Bulk) PutOrganizer(id uint64, lang Lang, in *OrganizerInput) (created b
 	})
 }
 
+// DeleteTerm is DB.DeleteTerm inside the bulk transaction.
+func (b *Bulk) DeleteTerm(tax Taxonomy, id uint64) error {
+	_, err := b.w.deleteTerm(tax, id)
+	return err
+}
+
 // putPlace creates record id of type t when no record has that ID and updates it when one of type t
 // does; another type's record is ErrWrongType.
 func putPlace(w *writer, t PostType, id uint64, create, update func() error) (created bool, err error) {
@@ -146,13 +153,35 @@ type ExternalLink struct {
 // stamp is the source's version of the record, which the next import compares to skip what has not
 // changed. Linking again replaces the previous link.
 func (b *Bulk) Link(source, external string, d Doc, stamp string) error {
-	v := append(binary.BigEndian.AppendUint64([]byte{byte(d.Kind)}, d.ID), stamp...)
-	return b.w.tx.Put(bExternal, externalKey(source, external), v)
+	key := externalKey(source, external)
+	if err := b.unlinkDoc(key, d); err != nil {
+		return err
+	}
+	if err := b.w.tx.Put(bExternalDocs, docKey(d), key); err != nil {
+		return err
+	}
+	return b.w.tx.Put(bExternal, key, append(docKey(d), stamp...))
 }
 
 // Unlink forgets what source knows as external.
 func (b *Bulk) Unlink(source, external string) error {
-	return b.w.tx.Delete(bExternal, externalKey(source, external))
+	key := externalKey(source, external)
+	if err := b.unlinkDoc(key, Doc{}); err != nil {
+		return err
+	}
+	return b.w.tx.Delete(bExternal, key)
+}
+
+// unlinkDoc deletes the reverse key of the document the link key pointed to, unless it is keep.
+func (b *Bulk) unlinkDoc(key []byte, keep Doc) error {
+	v := b.w.tx.Get(bExternal, key)
+	if len(v) < 9 {
+		return nil
+	}
+	if old := (Doc{Kind: DocKind(v[0]), ID: binary.BigEndian.Uint64(v[1:9])}); old != keep {
+		return b.w.tx.Delete(bExternalDocs, docKey(old))
+	}
+	return nil
 }
 
 // Linked returns every link of source (Link), by the source's identity: what an import compares with
@@ -172,6 +201,9 @@ func (db *DB) Linked(ctx context.Context, source string) (map[string]ExternalLin
 	})
 	return out, err
 }
+
+// docKey is a document's key in external_docs, and the start of its link's value: kind ‖ id.
+func docKey(d Doc) []byte { return binary.BigEndian.AppendUint64([]byte{byte(d.Kind)}, d.ID) }
 
 // externalKey is the key of a source's record: the source, a zero byte (which no URL holds), the
 // source's identity.

@@ -201,3 +201,80 @@ func TestBulkPutPlaceSlug(t *testing.T) {
 	put(&VenueInput{PostInput: PostInput{Title: ptr("Renamed")}}, &OrganizerInput{PostInput: PostInput{Title: ptr("Renamed")}})
 	check("big-hall", "org-2")
 }
+
+// TestGuardMirrored: while the store guards mirrored records, writes outside Bulk to a linked record
+// or term are refused with ErrMirrored; Bulk (the import) still writes, and an unlinked record is
+// free again.
+func TestGuardMirrored(t *testing.T) {
+	db := mustOpenDB(t)
+	e := mustCreateEvent(t, db, admin, newEvent(t, "Concert"))
+	free := mustCreateEvent(t, db, admin, newEvent(t, "Ours"))
+	v, _, err := db.CreateVenue(ctx, admin, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("live")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const site = "https://site.example/wp-json"
+	link := func(fn func(b *Bulk) error) {
+		t.Helper()
+		if err := db.Bulk(ctx, admin, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(func(b *Bulk) error {
+		for _, l := range []struct {
+			ext string
+			d   Doc
+		}{{"event:1", Doc{DocEvent, e.ID}}, {"venue:2", Doc{DocVenue, v.ID}}, {"tag:3", Doc{DocTag, tag.ID}}} {
+			if err := b.Link(site, l.ext, l.d, "s"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	writes := map[string]func() error{
+		"update event": func() error {
+			_, err := db.UpdateEvent(ctx, admin, e.ID, &EventInput{PostInput: PostInput{Title: ptr("x")}})
+			return err
+		},
+		"trash event": func() error { _, err := db.TrashEvent(ctx, admin, e.ID); return err },
+		"update venue": func() error {
+			_, err := db.UpdateVenue(ctx, admin, v.ID, &VenueInput{PostInput: PostInput{Title: ptr("x")}})
+			return err
+		},
+		"update tag": func() error {
+			_, err := db.UpdateTerm(ctx, admin, TaxTag, tag.ID, &TermInput{Name: ptr("x")})
+			return err
+		},
+		"delete tag": func() error { _, err := db.DeleteTerm(ctx, TaxTag, tag.ID); return err },
+	}
+	db.guardMirrored = true
+	for name, write := range writes {
+		if err := write(); !errors.Is(err, ErrMirrored) {
+			t.Errorf("%s: %v, want ErrMirrored", name, err)
+		}
+	}
+	if _, err := db.UpdateEvent(ctx, admin, free.ID, &EventInput{PostInput: PostInput{Title: ptr("Still ours")}}); err != nil {
+		t.Errorf("an event no import linked: %v", err)
+	}
+	link(func(b *Bulk) error {
+		_, _, err := b.PutEvent(e.ID, "en", &EventInput{PostInput: PostInput{Title: ptr("From the site")}})
+		return err
+	})
+	// Linking the key to another document frees the first; unlinking frees the second.
+	link(func(b *Bulk) error { return b.Link(site, "event:1", Doc{DocEvent, free.ID}, "s") })
+	if err := writes["update event"](); err != nil {
+		t.Errorf("after the link moved: %v", err)
+	}
+	link(func(b *Bulk) error { return b.Unlink(site, "venue:2") })
+	if err := writes["update venue"](); err != nil {
+		t.Errorf("after Unlink: %v", err)
+	}
+	db.guardMirrored = false
+	if err := writes["update tag"](); err != nil {
+		t.Errorf("without the guard: %v", err)
+	}
+}

@@ -49,6 +49,11 @@ var (
 	// ErrForbidden is returned when the caller may not perform a change that only the store can judge,
 	// such as attributing a record to another user without edit_others_posts.
 	ErrForbidden = errors.New("storage: not allowed")
+
+	// ErrMirrored is returned by a write to a record an import keeps in line with its source
+	// (Bulk.Link) while the store guards mirrored records (Options.GuardMirrored): the source is the
+	// record's truth, and its next sync would overwrite the change.
+	ErrMirrored = errors.New("storage: record mirrored from another site")
 )
 
 // FieldError reports an invalid value of one request field. Its Kind is ErrInvalid unless stated

@@ -24,6 +24,9 @@ func loadWritable[T any, P record[T]](w *writer, t PostType, id uint64, may func
 	if !may(w.a, r.post()) {
 		return nil, ErrForbidden
 	}
+	if err := w.checkMirrored(Doc{Kind: docKind(t), ID: id}); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -40,6 +40,8 @@
 //	groups                    group id ‖ lang → id of the group's non-trashed record in that language
 //	external_ids              source 0x00 the source's identity → doc kind ‖ id ‖ stamp: what an
 //	                          import wrote each of a source's records as (Bulk.Link)
+//	external_docs             doc kind ‖ id → source 0x00 the source's identity: the reverse of
+//	                          external_ids, which GuardMirrored checks on every write
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
 //	                          under Options.ChangesHorizon
@@ -116,6 +118,9 @@ type Options struct {
 	// SeriesPast and SeriesHorizon bound the occurrences a series materialises (SeriesWindow), in
 	// months; zero means DefaultSeriesMonths.
 	SeriesPast, SeriesHorizon int
+	// GuardMirrored refuses writes outside Bulk to records an import linked (ErrMirrored): set while a
+	// mirror keeps them in line with their source.
+	GuardMirrored bool
 	// Wrap, when set, is put in front of the key-value store: tests inject failures (a full disk)
 	// through it.
 	Wrap func(kv.Store) kv.Store
@@ -134,8 +139,10 @@ type DB struct {
 	horizon  time.Duration
 	// series is the window of SeriesWindow, in months before and after.
 	seriesPast, seriesHorizon int
-	hashKey                   []byte
-	notify                    chan struct{}
+	// guardMirrored is Options.GuardMirrored.
+	guardMirrored bool
+	hashKey       []byte
+	notify        chan struct{}
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
 	// have their own.
 	cache, terms *recordCache
@@ -172,7 +179,7 @@ func Open(path string, opts Options) (*DB, error) {
 		store = opts.Wrap(store)
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
-		horizon: opts.ChangesHorizon, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
+		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
 		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
 	if err := db.init(); err != nil {
 		db.kv.Close()

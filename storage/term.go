@@ -156,6 +156,9 @@ func (w *writer) updateTerm(tax Taxonomy, id uint64, in *TermInput) (*Term, bool
 	if err != nil {
 		return nil, false, err
 	}
+	if err := w.checkMirrored(Doc{Kind: tax.DocKind(), ID: id}); err != nil {
+		return nil, false, err
+	}
 	before := *t
 	setIf(&t.Name, in.Name)
 	setIf(&t.Description, in.Description)
@@ -223,42 +226,7 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 	err := db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, Actor{})
 		var err error
-		if t, err = get[Term](tx, termBucket(tax), id); err != nil {
-			return err
-		}
-		if err := w.touchTermEvents(tax, id); err != nil {
-			return err
-		}
-		for _, eid := range linkedIDs(tx, bLinkTerm, id) {
-			e, err := loadPost[Event](tx, TypeEvent, eid, w.now)
-			if err != nil {
-				return err
-			}
-			old, stored := *e, snapshot(e)
-			e.Categories, e.Tags = removeID(e.Categories, id), removeID(e.Tags, id)
-			if err := w.linkEvent(&old, e); err != nil {
-				return err
-			}
-			if _, err := w.save(e, &old.Post, stored); err != nil {
-				return err
-			}
-		}
-		terms, err := allTerms(tx.GuardedCursor(termBucket(tax)), nil)
-		if err != nil {
-			return err
-		}
-		for _, child := range terms {
-			if child.Parent == id {
-				child.Parent = t.Parent
-				if err := put(tx, termBucket(tax), child.ID, child); err != nil {
-					return err
-				}
-			}
-		}
-		if err := tx.Delete(termSlugBucket(tax), []byte(t.Slug)); err != nil {
-			return err
-		}
-		if err := tx.Delete(termBucket(tax), u64(id)); err != nil {
+		if t, err = w.deleteTerm(tax, id); err != nil {
 			return err
 		}
 		return w.flush()
@@ -267,6 +235,51 @@ func (db *DB) DeleteTerm(ctx context.Context, tax Taxonomy, id uint64) (*Term, e
 		return nil, fail(OpDelete, tax.DocKind(), id, err)
 	}
 	return t, nil
+}
+
+// deleteTerm deletes term id (DeleteTerm) and returns it as it was.
+func (w *writer) deleteTerm(tax Taxonomy, id uint64) (*Term, error) {
+	tx := w.tx
+	t, err := get[Term](tx, termBucket(tax), id)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkMirrored(Doc{Kind: tax.DocKind(), ID: id}); err != nil {
+		return nil, err
+	}
+	if err := w.touchTermEvents(tax, id); err != nil {
+		return nil, err
+	}
+	for _, eid := range linkedIDs(tx, bLinkTerm, id) {
+		e, err := loadPost[Event](tx, TypeEvent, eid, w.now)
+		if err != nil {
+			return nil, err
+		}
+		old, stored := *e, snapshot(e)
+		e.Categories, e.Tags = removeID(e.Categories, id), removeID(e.Tags, id)
+		if err := w.linkEvent(&old, e); err != nil {
+			return nil, err
+		}
+		if _, err := w.save(e, &old.Post, stored); err != nil {
+			return nil, err
+		}
+	}
+	terms, err := allTerms(tx.GuardedCursor(termBucket(tax)), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, child := range terms {
+		if child.Parent == id {
+			child.Parent = t.Parent
+			if err := put(tx, termBucket(tax), child.ID, child); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := tx.Delete(termSlugBucket(tax), []byte(t.Slug)); err != nil {
+		return nil, err
+	}
+	return t, tx.Delete(termBucket(tax), u64(id))
 }
 
 // Term returns a term with its ancestors (for its URL). Returns ErrNotFound when the taxonomy has no

@@ -50,10 +50,20 @@ type writer struct {
 	// changed collects change-log entries, deduplicated, written once at the end.
 	changed map[[2]uint64]bool
 	order   [][2]uint64
+	// bulk is set in Bulk, the importers' way in, which mirrored records do not refuse.
+	bulk bool
 }
 
 func (db *DB) newWriter(tx kv.RwTx, a Actor) *writer {
 	return &writer{db: db, tx: tx, a: a, now: db.now().UTC().Truncate(time.Second), changed: map[[2]uint64]bool{}}
+}
+
+// checkMirrored refuses a write to a mirrored record outside Bulk when the store guards them.
+func (w *writer) checkMirrored(d Doc) error {
+	if w.db.guardMirrored && !w.bulk && w.tx.Get(bExternalDocs, docKey(d)) != nil {
+		return ErrMirrored
+	}
+	return nil
 }
 
 func (w *writer) touch(kind DocKind, id uint64) {

@@ -18,6 +18,7 @@ import (
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/jobs"
+	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -52,6 +53,8 @@ type app struct {
 	// stopping is done once shutdown begins, so long polls answer instead of holding it.
 	stopping     context.Context
 	stopStopping context.CancelFunc
+	// mirrorRan, when set, hears of each run of the configured mirror: tests wait on it.
+	mirrorRan func(*mirror.Report, error)
 	// ln is the bound listener, metricsLn the metrics' own (nil when they share ln); tests read their
 	// addresses.
 	ln, metricsLn net.Listener
@@ -74,6 +77,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
+		GuardMirrored: cfg.MirrorFrom != "",
 	})
 }
 

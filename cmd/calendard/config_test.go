@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // TestParseConfigTrustedOrigins: CALENDAR_CORS_TRUSTED_ORIGINS and --cors-trusted-origins (CONTRACT
@@ -187,6 +189,49 @@ func TestLogging(t *testing.T) {
 			log.Debug("hidden at info")
 			log.Info("shown")
 			tc.want(t, out.String())
+		})
+	}
+}
+
+// TestParseConfigMirror: the CALENDAR_MIRROR_* settings are checked at start-up, and name the roots
+// serve mirrors.
+func TestParseConfigMirror(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		wantErr   string
+		wantRoots int
+	}{
+		{name: "none by default"},
+		{name: "one root", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json"}, wantRoots: 1},
+		{name: "languages", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json",
+			"CALENDAR_MIRROR_LANGUAGES": "fr=https://site.example/fr/wp-json, de=https://site.example/de/wp-json"}, wantRoots: 3},
+		{name: "flags", args: []string{"--mirror-from", "https://site.example/wp-json", "--mirror-interval", "1m"}, wantRoots: 1},
+		{name: "bad root", env: map[string]string{"CALENDAR_MIRROR_FROM": "site.example"}, wantErr: "not a site's REST root"},
+		{name: "bad language", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_LANGUAGES": "klingon=https://x"}, wantErr: "language"},
+		{name: "default language twice", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_LANGUAGES": "en=https://x"}, wantErr: "two roots"},
+		{name: "user without password", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_USER": "u"}, wantErr: "go together"},
+		{name: "bad interval", env: map[string]string{"CALENDAR_MIRROR_INTERVAL": "0"}, wantErr: "mirror-interval"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseConfig("serve", tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			roots, _ := cfg.mirror.roots(storage.Lang(cfg.DefaultLanguage))
+			if cfg.MirrorFrom == "" {
+				roots = nil
+			}
+			if len(roots) != tc.wantRoots {
+				t.Errorf("roots %v, want %d", roots, tc.wantRoots)
+			}
 		})
 	}
 }

@@ -199,7 +199,8 @@ func (a *app) startMirror(ctx context.Context) (stop func(), err error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := mirror.Follow(ctx, im, a.cfg.MirrorInterval, mirror.Options{Logger: a.log.Named("mirror"), Now: a.cfg.clock()}); err != nil {
+		opts := mirror.Options{Logger: a.log.Named("mirror"), Now: a.cfg.clock(), AfterRun: a.mirrorRan}
+		if err := mirror.Follow(ctx, im, a.cfg.MirrorInterval, opts); err != nil {
 			a.log.Error("mirror stopped", zap.Error(err))
 		}
 	}()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/jobs/mirror/tec/tectest"
 	"github.com/calendard/calendard/storage"
 )
@@ -220,5 +221,51 @@ func TestImportCommand(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), []string{"import", "csv"}, importEnv(t.TempDir()), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "needs a source") {
 		t.Errorf("import csv: %v", err)
+	}
+}
+
+// TestMirrorInServe: with CALENDAR_MIRROR_FROM, serve mirrors the site by itself, and refuses writes
+// through the API to the mirrored records (the site is their truth) while records of its own stay
+// writable.
+func TestMirrorInServe(t *testing.T) {
+	src := startServer(t)
+	recs := writeThroughAPI(t, src)
+	_, from := publishSite(t, src, recs)
+	s := startServer(t, "CALENDAR_MIRROR_FROM="+from, "CALENDAR_MIRROR_USER="+siteLogin, "CALENDAR_MIRROR_APP_PASSWORD="+sitePass)
+	ran := make(chan *mirror.Report, 1)
+	s.app.mirrorRan = func(rep *mirror.Report, err error) {
+		if err != nil {
+			t.Errorf("mirror run: %v", err)
+		}
+		ran <- rep
+	}
+	stop, err := s.app.startMirror(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if rep := <-ran; rep.Added != 8 || rep.Failed != 0 {
+		t.Fatalf("first run in serve: %v %+v", rep, rep.Failures)
+	}
+	s.settle()
+	event := recs[5].path
+	if got := s.do(req{method: "GET", path: event}).json(t)["title"]; got != "Jazz Night" {
+		t.Errorf("mirrored event's title %v", got)
+	}
+	for _, w := range []req{
+		{method: "POST", path: event, body: map[string]any{"title": "Changed here"}},
+		{method: "DELETE", path: event},
+		{method: "POST", path: recs[3].path, body: map[string]any{"city": "Lyon"}},
+		{method: "DELETE", path: recs[0].path + "?force=true"},
+	} {
+		w.auth = adminAuth
+		res := s.do(w)
+		if body := res.json(t); res.status != http.StatusConflict || body["code"] != "rest_mirrored_record" {
+			t.Errorf("%s %s: %d %s, want 409 rest_mirrored_record", w.method, w.path, res.status, res.body)
+		}
+	}
+	ours := s.create("/calendar/events/v1/events", map[string]any{"title": "Ours", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00"})
+	if res := s.do(req{method: "POST", path: "/calendar/events/v1/events/" + utoa(ours), auth: adminAuth, body: map[string]any{"title": "Ours too"}}); res.status != http.StatusOK {
+		t.Errorf("update of a record of our own: %d %s", res.status, res.body)
 	}
 }

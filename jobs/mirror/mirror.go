@@ -58,6 +58,8 @@ type Options struct {
 	Logger *zap.Logger
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
+	// AfterRun, when set, is told of each run's report and error by RunLogged (and so Follow).
+	AfterRun func(*Report, error)
 }
 
 // WithDefaults returns o with every unset field at its default.
@@ -212,6 +214,9 @@ func RunLogged(ctx context.Context, src Source, opts Options) (*Report, error) {
 	fields := []zap.Field{zap.String("source", src.Name()), zap.Int("added", rep.Added), zap.Int("updated", rep.Updated),
 		zap.Int("trashed", rep.Trashed), zap.Int("unchanged", rep.Unchanged), zap.Int("failed", rep.Failed),
 		zap.Int64("requests", rep.Requests), zap.Duration("took", rep.Took), zap.Bool("dry_run", opts.DryRun)}
+	if opts.AfterRun != nil {
+		defer opts.AfterRun(rep, err)
+	}
 	for _, f := range rep.Failures {
 		opts.Logger.Warn("mirror record failed", zap.String("source", src.Name()), zap.String("kind", f.Kind), zap.String("id", f.ID), zap.String("reason", f.Reason))
 	}

@@ -51,7 +51,6 @@ import (
 type Store interface {
 	Bulk(ctx context.Context, a storage.Actor, fn func(*storage.Bulk) error) error
 	Linked(ctx context.Context, source string) (map[string]storage.ExternalLink, error)
-	DeleteTerm(ctx context.Context, tax storage.Taxonomy, id uint64) (*storage.Term, error)
 }
 
 // Root is one of a site's REST roots (…/wp-json) and the language its records are imported into.

@@ -73,13 +73,20 @@ func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
 		if !strings.HasPrefix(key, k.name+":") || seen[key] {
 			continue
 		}
-		if !r.opts.DryRun {
-			if _, err := r.im.Store.DeleteTerm(ctx, tax, l.Doc.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
+			if err := b.DeleteTerm(tax, l.Doc.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
-			if err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error { return b.Unlink(r.root.URL, key) }); err != nil {
+			if err := b.Unlink(r.root.URL, key); err != nil {
 				return err
 			}
+			if r.opts.DryRun {
+				return mirror.ErrDryRun
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, mirror.ErrDryRun) {
+			return err
 		}
 		r.rep.Count(mirror.Trashed)
 	}
