@@ -14,7 +14,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/jobs/mirror/tec"
 	"github.com/calendard/calendard/storage"
@@ -148,10 +147,7 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	opts.Progress = &mirror.Progress{}
 	var rep *mirror.Report
-	err = showProgress(stderr, func() index.Progress {
-		phase, done, total, started := opts.Progress.Snapshot()
-		return index.Progress{Phase: phase, Done: uint64(done), Total: uint64(total), Started: started}
-	}, func() (err error) {
+	err = showProgress(stderr, opts.Progress.Snapshot, func() (err error) {
 		rep, err = mirror.RunLogged(ctx, im, opts)
 		return err
 	})

@@ -37,6 +37,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/index"
 )
 
 // Source is one origin of records that the store mirrors.
@@ -132,13 +134,12 @@ func (r *Report) String() string {
 	return fmt.Sprintf("added %d, updated %d, trashed %d, unchanged %d, failed %d", r.Added, r.Updated, r.Trashed, r.Unchanged, r.Failed)
 }
 
-// Progress follows a run in flight, for a progress bar or periodic log lines. Its methods may be
-// called from any goroutine; a nil *Progress records nothing.
+// Progress follows a run in flight, for a progress bar or periodic log lines (the figures of an
+// index load, which the command line already shows). Its methods may be called from any goroutine; a
+// nil *Progress records nothing.
 type Progress struct {
-	mu          sync.Mutex
-	phase       string
-	done, total int
-	started     time.Time
+	mu sync.Mutex
+	p  index.Progress
 }
 
 // Begin starts a phase of total steps (0 when unknown yet).
@@ -148,7 +149,7 @@ func (p *Progress) Begin(phase string, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.phase, p.done, p.total, p.started = phase, 0, total, time.Now()
+	p.p = index.Progress{Phase: phase, Total: uint64(total), Started: time.Now()}
 }
 
 // SetTotal corrects the current phase's total, once a source has said how much there is.
@@ -158,7 +159,7 @@ func (p *Progress) SetTotal(total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.total = total
+	p.p.Total = uint64(total)
 }
 
 // Add counts n more steps done.
@@ -168,17 +169,17 @@ func (p *Progress) Add(n int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done += n
+	p.p.Done += uint64(n)
 }
 
-// Snapshot returns the current phase, its counts and when it began.
-func (p *Progress) Snapshot() (phase string, done, total int, started time.Time) {
+// Snapshot returns the current figures.
+func (p *Progress) Snapshot() index.Progress {
 	if p == nil {
-		return "", 0, 0, time.Time{}
+		return index.Progress{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.phase, p.done, p.total, p.started
+	return p.p
 }
 
 // Follow runs src's Sync now and then every interval on a cron schedule (`@every`), logging one line

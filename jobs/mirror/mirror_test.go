@@ -169,3 +169,22 @@ func TestFollow(t *testing.T) {
 		t.Error("Follow with no interval: want an error")
 	}
 }
+
+// TestProgress: a phase's figures, and a nil Progress that records nothing.
+func TestProgress(t *testing.T) {
+	p := &Progress{}
+	p.Begin("events", 0)
+	p.SetTotal(10)
+	p.Add(3)
+	p.Add(2)
+	if got := p.Snapshot(); got.Phase != "events" || got.Done != 5 || got.Total != 10 || got.Started.IsZero() {
+		t.Errorf("Snapshot() = %+v", got)
+	}
+	var none *Progress
+	none.Begin("x", 1)
+	none.Add(1)
+	none.SetTotal(2)
+	if got := none.Snapshot(); got.Phase != "" || got.Done != 0 {
+		t.Errorf("nil Snapshot() = %+v", got)
+	}
+}

@@ -505,11 +505,7 @@ func refused(err error) bool {
 func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, error), error) {
 	switch k {
 	case events:
-		var e event
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, err
-		}
-		in, err := e.input()
+		in, err := decoded(raw, (*event).input)
 		if err != nil {
 			return nil, err
 		}
@@ -519,28 +515,29 @@ func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, er
 			return created, err
 		}, nil
 	case venues:
-		var v venue
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, err
-		}
-		in, err := v.input()
+		in, err := decoded(raw, (*venue).input)
 		if err != nil {
 			return nil, err
 		}
 		in.TranslationOf = r.translationOf(p, storage.DocVenue)
 		return func(b *storage.Bulk) (bool, error) { return b.PutVenue(p.ID, r.root.Lang, in) }, nil
 	default:
-		var o organizer
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return nil, err
-		}
-		in, err := o.input()
+		in, err := decoded(raw, (*organizer).input)
 		if err != nil {
 			return nil, err
 		}
 		in.TranslationOf = r.translationOf(p, storage.DocOrganizer)
 		return func(b *storage.Bulk) (bool, error) { return b.PutOrganizer(p.ID, r.root.Lang, in) }, nil
 	}
+}
+
+// decoded decodes a record of the site into R and converts it into our input with input.
+func decoded[R, I any](raw []byte, input func(*R) (*I, error)) (*I, error) {
+	var rec R
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, err
+	}
+	return input(&rec)
 }
 
 // translationOf is the record of another root that p says it translates, if that root's import holds
@@ -562,7 +559,7 @@ func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error
 		if !strings.HasPrefix(key, k.name+":") || seen[key] {
 			continue
 		}
-		err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
+		err := r.remove(ctx, key, func(b *storage.Bulk) error {
 			var err error
 			switch k {
 			case events:
@@ -572,19 +569,13 @@ func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error
 			default:
 				_, err = b.PutOrganizer(l.Doc.ID, r.root.Lang, &storage.OrganizerInput{PostInput: storage.PostInput{Status: &trash}})
 			}
-			if err != nil && !errors.Is(err, storage.ErrTrashed) {
-				return err
+			if errors.Is(err, storage.ErrTrashed) {
+				return nil
 			}
-			if err := b.Unlink(r.root.URL, key); err != nil {
-				return err
-			}
-			if r.opts.DryRun {
-				return mirror.ErrDryRun
-			}
-			return nil
+			return err
 		})
 		switch {
-		case err == nil || errors.Is(err, mirror.ErrDryRun):
+		case err == nil:
 			r.rep.Count(mirror.Trashed)
 		case refused(err):
 			r.rep.Fail(k.name, strings.TrimPrefix(key, k.name+":"), err)
@@ -593,4 +584,25 @@ func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error
 		}
 	}
 	return nil
+}
+
+// remove runs del (trashing or deleting what key links) and unlinks key in one transaction, rolled
+// back in a dry run.
+func (r *run) remove(ctx context.Context, key string, del func(*storage.Bulk) error) error {
+	err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
+		if err := del(b); err != nil {
+			return err
+		}
+		if err := b.Unlink(r.root.URL, key); err != nil {
+			return err
+		}
+		if r.opts.DryRun {
+			return mirror.ErrDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, mirror.ErrDryRun) {
+		return nil
+	}
+	return err
 }

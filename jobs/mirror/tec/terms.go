@@ -73,19 +73,13 @@ func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
 		if !strings.HasPrefix(key, k.name+":") || seen[key] {
 			continue
 		}
-		err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
-			if err := b.DeleteTerm(tax, l.Doc.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		err := r.remove(ctx, key, func(b *storage.Bulk) error {
+			if err := b.DeleteTerm(tax, l.Doc.ID); !errors.Is(err, storage.ErrNotFound) {
 				return err
-			}
-			if err := b.Unlink(r.root.URL, key); err != nil {
-				return err
-			}
-			if r.opts.DryRun {
-				return mirror.ErrDryRun
 			}
 			return nil
 		})
-		if err != nil && !errors.Is(err, mirror.ErrDryRun) {
+		if err != nil {
 			return err
 		}
 		r.rep.Count(mirror.Trashed)
