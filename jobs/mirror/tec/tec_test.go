@@ -2,6 +2,8 @@ package tec_test
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -288,3 +290,28 @@ func equal(a, b any) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestInterruptedRun: a run interrupted midway (Ctrl-C) keeps every record it wrote whole, and the
+// next run writes only the rest.
+func TestInterruptedRun(t *testing.T) {
+	site := tectest.New()
+	site.Now = func() time.Time { return siteNow }
+	for id := 100; id < 220; id++ {
+		site.Put(tectest.Events, event(id, "publish", "Event", "2030-01-01 10:00:00", "2030-01-01 11:00:00", nil))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/tribe/events/v1/events") && r.URL.Query().Get("page") == "2" {
+			cancel() // the operator's Ctrl-C, while the second page is on its way
+		}
+		site.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, "", "")
+	rep, err := im.Sync(ctx, mirror.Options{})
+	if !errors.Is(err, context.Canceled) || rep.Added != 50 {
+		t.Fatalf("interrupted run: %v, %v; want context.Canceled after the first page's 50 events", rep, err)
+	}
+	wantReport(t, sync(t, im, mirror.Options{}), "added 70, updated 0, trashed 0, unchanged 50, failed 0")
+}
