@@ -14,10 +14,11 @@
 //     of every ID (100 per page) to find what the site deleted or unpublished. Otherwise, or when the
 //     site hides those routes (401, 403, 404), the full walk of tribe/events/v1's lists.
 //
-// Each record is written in a transaction of its own together with its link (storage.Bulk.Link), whose
-// stamp is the record's modification instant in UTC: the next run skips a record whose stamp has not
-// moved, and the highest stamp is the mark the next cheap run asks from. There is no other state, so
-// an interrupted run simply continues at the next one.
+// Each record is written whole together with its link (storage.Bulk.Link), a page of them in one
+// transaction (one fsync a page rather than one a record; a record the store refuses sends its page
+// back one record per transaction). The link's stamp is the record's modification instant in UTC: the
+// next run skips a record whose stamp has not moved, and the highest stamp is the mark the next cheap
+// run asks from. There is no other state, so an interrupted run simply continues at the next one.
 //
 // A record the site no longer shows (deleted, trashed, unpublished for the caller) is trashed here and
 // unlinked; a term is deleted. Authorship is not carried over: the site's user IDs are not ours, so
@@ -298,16 +299,20 @@ func (r *run) full(ctx context.Context, k kind) error {
 		var total int
 		_ = json.Unmarshal(page["total"], &total)
 		r.opts.Progress.SetTotal(total)
+		var changes []*change
 		for _, raw := range items {
-			id, err := r.write(ctx, k, raw)
-			if err != nil {
-				return err
-			}
+			id, c := r.prepare(k, raw)
 			if id != 0 {
 				seen[k.key(id)] = true
 			}
-			r.opts.Progress.Add(1)
+			if c != nil {
+				changes = append(changes, c)
+			}
 		}
+		if err := r.commit(ctx, changes); err != nil {
+			return err
+		}
+		r.opts.Progress.Add(len(items))
 		return nil
 	})
 	if err != nil {
@@ -408,8 +413,10 @@ func (r *run) cheap(ctx context.Context, k kind) error {
 		case err != nil:
 			return err
 		}
-		if _, err := r.write(ctx, k, resp.Body); err != nil {
-			return err
+		if _, c := r.prepare(k, resp.Body); c != nil {
+			if err := r.commit(ctx, []*change{c}); err != nil {
+				return err
+			}
 		}
 		r.opts.Progress.Add(1)
 	}
@@ -430,10 +437,18 @@ func hidden(err error) error {
 	return err
 }
 
-// write writes one record from its JSON (list item or single response) with its link, in one
-// transaction, and counts the outcome. It returns the record's ID (0 when unreadable), and an error
-// only when the run must stop; a record the store refuses is a failure in the report.
-func (r *run) write(ctx context.Context, k kind, raw []byte) (uint64, error) {
+// change is a record to write, with the stamp its link gets.
+type change struct {
+	k     kind
+	id    uint64
+	stamp string
+	put   func(*storage.Bulk) (bool, error)
+}
+
+// prepare reads one record (a list item or a single response) and returns its ID (0 when unreadable)
+// and the change to write, or nil when there is none: unchanged since the last run (counted), or
+// unreadable (a failure in the report).
+func (r *run) prepare(k kind, raw []byte) (uint64, *change) {
 	var p post
 	if err := json.Unmarshal(raw, &p); err != nil || p.ID == 0 {
 		r.rep.Fail(k.name, "?", fmt.Errorf("unreadable record: %v", err))
@@ -455,21 +470,27 @@ func (r *run) write(ctx context.Context, k kind, raw []byte) (uint64, error) {
 		r.rep.Fail(k.name, id, err)
 		return p.ID, nil
 	}
-	return p.ID, r.commit(ctx, k, p.ID, stamp, put)
+	return p.ID, &change{k: k, id: p.ID, stamp: stamp, put: put}
 }
 
-// commit runs put and links its record with stamp in one transaction (rolled back in a dry run) and
-// counts the outcome. It returns an error only when the run must stop; a record the store refuses is
-// a failure in the report.
-func (r *run) commit(ctx context.Context, k kind, id uint64, stamp string, put func(*storage.Bulk) (bool, error)) error {
-	var created bool
+// commit writes changes with their links in one transaction (rolled back in a dry run) and counts
+// their outcomes: one fsync for a page of records instead of one each, and every record whole. When
+// the store refuses one of them, each is written again alone, so that only that one fails. It returns
+// an error only when the run must stop; a refused record is a failure in the report.
+func (r *run) commit(ctx context.Context, changes []*change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	created := make([]bool, len(changes))
 	err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
-		var err error
-		if created, err = put(b); err != nil {
-			return err
-		}
-		if err := b.Link(r.root.URL, k.key(id), storage.Doc{Kind: k.docKind, ID: id}, stamp); err != nil {
-			return err
+		for i, c := range changes {
+			var err error
+			if created[i], err = c.put(b); err != nil {
+				return err
+			}
+			if err := b.Link(r.root.URL, c.k.key(c.id), storage.Doc{Kind: c.k.docKind, ID: c.id}, c.stamp); err != nil {
+				return err
+			}
 		}
 		if r.opts.DryRun {
 			return mirror.ErrDryRun
@@ -478,16 +499,25 @@ func (r *run) commit(ctx context.Context, k kind, id uint64, stamp string, put f
 	})
 	switch {
 	case err == nil || errors.Is(err, mirror.ErrDryRun):
+	case refused(err) && len(changes) > 1:
+		for _, c := range changes {
+			if err := r.commit(ctx, []*change{c}); err != nil {
+				return err
+			}
+		}
+		return nil
 	case refused(err):
-		r.rep.Fail(k.name, strconv.FormatUint(id, 10), err)
+		r.rep.Fail(changes[0].k.name, strconv.FormatUint(changes[0].id, 10), err)
 		return nil
 	default:
 		return err
 	}
-	if created {
-		r.rep.Count(mirror.Added)
-	} else {
-		r.rep.Count(mirror.Updated)
+	for _, c := range created {
+		if c {
+			r.rep.Count(mirror.Added)
+		} else {
+			r.rep.Count(mirror.Updated)
+		}
 	}
 	return nil
 }

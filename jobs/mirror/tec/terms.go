@@ -95,5 +95,5 @@ func (r *run) putTerm(ctx context.Context, k kind, tax storage.Taxonomy, t term)
 		r.rep.Count(mirror.Unchanged)
 		return nil
 	}
-	return r.commit(ctx, k, t.ID, stamp, func(b *storage.Bulk) (bool, error) { return b.PutTerm(tax, t.ID, t.input(tax)) })
+	return r.commit(ctx, []*change{{k: k, id: t.ID, stamp: stamp, put: func(b *storage.Bulk) (bool, error) { return b.PutTerm(tax, t.ID, t.input(tax)) }}})
 }

@@ -51,8 +51,11 @@ type Site struct {
 	// HideWP makes the /wp/v2 routes answer 404, as on a site that removed them.
 	HideWP bool
 
-	mu       sync.Mutex
-	records  map[string]map[uint64]*record
+	mu      sync.Mutex
+	records map[string]map[uint64]*record
+	// sorted caches each kind's records by ID until a Put or Delete changes them: a benchmark's large
+	// site would otherwise sort them for every page.
+	sorted   map[string][]*record
 	failNext []string
 	// Requests counts every request; Details the single-record requests.
 	Requests, Details atomic.Int64
@@ -68,7 +71,7 @@ type record struct {
 
 // New returns an empty site in UTC.
 func New() *Site {
-	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}}
+	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}, sorted: map[string][]*record{}}
 }
 
 // Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape.
@@ -101,6 +104,7 @@ func (s *Site) Put(kind string, obj map[string]any) {
 	if s.records[kind] == nil {
 		s.records[kind] = map[uint64]*record{}
 	}
+	delete(s.sorted, kind)
 	s.records[kind][id] = &record{id: id, status: status, modified: modified, startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), raw: raw}
 }
 
@@ -109,6 +113,7 @@ func (s *Site) Delete(kind string, id uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.records[kind], id)
+	delete(s.sorted, kind)
 }
 
 // FailOnce makes the next request whose path and query contain part answer 503, once.
@@ -191,14 +196,21 @@ func (s *Site) visible(r *http.Request, kind string, statuses []string) []*recor
 		statuses = []string{"publish"}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	all, ok := s.sorted[kind]
+	if !ok {
+		for _, rec := range s.records[kind] {
+			all = append(all, rec)
+		}
+		slices.SortFunc(all, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
+		s.sorted[kind] = all
+	}
+	s.mu.Unlock()
 	var out []*record
-	for _, rec := range s.records[kind] {
+	for _, rec := range all {
 		if kind == Categories || kind == Tags || slices.Contains(statuses, rec.status) {
 			out = append(out, rec)
 		}
 	}
-	slices.SortFunc(out, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
 
