@@ -103,6 +103,8 @@ var docErrors = []docError{
 		anywhere: true, retryAfter: true},
 	{kind: storage.ErrNoSpace, when: "the server's disk is full: nothing of the write was kept; retry once space has been freed",
 		anywhere: true, writes: true},
+	{kind: storage.ErrMirrored, when: "the record or term is mirrored from another site, its source of truth (CALENDAR_MIRROR_FROM): " +
+		"change it there", anywhere: true, writes: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
 	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
 		"list the records again, then follow from the new cursor", route: changesPattern},
@@ -133,7 +135,9 @@ func docResponse(rt *route, status int, method string) obj {
 	desc := http.StatusText(status)
 	var retry []string
 	for _, e := range docErrors {
-		if a, _ := answerFor(e.kind); a.status == status && e.answers(rt, method) {
+		// An error of its routes only is named where CONTRACT 4 lists its status, not where another
+		// error brought that status in.
+		if a, _ := answerFor(e.kind); a.status == status && e.answers(rt, method) && (e.anywhere || slices.Contains(docResponses(rt, method), status)) {
 			desc += ". " + a.code + ": " + e.when
 			if e.retryAfter {
 				retry = append(retry, a.code)
