@@ -48,12 +48,6 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// Store is what the importer needs of the store.
-type Store interface {
-	Bulk(ctx context.Context, a storage.Actor, fn func(*storage.Bulk) error) error
-	Linked(ctx context.Context, source string) (map[string]storage.ExternalLink, error)
-}
-
 // Root is one of a site's REST roots (…/wp-json) and the language its records are imported into.
 type Root struct {
 	URL  string
@@ -62,7 +56,7 @@ type Root struct {
 
 // Importer mirrors a TEC site. Set its fields before the first Sync.
 type Importer struct {
-	Store Store
+	Store mirror.Store
 	// Actor writes the records and becomes their author.
 	Actor storage.Actor
 	// Roots are the site's roots; the first is the site's own, whose name the importer carries.
@@ -499,14 +493,14 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 	})
 	switch {
 	case err == nil || errors.Is(err, mirror.ErrDryRun):
-	case refused(err) && len(changes) > 1:
+	case mirror.Refused(err) && len(changes) > 1:
 		for _, c := range changes {
 			if err := r.commit(ctx, []*change{c}); err != nil {
 				return err
 			}
 		}
 		return nil
-	case refused(err):
+	case mirror.Refused(err):
 		r.rep.Fail(changes[0].k.name, strconv.FormatUint(changes[0].id, 10), err)
 		return nil
 	default:
@@ -520,15 +514,6 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 		}
 	}
 	return nil
-}
-
-// refused reports whether the store refused a record for what it holds (our contract's input rules),
-// rather than failing itself.
-func refused(err error) bool {
-	var te *storage.TermExistsError
-	return errors.As(err, &te) || slices.ContainsFunc([]error{storage.ErrInvalid, storage.ErrLinkedPost, storage.ErrConflict,
-		storage.ErrWrongType, storage.ErrDuplicateSlug, storage.ErrForbidden, storage.ErrTrashed, storage.ErrCannotEditOthers},
-		func(target error) bool { return errors.Is(err, target) })
 }
 
 // putter decodes a record of kind k and returns the write that puts it into the store.
@@ -607,7 +592,7 @@ func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error
 		switch {
 		case err == nil:
 			r.rep.Count(mirror.Trashed)
-		case refused(err):
+		case mirror.Refused(err):
 			r.rep.Fail(k.name, strings.TrimPrefix(key, k.name+":"), err)
 		default:
 			return err
