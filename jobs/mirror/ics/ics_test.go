@@ -1,0 +1,264 @@
+package ics
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/jobs/mirror"
+	"github.com/calendard/calendard/storage"
+)
+
+// now is the store's frozen clock: every fixture's events are ahead of it or within the series window.
+var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+var admin = storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
+
+func openStore(t *testing.T) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// fixture copies testdata file name (the codec's real-world exports) into a temporary file of its own,
+// which a test may then change.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "storage", "ical", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func sync(t *testing.T, im *Importer, opts mirror.Options) *mirror.Report {
+	t.Helper()
+	rep, err := im.Sync(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("sync %s: %v (report: %v)", im.From, err, rep)
+	}
+	return rep
+}
+
+// events reads every event of the store, by title (the last one of a title wins).
+func events(t *testing.T, db *storage.DB) []*storage.Event {
+	t.Helper()
+	recs, err := db.Scan(context.Background(), storage.TypeEvent, 0, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs.Events
+}
+
+func find(t *testing.T, all []*storage.Event, title string) *storage.Event {
+	t.Helper()
+	for _, e := range all {
+		if e.Title == title && e.Parent == 0 {
+			return e
+		}
+	}
+	t.Fatalf("no event %q among %d", title, len(all))
+	return nil
+}
+
+// counts is what a test compares of a report.
+type counts struct{ Added, Updated, Trashed, Unchanged, Failed int }
+
+func countsOf(r *mirror.Report) counts {
+	return counts{r.Added, r.Updated, r.Trashed, r.Unchanged, r.Failed}
+}
+
+// TestSyncFixtures imports each real-world export into an empty store: every UID becomes one event,
+// none fails, and a second run changes nothing.
+func TestSyncFixtures(t *testing.T) {
+	for name, uids := range map[string]int{"google.ics": 3, "outlook.ics": 4, "apple.ics": 5, "meetup.ics": 2, "tec.ics": 3} {
+		t.Run(name, func(t *testing.T) {
+			db := openStore(t)
+			im := &Importer{From: fixture(t, name), Store: db, Actor: admin, Lang: "en"}
+			rep := sync(t, im, mirror.Options{})
+			if got := countsOf(rep); got != (counts{Added: uids}) {
+				t.Errorf("first run: %+v (%v), want %d added", got, rep.Failures, uids)
+			}
+			if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Unchanged: uids}) {
+				t.Errorf("second run: %+v, want %d unchanged", got, uids)
+			}
+		})
+	}
+}
+
+// TestSyncSeries: Google's weekly series with two EXDATEs and one moved occurrence becomes a parent
+// with its rule, occurrences on every other Tuesday at 19:00 Paris time (across the DST change),
+// none on the excluded days, and the moved one an exception at 20:00 with its own title.
+func TestSyncSeries(t *testing.T) {
+	db := openStore(t)
+	sync(t, &Importer{From: fixture(t, "google.ics"), Store: db, Actor: admin, Lang: "fr"}, mirror.Options{})
+	all := events(t, db)
+	parent := find(t, all, "Soirée ouverte: tirages & encadrement")
+	if !slices.Contains(parent.Recurrence, "RRULE:FREQ=WEEKLY;WKST=MO;UNTIL=20270601T000000Z;BYDAY=TU") || len(parent.Recurrence) != 3 {
+		t.Errorf("parent recurrence %q", parent.Recurrence)
+	}
+	if parent.Timezone != "Europe/Paris" || parent.Start != "2026-03-10 19:00:00" || parent.Lang != "fr" {
+		t.Errorf("parent %s %s %s", parent.Timezone, parent.Start, parent.Lang)
+	}
+	byDay := map[string]*storage.Event{}
+	for _, e := range all {
+		if e.Parent == parent.ID {
+			byDay[e.Start[:10]] = e
+		}
+	}
+	// Tuesdays from 17 March 2026 to 25 May 2027 are 63, less the two excluded.
+	if len(byDay) != 61 {
+		t.Errorf("%d occurrences, want 61", len(byDay))
+	}
+	for _, day := range []string{"2026-12-22", "2026-12-29"} {
+		if byDay[day] != nil {
+			t.Errorf("excluded %s has an occurrence", day)
+		}
+	}
+	if e := byDay["2026-03-31"]; e == nil || e.Start != "2026-03-31 19:00:00" || e.StartUTC.Hour() != 17 {
+		t.Errorf("occurrence after the DST change: %+v", e)
+	}
+	moved := byDay["2026-04-14"]
+	if moved == nil || moved.Title != "Soirée ouverte (20h)" || moved.Start != "2026-04-14 20:00:00" || !moved.Detached {
+		t.Fatalf("moved occurrence: %+v", moved)
+	}
+}
+
+// TestSyncChanges: a second run after the file changed updates the event that changed, trashes the
+// one that is gone and the one now cancelled, and leaves alone the one whose DTSTAMP alone moved
+// (Google writes the export's time there).
+func TestSyncChanges(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "meetup.ics")
+	im := &Importer{From: path, Store: db, Actor: admin, Lang: "en"}
+	sync(t, im, mirror.Options{})
+	edit(t, path, "SUMMARY:Hack night", "SUMMARY:Hack night (moved online)")
+	edit(t, path, "DTSTAMP:", "DTSTAMP:20270101T000000Z\nX-OLD-DTSTAMP:")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Updated: 1, Unchanged: 1}) {
+		t.Errorf("after an edit: %+v", got)
+	}
+	if e := find(t, events(t, db), "Hack night (moved online)"); e.Status != storage.StatusPublish {
+		t.Errorf("updated event is %s", e.Status)
+	}
+	edit(t, path, "STATUS:CONFIRMED\nSUMMARY:Hack night", "STATUS:CANCELLED\nSUMMARY:Hack night")
+	removeEvent(t, path, "event_301234567@meetup.com")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Trashed: 2}) {
+		t.Errorf("after a removal and a cancellation: %+v", got)
+	}
+	for _, e := range events(t, db) {
+		if e.Status != storage.StatusTrash {
+			t.Errorf("%q is %s, want trash", e.Title, e.Status)
+		}
+	}
+	if links, err := db.Linked(context.Background(), path); err != nil || len(links) != 0 {
+		t.Errorf("links left: %v, %v", links, err)
+	}
+}
+
+// TestSyncDryRun reports what a run would do and writes nothing.
+func TestSyncDryRun(t *testing.T) {
+	db := openStore(t)
+	im := &Importer{From: fixture(t, "outlook.ics"), Store: db, Actor: admin, Lang: "en"}
+	if got := countsOf(sync(t, im, mirror.Options{DryRun: true})); got != (counts{Added: 4}) {
+		t.Errorf("dry run: %+v", got)
+	}
+	if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 0 {
+		t.Errorf("dry run wrote %d events (%v)", n, err)
+	}
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Added: 4}) {
+		t.Errorf("real run after the dry run: %+v", got)
+	}
+}
+
+// TestSyncReportsBadEvents: an event the codec cannot read and one the store refuses are failures
+// with their UID; the others are imported.
+func TestSyncReportsBadEvents(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "meetup.ics")
+	// No DTSTART: the codec skips it. A sub-daily rule: the store refuses it.
+	edit(t, path, "DTSTART;TZID=America/Los_Angeles:20260319T183000\n", "")
+	edit(t, path, "UID:event_301234999@meetup.com", "UID:event_301234999@meetup.com\nRRULE:FREQ=HOURLY")
+	rep := sync(t, &Importer{From: path, Store: db, Actor: admin, Lang: "en"}, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Failed: 2}) {
+		t.Fatalf("report %+v %v", got, rep.Failures)
+	}
+	ids := []string{rep.Failures[0].ID, rep.Failures[1].ID}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"event_301234567@meetup.com", "event_301234999@meetup.com"}) {
+		t.Errorf("failures %+v", rep.Failures)
+	}
+}
+
+// TestSyncFeedURL reads a feed over HTTP, retrying a transient failure.
+func TestSyncFeedURL(t *testing.T) {
+	body, err := os.ReadFile(fixture(t, "tec.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/calendar")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	db := openStore(t)
+	get := &mirror.Getter{Sleep: func(context.Context, time.Duration) error { return nil }}
+	rep := sync(t, &Importer{From: srv.URL + "/events.ics", Store: db, Actor: admin, Lang: "nl", Get: get}, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Added: 3}) || rep.Requests != 2 {
+		t.Errorf("report %+v after %d requests", got, rep.Requests)
+	}
+}
+
+// edit replaces the first old in the file at path by new, failing when old is not there.
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "\r\n", "\n")
+	if !strings.Contains(s, old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(s, old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// removeEvent removes the VEVENT of uid from the file at path.
+func removeEvent(t *testing.T, path, uid string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, block := range strings.SplitAfter(strings.ReplaceAll(string(b), "\r\n", "\n"), "END:VEVENT\n") {
+		if strings.Contains(block, "UID:"+uid+"\n") {
+			block = block[:strings.Index(block, "BEGIN:VEVENT")]
+		}
+		out = append(out, block)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(out, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
