@@ -77,7 +77,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
-		GuardMirrored: cfg.MirrorFrom != "",
+		GuardMirrored: cfg.mirroring(),
 	})
 }
 
@@ -237,7 +237,7 @@ func (a *app) serve(ctx context.Context) error {
 		return errors.Join(err, a.shutdown(errc))
 	}
 	defer stopJobs()
-	if a.cfg.MirrorFrom != "" {
+	if a.cfg.mirroring() {
 		stopMirror, err := a.startMirror(ctx)
 		if err != nil {
 			return errors.Join(err, a.shutdown(errc))

@@ -60,6 +60,8 @@ type Config struct {
 	// separated) and the interval of the syncs.
 	MirrorFrom, MirrorUser, MirrorAppPassword, MirrorLanguages string
 	MirrorInterval                                             time.Duration
+	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
+	ICSFrom string
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -98,6 +100,7 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_MIRROR_USER", "mirror-user", "", "login of a user of the mirrored site, to mirror its unpublished records too", &c.MirrorUser},
 		{"CALENDAR_MIRROR_APP_PASSWORD", "mirror-app-password", "", "that user's application password", &c.MirrorAppPassword},
 		{"CALENDAR_MIRROR_LANGUAGES", "mirror-languages", "", "the mirrored site's further roots, comma-separated lang=URL", &c.MirrorLanguages},
+		{"CALENDAR_ICS_FROM", "ics-from", "", "iCalendar file or http(s) feed URL to mirror on the mirror's interval; its events become read-only here", &c.ICSFrom},
 		{"CALENDAR_NOW", "now", "", "test hook: RFC 3339 instant that freezes the clock", &c.Now},
 	}
 }
@@ -125,7 +128,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
 		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
-	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the mirror's syncs (CALENDAR_MIRROR_INTERVAL)")
+	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -208,6 +211,11 @@ func (c *Config) validate() error {
 		}
 		if _, err := c.mirror.roots(storage.Lang(c.DefaultLanguage)); err != nil {
 			return fmt.Errorf("mirror: %w", err)
+		}
+	}
+	if c.ICSFrom != "" {
+		if err := checkICSFrom(c.ICSFrom); err != nil {
+			return fmt.Errorf("ics-from: %w", err)
 		}
 	}
 	if c.Now != "" {

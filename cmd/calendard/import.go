@@ -10,26 +10,29 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/jobs/mirror"
+	"github.com/calendard/calendard/jobs/mirror/ics"
 	"github.com/calendard/calendard/jobs/mirror/tec"
 	"github.com/calendard/calendard/storage"
 )
 
-var _ tec.Store = (*storage.DB)(nil)
+var _ mirror.Store = (*storage.DB)(nil)
 
 // importSources are the sources `calendard import` knows, each with its command.
 var importSources = map[string]func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error{
 	"tec": importTEC,
+	"ics": importICS,
 }
 
 // importCmd implements "calendard import SOURCE [flags]".
 func importCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || importSources[args[0]] == nil {
-		return errors.New("import needs a source: tec; run calendard help")
+		return errors.New("import needs a source: tec or ics; run calendard help")
 	}
 	return importSources[args[0]](ctx, args[1:], getenv, stdout, stderr)
 }
@@ -85,8 +88,7 @@ func (m mirrorConfig) importer(db *storage.DB, actor storage.Actor, defaultLang 
 }
 
 // importTEC implements "calendard import tec": one sync of a TEC site into the store, or with
-// --follow one now and one per interval until interrupted. The server must be stopped (the store is
-// one process's); serve mirrors by itself with CALENDAR_MIRROR_FROM.
+// --follow one now and one per interval until interrupted.
 func importTEC(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import tec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -98,9 +100,7 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 		m.Languages = append(m.Languages, s)
 		return nil
 	})
-	follow := fs.Duration("follow", 0, "keep running, syncing again at this interval (e.g. 5m)")
-	dryRun := fs.Bool("dry-run", false, "write nothing; report what would change")
-	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
+	f := addImportFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,21 +109,114 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case m.From == "":
 		return errors.New("import tec needs --from, the site's REST root")
-	case *follow < 0:
-		return errors.New("follow must be a positive interval")
 	}
-	cfg, err := parseConfig("import", []string{"--data-dir", *dataDir}, getenv, stderr)
+	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_MIRROR_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
+		return m.importer(db, actor, lang)
+	})
+}
+
+// importICS implements "calendard import ics FILE|URL": one sync of an iCalendar file or feed into
+// the store, or with --follow one now and one per interval until interrupted. Flags may come before
+// or after the file.
+func importICS(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import ics", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	language := fs.String("language", "", "language of the imported events (default: the site's, CALENDAR_DEFAULT_LANGUAGE)")
+	f := addImportFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var from string
+	if fs.NArg() > 0 {
+		from = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return err
+		}
+	}
+	switch {
+	case from == "":
+		return errors.New("import ics needs the file or feed URL to import")
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkICSFrom(from); err != nil {
+		return err
+	}
+	if *language != "" {
+		if _, ok := storage.ParseLang(*language); !ok {
+			return fmt.Errorf("language %q: want one of nl, en, fr, de, it, pl, es", *language)
+		}
+	}
+	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_ICS_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
+		if *language != "" {
+			lang = storage.Lang(*language)
+		}
+		return icsImporter(db, actor, lang, from)
+	})
+}
+
+// checkICSFrom checks the file or URL an iCalendar import reads: an http(s) URL, or a path whose
+// file can be read now (a mirror's later runs report a file gone as a failed run).
+func checkICSFrom(from string) error {
+	if strings.HasPrefix(from, "http://") || strings.HasPrefix(from, "https://") {
+		if u, err := url.Parse(from); err != nil || u.Host == "" {
+			return fmt.Errorf("%q is not an http(s) URL", from)
+		}
+		return nil
+	}
+	f, err := os.Open(from)
 	if err != nil {
 		return err
 	}
-	if _, err := m.roots(storage.Lang(cfg.DefaultLanguage)); err != nil {
+	return f.Close()
+}
+
+// icsImporter is the import of the file or feed from, writing as actor in language lang. A file is
+// named by its absolute path, so that its links do not depend on the directory the command ran in.
+func icsImporter(db *storage.DB, actor storage.Actor, lang storage.Lang, from string) (*ics.Importer, error) {
+	if !strings.HasPrefix(from, "http://") && !strings.HasPrefix(from, "https://") {
+		abs, err := filepath.Abs(from)
+		if err != nil {
+			return nil, err
+		}
+		from = abs
+	}
+	return &ics.Importer{From: from, Store: db, Actor: actor, Lang: lang, Get: &mirror.Getter{}}, nil
+}
+
+// importFlags are the flags every source of `calendard import` takes.
+type importFlags struct {
+	follow  time.Duration
+	dryRun  bool
+	dataDir string
+}
+
+func addImportFlags(fs *flag.FlagSet, getenv func(string) string) *importFlags {
+	f := &importFlags{}
+	fs.DurationVar(&f.follow, "follow", 0, "keep running, syncing again at this interval (e.g. 5m)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "write nothing; report what would change")
+	fs.StringVar(&f.dataDir, "data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
+	return f
+}
+
+// run opens the data directory's store and syncs the source that build makes from it, writing as the
+// first administrator into the default language: once with progress and a report, or with --follow
+// once now and once per interval until interrupted. The server must be stopped (the store is one
+// process's); serveVar names the setting with which serve mirrors the source itself.
+func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, serveVar string,
+	build func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error)) error {
+	if f.follow < 0 {
+		return errors.New("follow must be a positive interval")
+	}
+	cfg, err := parseConfig("import", []string{"--data-dir", f.dataDir}, getenv, stderr)
+	if err != nil {
 		return err
 	}
 	log := newLogger(cfg, stderr)
 	defer func() { _ = log.Sync() }()
 	db, err := openStore(cfg, log)
 	if errors.Is(err, storage.ErrLocked) {
-		return fmt.Errorf("%w: stop the server first, or let it mirror the site itself (CALENDAR_MIRROR_FROM)", err)
+		return fmt.Errorf("%w: stop the server first, or let it mirror the source itself (%s)", err, serveVar)
 	}
 	if err != nil {
 		return err
@@ -137,27 +230,27 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	im, err := m.importer(db, actor, storage.Lang(cfg.DefaultLanguage))
+	src, err := build(db, actor, storage.Lang(cfg.DefaultLanguage))
 	if err != nil {
 		return err
 	}
-	opts := mirror.Options{DryRun: *dryRun, Logger: log.Named("mirror"), Now: cfg.clock()}
-	if *follow > 0 {
-		return mirror.Follow(ctx, im, *follow, opts)
+	opts := mirror.Options{DryRun: f.dryRun, Logger: log.Named("mirror"), Now: cfg.clock()}
+	if f.follow > 0 {
+		return mirror.Follow(ctx, src, f.follow, opts)
 	}
 	opts.Progress = &mirror.Progress{}
 	var rep *mirror.Report
 	err = showProgress(stderr, opts.Progress.Snapshot, func() (err error) {
-		rep, err = mirror.RunLogged(ctx, im, opts)
+		rep, err = mirror.RunLogged(ctx, src, opts)
 		return err
 	})
-	printReport(stdout, rep, *dryRun)
+	printReport(stdout, rep, f.dryRun)
 	if err != nil {
 		return err
 	}
 	// The index is derived data: rebuilt from the store in bulk at the next start, which is much
 	// faster than replaying a long change log one entry at a time (as seed does).
-	if !*dryRun && rep.Added > 0 {
+	if !f.dryRun && rep.Added > 0 {
 		if err := os.RemoveAll(filepath.Join(cfg.DataDir, "index")); err != nil {
 			return fmt.Errorf("remove the index: %w", err)
 		}
@@ -180,25 +273,41 @@ func printReport(w io.Writer, rep *mirror.Report, dryRun bool) {
 	}
 }
 
-// startMirror runs the configured mirror (CALENDAR_MIRROR_FROM) on its schedule until the returned
-// stop function is called; stop waits for a run in progress to end.
+// mirroring reports whether serve mirrors a source: its records are then read-only through the API.
+func (c Config) mirroring() bool { return c.MirrorFrom != "" || c.ICSFrom != "" }
+
+// startMirror runs each configured mirror (CALENDAR_MIRROR_FROM, CALENDAR_ICS_FROM) on its schedule
+// until the returned stop function is called; stop waits for the runs in progress to end.
 func (a *app) startMirror(ctx context.Context) (stop func(), err error) {
 	actor, err := firstAdministrator(ctx, a.db)
 	if err != nil {
 		return nil, err
 	}
-	im, err := a.cfg.mirror.importer(a.db, actor, storage.Lang(a.cfg.DefaultLanguage))
-	if err != nil {
-		return nil, err
+	lang := storage.Lang(a.cfg.DefaultLanguage)
+	var sources []mirror.Source
+	if a.cfg.MirrorFrom != "" {
+		im, err := a.cfg.mirror.importer(a.db, actor, lang)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, im)
+	}
+	if a.cfg.ICSFrom != "" {
+		im, err := icsImporter(a.db, actor, lang, a.cfg.ICSFrom)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, im)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		opts := mirror.Options{Logger: a.log.Named("mirror"), Now: a.cfg.clock(), AfterRun: a.mirrorRan}
-		if err := mirror.Follow(ctx, im, a.cfg.MirrorInterval, opts); err != nil {
-			a.log.Error("mirror stopped", zap.Error(err))
-		}
-	}()
-	return func() { cancel(); <-done }, nil
+	var wg sync.WaitGroup
+	for _, src := range sources {
+		wg.Go(func() {
+			opts := mirror.Options{Logger: a.log.Named("mirror"), Now: a.cfg.clock(), AfterRun: a.mirrorRan}
+			if err := mirror.Follow(ctx, src, a.cfg.MirrorInterval, opts); err != nil {
+				a.log.Error("mirror stopped", zap.String("source", src.Name()), zap.Error(err))
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }, nil
 }

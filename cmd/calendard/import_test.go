@@ -81,10 +81,11 @@ func importEnv(dir string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-func runImport(t *testing.T, dir string, args ...string) string {
+// runImport runs `calendard import SOURCE ARGS…` into dir and returns its output.
+func runImport(t *testing.T, dir, source string, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), append([]string{"import", "tec"}, args...), importEnv(dir), &stdout, &stderr); err != nil {
+	if err := run(context.Background(), append([]string{"import", source}, args...), importEnv(dir), &stdout, &stderr); err != nil {
 		t.Fatalf("import: %v\n%s", err, stderr.String())
 	}
 	return stdout.String()
@@ -100,7 +101,7 @@ func TestImportAnswersAsTheAPI(t *testing.T) {
 	recs := writeThroughAPI(t, src)
 	_, from := publishSite(t, src, recs)
 	dir := t.TempDir()
-	out := runImport(t, dir, "--from", from, "--user", siteLogin, "--app-password", sitePass)
+	out := runImport(t, dir, "tec", "--from", from, "--user", siteLogin, "--app-password", sitePass)
 	if !strings.Contains(out, "added 8, updated 0, trashed 0, unchanged 0, failed 0") {
 		t.Errorf("import output:\n%s", out)
 	}
@@ -171,7 +172,7 @@ func TestImportCommand(t *testing.T) {
 	recs := writeThroughAPI(t, src)
 	site, from := publishSite(t, src, recs)
 	dir := t.TempDir()
-	if out := runImport(t, dir, "--from", from, "--dry-run"); !strings.Contains(out, "dry run, nothing written") {
+	if out := runImport(t, dir, "tec", "--from", from, "--dry-run"); !strings.Contains(out, "dry run, nothing written") {
 		t.Errorf("dry run output:\n%s", out)
 	}
 	db := openDirStore(t, "import", importEnv(dir))
@@ -180,17 +181,17 @@ func TestImportCommand(t *testing.T) {
 	}
 	db.Close()
 	// Anonymous: the draft stays on the site.
-	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 7, updated 0, trashed 0, unchanged 0, failed 0") {
+	if out := runImport(t, dir, "tec", "--from", from); !strings.Contains(out, "added 7, updated 0, trashed 0, unchanged 0, failed 0") {
 		t.Errorf("first import:\n%s", out)
 	}
-	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 0, updated 0, trashed 0, unchanged 7, failed 0") {
+	if out := runImport(t, dir, "tec", "--from", from); !strings.Contains(out, "added 0, updated 0, trashed 0, unchanged 7, failed 0") {
 		t.Errorf("second import:\n%s", out)
 	}
 	changed := src.do(req{method: "GET", path: recs[5].path, auth: adminAuth}).json(t)
 	changed["title"], changed["modified_utc"] = "Jazz Night (moved)", "2026-11-22 10:20:00"
 	site.Put(tectest.Events, changed)
 	site.Delete(tectest.Events, uint64(src.do(req{method: "GET", path: recs[6].path, auth: adminAuth}).json(t)["id"].(float64)))
-	if out := runImport(t, dir, "--from", from); !strings.Contains(out, "added 0, updated 1, trashed 1, unchanged 5, failed 0") {
+	if out := runImport(t, dir, "tec", "--from", from); !strings.Contains(out, "added 0, updated 1, trashed 1, unchanged 5, failed 0") {
 		t.Errorf("import after changes:\n%s", out)
 	}
 	dst := startServerIn(t, dir)
@@ -224,6 +225,29 @@ func TestImportCommand(t *testing.T) {
 	}
 }
 
+// startMirrorReporting starts the mirrors s is configured with, as serve does, and returns the reports
+// of their runs as they end (a run whose report finds the channel full is not reported). The mirrors
+// stop when the test ends.
+func startMirrorReporting(t *testing.T, s *server) <-chan *mirror.Report {
+	t.Helper()
+	ran := make(chan *mirror.Report, 64)
+	s.app.mirrorRan = func(rep *mirror.Report, err error) {
+		if err != nil {
+			t.Errorf("mirror run: %v", err)
+		}
+		select {
+		case ran <- rep:
+		default:
+		}
+	}
+	stop, err := s.app.startMirror(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return ran
+}
+
 // TestMirrorInServe: with CALENDAR_MIRROR_FROM, serve mirrors the site by itself, and refuses writes
 // through the API to the mirrored records (the site is their truth) while records of its own stay
 // writable.
@@ -232,18 +256,7 @@ func TestMirrorInServe(t *testing.T) {
 	recs := writeThroughAPI(t, src)
 	_, from := publishSite(t, src, recs)
 	s := startServer(t, "CALENDAR_MIRROR_FROM="+from, "CALENDAR_MIRROR_USER="+siteLogin, "CALENDAR_MIRROR_APP_PASSWORD="+sitePass)
-	ran := make(chan *mirror.Report, 1)
-	s.app.mirrorRan = func(rep *mirror.Report, err error) {
-		if err != nil {
-			t.Errorf("mirror run: %v", err)
-		}
-		ran <- rep
-	}
-	stop, err := s.app.startMirror(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	ran := startMirrorReporting(t, s)
 	if rep := <-ran; rep.Added != 8 || rep.Failed != 0 {
 		t.Fatalf("first run in serve: %v %+v", rep, rep.Failures)
 	}

@@ -32,6 +32,8 @@ commands:
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
   import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--dry-run]
                           (mirrors a The Events Calendar site; the server must be stopped)
+  import ics              FILE|URL [--language L] [--follow 1h] [--dry-run]
+                          (imports an iCalendar file or feed; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)

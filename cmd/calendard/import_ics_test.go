@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage/richtext"
+)
+
+// icsFixture copies one of the codec's real-world exports into a directory of the test's own.
+func icsFixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "storage", "ical", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// feedEvent is what the round trip compares of a feedEvent event: what an iCalendar file can carry.
+type feedEvent struct {
+	Title, Description, Start, End, Zone, Venue string
+	AllDay                                      bool
+	Categories, Organizers                      []string
+	Occurrence                                  bool
+}
+
+// listEvents returns the events of a list request, each as feedEvent, in the list's order.
+func listEvents(t *testing.T, s *server, query string) []feedEvent {
+	t.Helper()
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events?per_page=50&" + query, auth: adminAuth})
+	if res.status != http.StatusOK {
+		t.Fatalf("list %s: %d %s", query, res.status, res.body)
+	}
+	var out []feedEvent
+	for _, e := range res.json(t)["events"].([]any) {
+		e := e.(map[string]any)
+		l := feedEvent{Title: e["title"].(string), Description: richtext.PlainText(e["description"].(string)),
+			Start: e["start_date"].(string), End: e["end_date"].(string), Zone: e["timezone"].(string),
+			AllDay: e["all_day"].(bool), Occurrence: e["post_parent"] != nil && e["post_parent"] != float64(0)}
+		if v, ok := e["venue"].(map[string]any); ok {
+			l.Venue = v["venue"].(string)
+		}
+		for _, c := range e["categories"].([]any) {
+			l.Categories = append(l.Categories, c.(map[string]any)["name"].(string))
+		}
+		if os, ok := e["organizer"].([]any); ok {
+			for _, o := range os {
+				l.Organizers = append(l.Organizers, o.(map[string]any)["organizer"].(string))
+			}
+		}
+		if l.AllDay {
+			l.Zone = ""
+		}
+		slices.Sort(l.Categories)
+		out = append(out, l)
+	}
+	return out
+}
+
+// TestImportICSRoundTrip: a calendar written through the API of one server, subscribed to through
+// its events.ics feed and imported into an empty store, answers the same lists: the same events at
+// the same times in the same zones, with their venues, organizers and categories, and a series as
+// a series, its edited occurrence included.
+func TestImportICSRoundTrip(t *testing.T) {
+	src := startServer(t)
+	src.create("/calendar/events/v1/events", map[string]any{
+		"title": "Jazz Night", "description": "<p>Bring <b>friends</b> &amp; family</p>\n<p>Doors at 19:30</p>",
+		"start_date": "2026-12-05 20:00", "end_date": "2026-12-05 22:00", "timezone": "Europe/Paris",
+		"venue":      map[string]any{"venue": "Salle Pleyel", "address": "252 Rue du Faubourg Saint-Honoré", "city": "Paris"},
+		"organizer":  []any{map[string]any{"organizer": "Jazz Club", "email": "club@example.org"}},
+		"categories": "Music,Jazz",
+	})
+	src.create("/calendar/events/v1/events", map[string]any{
+		"title": "Christmas market", "start_date": "2026-12-10", "end_date": "2026-12-12", "all_day": true,
+		"timezone": "Europe/Berlin", "categories": "Markets",
+	})
+	src.create("/calendar/events/v1/events", map[string]any{
+		"title": "Online talk", "start_date": "2027-01-15 17:00", "end_date": "2027-01-15 18:00", "timezone": "UTC",
+	})
+	yoga := src.create("/calendar/events/v1/events", map[string]any{
+		"title": "Yoga", "start_date": "2026-12-01 18:00", "end_date": "2026-12-01 19:00", "timezone": "America/New_York",
+		"recurrence": []string{"RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=10", "EXDATE;TZID=America/New_York:20261229T180000"},
+		"categories": "Sport",
+	})
+	occurrences := src.do(req{method: "GET", path: fmt.Sprintf("/calendar/events/v1/events?post_parent=%d&start_date=2026-12-14&per_page=1", yoga), auth: adminAuth}).json(t)["events"].([]any)
+	outdoor := uint64(occurrences[0].(map[string]any)["id"].(float64))
+	if res := src.do(req{method: "POST", path: fmt.Sprintf("/calendar/events/v1/events/%d", outdoor), auth: adminAuth,
+		body: map[string]any{"title": "Yoga (outdoor)", "start_date": "2026-12-15 19:00", "end_date": "2026-12-15 20:00"}}); res.status != http.StatusOK {
+		t.Fatalf("edit an occurrence: %d %s", res.status, res.body)
+	}
+
+	const window = "start_date=2026-11-01&end_date=2027-12-31"
+	dir := t.TempDir()
+	out := runImport(t, dir, "ics", src.ts.URL+"/calendar/events/v1/events.ics?"+window)
+	if !strings.Contains(out, "added 4, updated 0, trashed 0, unchanged 0, failed 0") {
+		t.Errorf("import output:\n%s", out)
+	}
+	dst := startServerIn(t, dir)
+	for _, q := range []string{window, window + "&hide_subsequent_recurrences=1", window + "&search=yoga"} {
+		want, got := listEvents(t, src, q), listEvents(t, dst, q)
+		if len(want) < 4 {
+			t.Fatalf("%s: the source lists only %d events", q, len(want))
+		}
+		compareJSON(t, q, jsonValue(t, want), jsonValue(t, got))
+	}
+}
+
+// TestImportICSCommand imports Google's export: a second run changes nothing, a dry run writes
+// nothing, the series comes in with its occurrences, and the command's mistakes are explained.
+func TestImportICSCommand(t *testing.T) {
+	file := icsFixture(t, "google.ics")
+	dir := t.TempDir()
+	if out := runImport(t, dir, "ics", "--dry-run", file); !strings.Contains(out, "dry run, nothing written") || !strings.Contains(out, "added 3,") {
+		t.Errorf("dry run output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "calendar.db")); err != nil {
+		t.Fatal(err)
+	}
+	// Flags after the file, as after it or before it.
+	if out := runImport(t, dir, "ics", file, "--language", "fr"); !strings.Contains(out, "added 3, updated 0, trashed 0, unchanged 0, failed 0") {
+		t.Errorf("first import:\n%s", out)
+	}
+	if out := runImport(t, dir, "ics", file); !strings.Contains(out, "added 0, updated 0, trashed 0, unchanged 3, failed 0") {
+		t.Errorf("second import:\n%s", out)
+	}
+	s := startServerIn(t, dir)
+	series := s.do(req{method: "GET", path: "/fr/calendar/events/v1/events?start_date=2026-03-01&search=soiree&hide_subsequent_recurrences=1"}).json(t)
+	events := series["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["title"] != "Soirée ouverte: tirages & encadrement" {
+		t.Fatalf("collapsed series: %v", series)
+	}
+	parent := uint64(events[0].(map[string]any)["id"].(float64))
+	res := s.do(req{method: "GET", path: fmt.Sprintf("/fr/calendar/events/v1/events?start_date=2026-03-01&post_parent=%d", parent)})
+	if total := res.header.Get("X-TEC-Total"); total != "61" {
+		t.Errorf("occurrences: %s, want 61", total)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "needs the file or feed URL"},
+		{[]string{filepath.Join(t.TempDir(), "missing.ics")}, "no such file"},
+		{[]string{file, "--language", "xx"}, `language "xx"`},
+		{[]string{file, "other.ics"}, `unexpected argument "other.ics"`},
+		{[]string{"https://"}, "is not an http(s) URL"},
+		{[]string{file, "--follow", "-1s"}, "positive interval"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"import", "ics"}, tc.args...), importEnv(t.TempDir()), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("import ics %q: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestICSMirrorInServe: with CALENDAR_ICS_FROM, serve mirrors the file by itself, its events become
+// read-only through the API, and a change to the file reaches the store at the next run.
+func TestICSMirrorInServe(t *testing.T) {
+	file := icsFixture(t, "meetup.ics")
+	s := startServer(t, "CALENDAR_ICS_FROM="+file, "CALENDAR_MIRROR_INTERVAL=1s")
+	ran := startMirrorReporting(t, s)
+	if rep := <-ran; rep.Added != 2 || rep.Failed != 0 {
+		t.Fatalf("first run in serve: %v %+v", rep, rep.Failures)
+	}
+	s.settle()
+	list := s.do(req{method: "GET", path: "/calendar/events/v1/events?start_date=2026-01-01&search=hack"}).json(t)["events"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("imported events: %v", list)
+	}
+	id := uint64(list[0].(map[string]any)["id"].(float64))
+	res := s.do(req{method: "POST", path: fmt.Sprintf("/calendar/events/v1/events/%d", id), auth: adminAuth, body: map[string]any{"title": "Changed here"}})
+	if res.status != http.StatusConflict || res.json(t)["code"] != "rest_mirrored_record" {
+		t.Errorf("write to a mirrored event: %d %s", res.status, res.body)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, bytes.Replace(b, []byte("SUMMARY:Hack night"), []byte("SUMMARY:Hack night (online)"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(time.Minute)
+	for updated := false; !updated; {
+		select {
+		case rep := <-ran:
+			updated = rep.Updated == 1
+		case <-deadline:
+			t.Fatal("no run updated the changed event within a minute")
+		}
+	}
+	s.settle()
+	if got := s.do(req{method: "GET", path: fmt.Sprintf("/calendar/events/v1/events/%d", id)}).json(t)["title"]; got != "Hack night (online)" {
+		t.Errorf("after the file changed: %v", got)
+	}
+	if own := s.create("/calendar/events/v1/events", map[string]any{"title": "Our own", "start_date": "2026-12-01 10:00", "end_date": "2026-12-01 11:00"}); own == 0 {
+		t.Error("an event of our own could not be created")
+	}
+}
