@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -208,5 +211,80 @@ func TestICSMirrorInServe(t *testing.T) {
 	}
 	if own := s.create("/calendar/events/v1/events", map[string]any{"title": "Our own", "start_date": "2026-12-01 10:00", "end_date": "2026-12-01 11:00"}); own == 0 {
 		t.Error("an event of our own could not be created")
+	}
+}
+
+// TestImportFollow: `import … --follow` syncs now and again every interval, logging one line per run,
+// until interrupted, and then returns cleanly. (Both sources share the runner; the file source needs
+// no site.)
+func TestImportFollow(t *testing.T) {
+	file := icsFixture(t, "meetup.ics")
+	base := importEnv(t.TempDir())
+	env := func(k string) string {
+		if k == "CALENDAR_LOG_LEVEL" {
+			return "info" // the run lines
+		}
+		return base(k)
+	}
+	logs, logw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"import", "ics", file, "--follow", "100ms"}, env, io.Discard, logw)
+		logw.Close()
+	}()
+	// The runs as their log lines tell them: the first adds both events; after the file changes, a run
+	// updates one.
+	runs := make(chan map[string]any)
+	go func() {
+		defer close(runs)
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "mirror run" {
+				runs <- line
+			}
+		}
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case line, ok := <-runs:
+			if !ok {
+				t.Fatalf("the command ended: %v", <-done)
+			}
+			return line
+		case <-time.After(time.Minute):
+			t.Fatal("no run within a minute")
+			return nil
+		}
+	}
+	if first := next(); first["added"] != float64(2) {
+		t.Fatalf("first run: %v", first)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, bytes.Replace(b, []byte("SUMMARY:Hack night"), []byte("SUMMARY:Hack night (online)"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for line := next(); line["updated"] != float64(1); line = next() {
+		if line["added"] != float64(0) || line["failed"] != float64(0) {
+			t.Fatalf("a later run: %v", line)
+		}
+	}
+	cancel()
+	go func() {
+		for range runs { // drain until the command closes its log
+		}
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("interrupted follow: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the command did not end within a minute of the interrupt")
 	}
 }
