@@ -315,3 +315,30 @@ func TestInterruptedRun(t *testing.T) {
 	}
 	wantReport(t, sync(t, im, mirror.Options{}), "added 70, updated 0, trashed 0, unchanged 50, failed 0")
 }
+
+// TestHiddenFromListings: an event hidden from listings is still on the site. A cheap run imports it
+// through /wp/v2; a full walk, whose events list leaves it out, asks its single route instead of
+// trashing it, and so also keeps up with an event hidden since the last run.
+func TestHiddenFromListings(t *testing.T) {
+	site, srv := newSite(t)
+	site.Put(tectest.Events, event(44, "publish", "Private Party", "2030-08-01 20:00:00", "2030-08-01 23:00:00", map[string]any{"hide_from_listings": true}))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, "", "")
+	wantReport(t, sync(t, im, mirror.Options{}), "added 8, updated 0, trashed 0, unchanged 0, failed 1")
+	site.HideWP = true
+	site.Put(tectest.Events, event(41, "publish", "Old Concert", "2020-03-01 20:00:00", "2020-03-01 22:00:00",
+		map[string]any{"venue": []any{}, "hide_from_listings": true, "modified_utc": "2026-11-22 09:59:00"}))
+	site.Details.Store(0)
+	wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 1, trashed 0, unchanged 7, failed 1")
+	if n := site.Details.Load(); n != 2 {
+		t.Errorf("%d detail fetches, want 2: one per linked event the lists leave out", n)
+	}
+	ctx := context.Background()
+	for _, id := range []uint64{41, 44} {
+		if e, _, err := db.Event(ctx, id); err != nil || e.Status != storage.StatusPublish || !e.HideFromListings {
+			t.Errorf("hidden event %d: %+v %v, want it published and hidden", id, e, err)
+		}
+	}
+	site.Delete(tectest.Events, 44)
+	wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 0, trashed 1, unchanged 7, failed 1")
+}

@@ -64,6 +64,7 @@ type Site struct {
 type record struct {
 	id               uint64
 	status           string
+	hidden           bool // hide_from_listings: the reference's events list leaves it out (CONTRACT 5.2)
 	modified         time.Time
 	startDate, endDt string
 	raw              json.RawMessage
@@ -105,7 +106,8 @@ func (s *Site) Put(kind string, obj map[string]any) {
 		s.records[kind] = map[uint64]*record{}
 	}
 	delete(s.sorted, kind)
-	s.records[kind][id] = &record{id: id, status: status, modified: modified, startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), raw: raw}
+	hidden, _ := obj["hide_from_listings"].(bool)
+	s.records[kind][id] = &record{id: id, status: status, hidden: hidden, modified: modified, startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), raw: raw}
 }
 
 // Delete removes a record, as deleting it for good on the site does.
@@ -228,7 +230,7 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 			from = s.Now().In(s.Zone).AddDate(0, 0, -1).Format("2006-01-02") + " 00:00:00"
 		}
 		to := q.Get("end_date")
-		recs = slices.DeleteFunc(recs, func(e *record) bool { return e.endDt < from || to != "" && e.startDate > to })
+		recs = slices.DeleteFunc(recs, func(e *record) bool { return e.hidden || e.endDt < from || to != "" && e.startDate > to })
 	}
 	perPage := min(atoiOr(q.Get("per_page"), 10), 50)
 	page := atoiOr(q.Get("page"), 1)
