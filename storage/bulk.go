@@ -140,6 +140,36 @@ func putPlace(w *writer, t PostType, id uint64, create, update func() error) (cr
 	return false, update()
 }
 
+// Trash moves the event, venue or organizer d to the trash, as an importer does when its source no
+// longer has the record, with every rule of a status change to trash (a series' parent takes its
+// occurrences along). A record already in the trash, or one the store does not have (a store restored
+// from a backup older than the link), is left as it is: the importer then only forgets its link.
+// Returns ErrWrongType for a term.
+func (b *Bulk) Trash(d Doc) error {
+	t, ok := d.Kind.PostType()
+	if !ok {
+		return ErrWrongType
+	}
+	if _, err := b.w.anyPost(t, d.ID); errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	trash := StatusTrash
+	in := PostInput{Status: &trash}
+	var err error
+	switch t {
+	case TypeEvent:
+		_, _, err = b.PutEvent(d.ID, "", &EventInput{PostInput: in})
+	case TypeVenue:
+		_, err = b.PutVenue(d.ID, "", &VenueInput{PostInput: in})
+	default:
+		_, err = b.PutOrganizer(d.ID, "", &OrganizerInput{PostInput: in})
+	}
+	if errors.Is(err, ErrTrashed) {
+		return nil
+	}
+	return err
+}
+
 // ExternalLink is what the store knows of a source's record: the document it became and the stamp
 // the source gave it when it was last written (its modification time, a revision, a hash).
 type ExternalLink struct {

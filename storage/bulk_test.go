@@ -278,3 +278,32 @@ func TestGuardMirrored(t *testing.T) {
 		t.Errorf("without the guard: %v", err)
 	}
 }
+
+// TestBulkTrash: an importer's trash takes a record (a series' parent with its occurrences) to the
+// trash once, and leaves alone what is there already or not at all.
+func TestBulkTrash(t *testing.T) {
+	db := mustOpenDB(t)
+	e := mustCreateEvent(t, db, admin, newEvent(t, "Gone from the source"))
+	series, err := db.CreateEvent(ctx, admin, "en", weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trash := func(d Doc) error {
+		t.Helper()
+		return db.Bulk(ctx, admin, func(b *Bulk) error { return b.Trash(d) })
+	}
+	for _, d := range []Doc{{DocEvent, e.ID}, {DocEvent, e.ID}, {DocEvent, series.ID}, {DocEvent, 9999}} {
+		if err := trash(d); err != nil {
+			t.Errorf("trash %v: %v", d, err)
+		}
+	}
+	if got, _, err := db.Event(ctx, e.ID); err != nil || got.Status != StatusTrash {
+		t.Errorf("trashed event: %+v %v", got, err)
+	}
+	if occ := occurrencesOf(t, db, series.ID); len(occ) != 2 || len(live(occ)) != 0 {
+		t.Errorf("occurrences of the trashed series: %d, live %v", len(occ), live(occ))
+	}
+	if err := trash(Doc{DocCategory, 1}); !errors.Is(err, ErrWrongType) {
+		t.Errorf("trash a term: %v, want ErrWrongType", err)
+	}
+}

@@ -281,14 +281,12 @@ func (im *Importer) writeOverride(b *storage.Bulk, parent uint64, o *ical.Event,
 // trashGone trashes and unlinks the event of every UID the last run linked that the file no longer
 // has (or now has as cancelled).
 func (im *Importer) trashGone(ctx context.Context, linked map[string]storage.ExternalLink, seen map[string]bool, rep *mirror.Report, dryRun bool) error {
-	trash := storage.StatusTrash
 	for uid, l := range linked {
 		if seen[uid] {
 			continue
 		}
 		err := im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error {
-			_, _, err := b.PutEvent(l.Doc.ID, im.Lang, &storage.EventInput{PostInput: storage.PostInput{Status: &trash}})
-			if err != nil && !errors.Is(err, storage.ErrTrashed) && !errors.Is(err, storage.ErrNotFound) {
+			if err := b.Trash(l.Doc); err != nil {
 				return err
 			}
 			if err := b.Unlink(im.From, uid); err != nil {

@@ -641,26 +641,11 @@ func (r *run) translationOf(p *post, k storage.DocKind) *uint64 {
 // trashGone trashes and unlinks every record of kind k this root linked that the site no longer lists
 // (seen holds the link keys it does).
 func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error {
-	trash := storage.StatusTrash
 	for key, l := range r.linked {
 		if !strings.HasPrefix(key, k.name+":") || seen[key] {
 			continue
 		}
-		err := r.remove(ctx, key, func(b *storage.Bulk) error {
-			var err error
-			switch k {
-			case events:
-				_, _, err = b.PutEvent(l.Doc.ID, r.root.Lang, &storage.EventInput{PostInput: storage.PostInput{Status: &trash}})
-			case venues:
-				_, err = b.PutVenue(l.Doc.ID, r.root.Lang, &storage.VenueInput{PostInput: storage.PostInput{Status: &trash}})
-			default:
-				_, err = b.PutOrganizer(l.Doc.ID, r.root.Lang, &storage.OrganizerInput{PostInput: storage.PostInput{Status: &trash}})
-			}
-			if errors.Is(err, storage.ErrTrashed) {
-				return nil
-			}
-			return err
-		})
+		err := r.remove(ctx, key, func(b *storage.Bulk) error { return b.Trash(l.Doc) })
 		switch {
 		case err == nil:
 			r.rep.Count(mirror.Trashed)
