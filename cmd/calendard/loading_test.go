@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,17 +19,14 @@ import (
 // the load's context ends: a load stopped midway, at a known point, without timing.
 type heldStore struct {
 	index.Store
-	held    chan struct{} // closed when the scan of events is held
-	release chan struct{}
+	held     chan struct{} // closed when the scan of events is held
+	holdOnce sync.Once     // the load scans ranges of events in parallel: the first one closes held
+	release  chan struct{}
 }
 
 func (s *heldStore) Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error) {
 	if t == storage.TypeEvent && limit > 0 {
-		select {
-		case <-s.held:
-		default:
-			close(s.held)
-		}
+		s.holdOnce.Do(func() { close(s.held) })
 		select {
 		case <-s.release:
 		case <-ctx.Done():
