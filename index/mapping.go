@@ -28,7 +28,7 @@ import (
 
 // mappingVersion is stored in every index; an index written with another version is rebuilt. Bump it
 // on any change to the mapping, the analyzers or the documents.
-const mappingVersion = "3"
+const mappingVersion = "4"
 
 // Field names of the documents. Every searched field of a record goes into fieldText (stemmed,
 // for word matches and phrases) and fieldPrefix (the prefixes of the folded words, for
@@ -83,11 +83,15 @@ func isASCII(b []byte) bool {
 }
 
 func init() {
-	err := registry.RegisterTokenFilter(foldName, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
-		return foldFilter{}, nil
-	})
-	if err != nil {
-		panic(err)
+	for name, f := range map[string]analysis.TokenFilter{
+		foldName: foldFilter{}, stemPLName: stemPLFilter{}, pluralNLName: pluralNLFilter{},
+	} {
+		err := registry.RegisterTokenFilter(name, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+			return f, nil
+		})
+		if err != nil {
+			panic(err)
+		}
 	}
 }
 
@@ -96,11 +100,11 @@ func init() {
 var langFilters = map[storage.Lang][]string{
 	"en": {en.PossessiveName, lowercase.Name, en.StopName, porter.Name, foldName},
 	"de": {lowercase.Name, de.StopName, de.NormalizeName, de.LightStemmerName, foldName},
-	"es": {lowercase.Name, es.NormalizeName, es.StopName, es.LightStemmerName, foldName},
+	"es": {lowercase.Name, es.NormalizeName, es.StopName, es.SnowballStemmerName, foldName},
 	"fr": {fr.ElisionName, lowercase.Name, fr.StopName, fr.LightStemmerName, foldName},
-	"it": {it.ElisionName, lowercase.Name, it.StopName, it.LightStemmerName, foldName},
-	"nl": {lowercase.Name, nl.StopName, nl.SnowballStemmerName, foldName},
-	"pl": {lowercase.Name, pl.StopName, pl.SnowballStemmerName, foldName},
+	"it": {it.ElisionName, lowercase.Name, it.StopName, it.LightStemmerName, it.SnowballStemmerName, foldName},
+	"nl": {lowercase.Name, nl.StopName, nl.SnowballStemmerName, foldName, pluralNLName},
+	"pl": {lowercase.Name, pl.StopName, foldName, stemPLName},
 }
 
 // prefixFilters fold without stemming; elision keeps `l'été` a prefix of nothing but `ete…`.
