@@ -73,6 +73,18 @@ func (foldFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
 	return input
 }
 
+// stemFilter is a token filter that rewrites each word with its function.
+type stemFilter func(string) string
+
+func (stem stemFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, tok := range input {
+		if s := stem(string(tok.Term)); s != string(tok.Term) {
+			tok.Term = []byte(s)
+		}
+	}
+	return input
+}
+
 func isASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
@@ -84,7 +96,7 @@ func isASCII(b []byte) bool {
 
 func init() {
 	for name, f := range map[string]analysis.TokenFilter{
-		foldName: foldFilter{}, stemPLName: stemPLFilter{}, pluralNLName: pluralNLFilter{},
+		foldName: foldFilter{}, stemPLName: stemFilter(stemPL), pluralNLName: stemFilter(pluralNL),
 	} {
 		err := registry.RegisterTokenFilter(name, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
 			return f, nil

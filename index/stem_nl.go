@@ -1,10 +1,6 @@
 package index
 
-import (
-	"strings"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-)
+import "strings"
 
 // pluralNLName is a token filter that runs after Bleve's Dutch Snowball stemmer and reduces the
 // plurals it leaves apart from their singular to the singular's stem: Snowball's Dutch undoubles
@@ -33,15 +29,4 @@ func pluralNL(w string) string {
 		return w[:n-1]
 	}
 	return w
-}
-
-type pluralNLFilter struct{}
-
-func (pluralNLFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	for _, tok := range input {
-		if s := pluralNL(string(tok.Term)); s != string(tok.Term) {
-			tok.Term = []byte(s)
-		}
-	}
-	return input
 }

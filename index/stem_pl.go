@@ -1,10 +1,6 @@
 package index
 
-import (
-	"strings"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-)
+import "strings"
 
 // stemPLName is calendard's Polish stemmer, a token filter that runs on folded words. It replaces
 // Bleve's stempel, whose table was trained on written Polish with diacritics and stems most inflected
@@ -107,15 +103,4 @@ func velar(w string) string {
 
 func isVowel(c byte) bool {
 	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y'
-}
-
-type stemPLFilter struct{}
-
-func (stemPLFilter) Filter(input analysis.TokenStream) analysis.TokenStream {
-	for _, tok := range input {
-		if s := stemPL(string(tok.Term)); s != string(tok.Term) {
-			tok.Term = []byte(s)
-		}
-	}
-	return input
 }
