@@ -312,10 +312,13 @@ func tokens(l *lang, analyzer, text string) []token {
 	return toks
 }
 
-// textMatch is CONTRACT 5.2's search rule read literally.
-func textMatch(l *lang, fields []string, search string) bool {
+// textMatch is CONTRACT 5.2's search rule read literally; with typos, issue 17's tolerance: each of
+// the first maxTypoTerms words of the search that are not negated nor in a phrase also matches the
+// stemmed words within typoEdits of its stem, and the folded words beginning within typoEdits of it.
+func textMatch(l *lang, fields []string, search string, typos bool) bool {
 	stemmed := fieldTokens(l, analyzerText, fields)
 	folded := fieldTokens(l, analyzerPrefix, fields)
+	widened := 0
 	for _, term := range parseSearch(search) {
 		q := tokens(l, analyzerText, term.text)
 		if len(q) == 0 {
@@ -323,18 +326,29 @@ func textMatch(l *lang, fields []string, search string) bool {
 		}
 		found := false
 		if len(q) == 1 && !term.phrase {
+			p := tokens(l, analyzerPrefix, term.text)
+			edits := 0
+			if typos && !term.negated && len(p) == 1 && widened < maxTypoTerms {
+				edits = typoEdits(p[0].term)
+			}
+			if edits > 0 {
+				widened++
+			}
 			for _, field := range stemmed {
 				for _, tk := range field {
-					found = found || tk.term == q[0].term
+					found = found || tk.term == q[0].term || edits > 0 && osaDistance(tk.term, q[0].term) <= edits
 				}
 			}
-			p := tokens(l, analyzerPrefix, term.text)
 			if len(p) == 1 && len([]rune(p[0].term)) >= 2 {
 				// A term longer than maxPrefixRunes stands for its first maxPrefixRunes characters.
 				prefix := string([]rune(p[0].term)[:min(len([]rune(p[0].term)), maxPrefixRunes)])
 				for _, field := range folded {
 					for _, tk := range field {
 						found = found || strings.HasPrefix(tk.term, prefix)
+						word := []rune(tk.term)
+						for n := 2; edits > 0 && n <= min(len(word), maxPrefixRunes); n++ {
+							found = found || osaDistance(string(word[:n]), prefix) <= edits
+						}
 					}
 				}
 			}
@@ -348,6 +362,45 @@ func textMatch(l *lang, fields []string, search string) bool {
 		}
 	}
 	return true
+}
+
+// widens reports whether search has a word that typo tolerance widens: not negated, not in a phrase,
+// of one stemmed word, at least 5 letters long.
+func widens(l *lang, search string) bool {
+	for _, term := range parseSearch(search) {
+		p := tokens(l, analyzerPrefix, term.text)
+		if !term.negated && !term.phrase && len(tokens(l, analyzerText, term.text)) == 1 && len(p) == 1 && typoEdits(p[0].term) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// osaDistance is the optimal string alignment distance of a and b, in runes: insertions, deletions,
+// substitutions and swaps of two neighbours, each one edit.
+func osaDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 func phraseIn(field, q []token) bool {
@@ -379,7 +432,24 @@ func overlaps(a, b []uint64) bool {
 	return false
 }
 
+// bruteEvents answers f by reading every event: a search that finds nothing is answered again with
+// typo tolerance when it has a word to widen.
 func (w *world) bruteEvents(t *testing.T, f *EventFilter) Page {
+	return bruteTolerant(w.ix.langs[f.Lang], f.Search, func(typos bool) Page { return w.bruteEventsTyped(t, f, typos) })
+}
+
+// bruteTolerant is issue 17's fallback read literally: list answers a list with or without typo
+// tolerance.
+func bruteTolerant(l *lang, search string, list func(typos bool) Page) Page {
+	page := list(false)
+	if page.Total == 0 && search != "" && widens(l, search) {
+		page = list(true)
+		page.TypoTolerant = true
+	}
+	return page
+}
+
+func (w *world) bruteEventsTyped(t *testing.T, f *EventFilter, typos bool) Page {
 	ctx := context.Background()
 	page, err := w.db.Scan(ctx, storage.TypeEvent, 0, 1<<20)
 	if err != nil {
@@ -405,7 +475,7 @@ func (w *world) bruteEvents(t *testing.T, f *EventFilter) Page {
 		case len(f.Tags) > 0 && !overlaps(terms, f.Tags):
 		case f.Geo != nil && (geo[e.VenueID] == nil || e.VenueID == 0 ||
 			f.Geo.Point && Distance(f.Geo.Lat, f.Geo.Lng, geo[e.VenueID].Lat, geo[e.VenueID].Lng) > f.Geo.RadiusKm):
-		case f.Search != "" && !textMatch(w.ix.langs[e.Lang], []string{e.Title, e.Excerpt, e.Description}, f.Search):
+		case f.Search != "" && !textMatch(w.ix.langs[e.Lang], []string{e.Title, e.Excerpt, e.Description}, f.Search, typos):
 		case !readable(f.Actor, &e.Post, f.Statuses):
 		default:
 			hits = append(hits, e)
@@ -459,6 +529,16 @@ func (w *world) randomEventFilter() *EventFilter {
 			case 2:
 				if len(word) > 3 {
 					word = word[:1+r.IntN(3)]
+				}
+			case 3: // a typo: two neighbouring letters swapped, or one dropped
+				if rs := []rune(word); len(rs) > 2 {
+					i := r.IntN(len(rs) - 1)
+					if r.IntN(2) == 0 {
+						rs[i], rs[i+1] = rs[i+1], rs[i]
+					} else {
+						rs = append(rs[:i], rs[i+1:]...)
+					}
+					word = string(rs)
 				}
 			}
 			parts = append(parts, word)
@@ -515,8 +595,9 @@ func (w *world) checkEvents(t *testing.T, i int, f *EventFilter) {
 	if got.IDs == nil {
 		got.IDs = []uint64{}
 	}
-	if want := w.bruteEvents(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
-		t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
+	if want := w.bruteEvents(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) || got.TypoTolerant != want.TypoTolerant {
+		t.Fatalf("query %d %+v\n got %d %v typo-tolerant %v\nwant %d %v typo-tolerant %v", i, *f, got.Total, got.IDs, got.TypoTolerant,
+			want.Total, want.IDs, want.TypoTolerant)
 	}
 }
 
@@ -550,7 +631,12 @@ func TestCandidatesEqualBruteForce(t *testing.T) {
 	}
 }
 
+// brutePlaces answers f by reading every venue or organizer, with typo tolerance as bruteEvents.
 func (w *world) brutePlaces(t *testing.T, f *PlaceFilter) Page {
+	return bruteTolerant(w.ix.langs[f.Lang], f.Search, func(typos bool) Page { return w.brutePlacesTyped(t, f, typos) })
+}
+
+func (w *world) brutePlacesTyped(t *testing.T, f *PlaceFilter, typos bool) Page {
 	ctx := context.Background()
 	events, _ := w.db.Scan(ctx, storage.TypeEvent, 0, 1<<20)
 	recs, _ := w.db.Scan(ctx, f.Type, 0, 1<<20)
@@ -592,7 +678,7 @@ func (w *world) brutePlaces(t *testing.T, f *PlaceFilter) Page {
 		case f.Linked != nil && !slices.Contains(f.Linked, p.ID):
 		case f.HasEvents != nil && has != *f.HasEvents:
 		case f.Upcoming && !upcoming:
-		case f.Search != "" && !textMatch(w.ix.langs[p.Lang], texts[i], f.Search):
+		case f.Search != "" && !textMatch(w.ix.langs[p.Lang], texts[i], f.Search, typos):
 		case !readable(f.Actor, p, f.Statuses):
 		default:
 			hits = append(hits, p)
@@ -640,8 +726,9 @@ func TestPlacesEqualBruteForce(t *testing.T) {
 		if got.IDs == nil {
 			got.IDs = []uint64{}
 		}
-		if want := w.brutePlaces(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
-			t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
+		if want := w.brutePlaces(t, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) || got.TypoTolerant != want.TypoTolerant {
+			t.Fatalf("query %d %+v\n got %d %v typo-tolerant %v\nwant %d %v typo-tolerant %v", i, *f, got.Total, got.IDs, got.TypoTolerant,
+				want.Total, want.IDs, want.TypoTolerant)
 		}
 	}
 }

@@ -77,10 +77,12 @@ func FuzzParseSearch(f *testing.F) {
 			}
 		}
 		for _, m := range maps {
-			must, mustNot := textQuery(m, s)
-			if len(must)+len(mustNot) > len(terms) || len(mustNot) > negated {
-				t.Fatalf("%q: %d terms (%d negated) gave %d must and %d must-not queries",
-					s, len(terms), negated, len(must), len(mustNot))
+			for _, typos := range []bool{false, true} {
+				must, mustNot, _ := textQuery(m, s, typos)
+				if len(must)+len(mustNot) > len(terms) || len(mustNot) > negated {
+					t.Fatalf("%q (typos %v): %d terms (%d negated) gave %d must and %d must-not queries",
+						s, typos, len(terms), negated, len(must), len(mustNot))
+				}
 			}
 		}
 	})

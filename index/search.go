@@ -79,15 +79,19 @@ type EventFilter struct {
 type Page struct {
 	IDs   []uint64
 	Total int
+	// TypoTolerant is set when the search found nothing as typed and this page answers it with typo
+	// tolerance instead (typoEdits).
+	TypoTolerant bool
 }
 
 // Events answers an events list.
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, storage.TypeEvent, f.Search, ix.Version())
-	if err != nil {
-		return Page{}, err
-	}
+	return l.answer(ctx, storage.TypeEvent, f.Search, ix.Version(), func(text idSet) Page { return l.events(f, text) })
+}
+
+// events pages the events of f that text allows.
+func (l *lang) events(f *EventFilter, text idSet) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows := l.proj.events
@@ -95,7 +99,7 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
 	}
 	if ids := l.proj.candidates(f, len(rows)); ids != nil {
-		return compile(f, text, l.proj, false).page(l.proj.rowsOf(ids)), nil
+		return compile(f, text, l.proj, false).page(l.proj.rowsOf(ids))
 	}
 	c := compile(f, text, l.proj, true)
 	var matched []*eventRow
@@ -123,7 +127,7 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	for i, r := range matched {
 		page.IDs[i] = r.id
 	}
-	return page, nil
+	return page
 }
 
 // candidateShare sets when candidates beat a scan: a candidate costs a map lookup and a binary search
@@ -391,10 +395,11 @@ type PlaceFilter struct {
 // Places answers a venues or organizers list, newest publication first.
 func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	text, err := l.textMatches(ctx, f.Type, f.Search, ix.Version())
-	if err != nil {
-		return Page{}, err
-	}
+	return l.answer(ctx, f.Type, f.Search, ix.Version(), func(text idSet) Page { return l.places(f, text) })
+}
+
+// places pages the venues or organizers of f that text allows.
+func (l *lang) places(f *PlaceFilter, text idSet) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows, links := l.proj.venues, l.proj.venueEvents
@@ -425,7 +430,7 @@ func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	for _, r := range matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))] {
 		page.IDs = append(page.IDs, r.id)
 	}
-	return page, nil
+	return page
 }
 
 // hasEvents: linked to an event whose status is publish, future or private (CONTRACT 5.3).
@@ -468,18 +473,23 @@ func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor
 }
 
 // textMatches returns the IDs of records of type t whose text matches search, or nil when search
-// does not restrict anything. v is the index's version, read before the search.
-func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string, v Version) (idSet, error) {
+// does not restrict anything. v is the index's version, read before the search. With typos, the words
+// of search may be typoEdits from the indexed ones, and nil means that no word could be (all too short,
+// phrases or negated): the answer would be the same as without.
+func (l *lang) textMatches(ctx context.Context, t storage.PostType, search string, v Version, typos bool) (idSet, error) {
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
 	}
 	key := t.String() + "\x00" + search
+	if typos {
+		key = "typos\x00" + key
+	}
 	if set, ok := l.texts.get(key, v); ok {
 		return set, nil
 	}
-	must, mustNot := textQuery(l.mapping, search)
-	if len(must) == 0 && len(mustNot) == 0 {
-		return nil, nil // only stop words: everything matches
+	must, mustNot, widened := textQuery(l.mapping, search, typos)
+	if len(must) == 0 && len(mustNot) == 0 || typos && !widened {
+		return nil, nil // only stop words: everything matches; or nothing to widen
 	}
 	kind := bleve.NewTermQuery(t.String())
 	kind.SetField(fieldType)
@@ -491,6 +501,26 @@ func (l *lang) textMatches(ctx context.Context, t storage.PostType, search strin
 		l.texts.put(key, v, set)
 	}
 	return set, err
+}
+
+// answer answers a list of records of type t: list pages the records text allows. A search that
+// finds nothing is answered again with typo tolerance (issue 17), and the page says so; one that finds
+// something is never widened.
+func (l *lang) answer(ctx context.Context, t storage.PostType, search string, v Version, list func(text idSet) Page) (Page, error) {
+	text, err := l.textMatches(ctx, t, search, v, false)
+	if err != nil {
+		return Page{}, err
+	}
+	page := list(text)
+	if page.Total > 0 || text == nil {
+		return page, nil
+	}
+	if text, err = l.textMatches(ctx, t, search, v, true); err != nil || text == nil {
+		return page, err
+	}
+	page = list(text)
+	page.TypoTolerant = true
+	return page, nil
 }
 
 // matchingIDs walks the documents q matches with a bare searcher: every match is needed, unscored
@@ -562,6 +592,15 @@ func (r deadlineReader) TermFieldReader(ctx context.Context, term []byte, field 
 		return nil, err
 	}
 	return &deadlinePostings{TermFieldReader: tfr, ctx: ctx}, nil
+}
+
+// FieldDictFuzzy passes the dictionary walk of typoQuery through: it reads no postings.
+func (r deadlineReader) FieldDictFuzzy(field, term string, fuzziness int, prefix string) (bindex.FieldDict, error) {
+	fr, ok := r.IndexReader.(fuzzyDictionary)
+	if !ok {
+		return nil, errNoFuzzyDictionary
+	}
+	return fr.FieldDictFuzzy(field, term, fuzziness, prefix)
 }
 
 // deadlineCheckEvery is how many postings a reader visits between two looks at its context: reading
