@@ -85,6 +85,7 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	hd.Set("ETag", etag)
 	hd.Set("Last-Modified", h.feedModified(rq, etag).Format(http.TimeFormat))
 	hd["X-TEC-Total"] = []string{strconv.Itoa(res.Total)} // as the lists spell it
+	markTypoTolerant(w, res)
 	h.sendAs(w, rq, http.StatusOK, feedMedia+"; charset=utf-8", buf.Bytes())
 	return nil
 }

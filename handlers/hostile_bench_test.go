@@ -86,6 +86,10 @@ func BenchmarkHostileSearch(b *testing.B) {
 		{"common-prefixes-x32", strings.Join(common, " ")},
 		{"long-phrase-of-common-words", `"` + strings.TrimSpace(strings.Repeat("jazz concert ", 2000)) + `"`},
 		{"common-word", "jazz"},
+		// Found as typed by nothing: answered again with typo tolerance (issue 17), one edit and two.
+		{"typo-near-common-word", "concret"},
+		{"typo-near-poisoned-prefix", "qxaaaaaaa"},
+		{"typo-x32", strings.Join(distinct, "zzzzzzz ") + "zzzzzzz"},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {

@@ -23,7 +23,7 @@ var eventListParams = append(slices.Clone(pageParams), eventFilterParams...)
 var eventFilterParams = []Param{
 	{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date."},
 	{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date."},
-	{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description."},
+	{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant."},
 	{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs."},
 	{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs."},
 	{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs."},
@@ -41,7 +41,7 @@ var eventFilterParams = []Param{
 
 // placeListParams is the venues and organizers list table (CONTRACT 5.3).
 var placeListParams = append(slices.Clone(pageParams),
-	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields."},
+	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant."},
 	Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Only records linked to this event."},
 	Param{Name: "has_events", Type: tTruthy, Desc: "Only records with (true) or without (false) events."},
 	Param{Name: "only_with_upcoming", Type: tTruthy, Default: false, Desc: "Only records with upcoming events."},

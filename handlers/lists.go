@@ -21,6 +21,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
+	markTypoTolerant(w, res)
 	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
 		doc: storage.DocEvent, params: eventListParams})
 }
@@ -56,7 +57,18 @@ func (h *Handler) listPlaces(k *recordKind) handleFunc {
 		if err != nil {
 			return err
 		}
+		markTypoTolerant(w, res)
 		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
 			doc: k.postType.DocKind(), params: placeListParams})
+	}
+}
+
+// typoTolerantHeader marks a list answered with typo tolerance because its search found nothing as
+// typed (index.Page.TypoTolerant); the list cache keeps it with the body.
+const typoTolerantHeader = "X-Calendar-Search"
+
+func markTypoTolerant(w http.ResponseWriter, res index.Page) {
+	if res.TypoTolerant {
+		w.Header().Set(typoTolerantHeader, "typo-tolerant")
 	}
 }

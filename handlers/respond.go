@@ -26,7 +26,7 @@ func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 			hd.Set("Access-Control-Allow-Credentials", "true")
 		}
 		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override")
-		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, Link, ETag, Retry-After, Location")
+		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, X-Calendar-Search, Link, ETag, Retry-After, Location")
 		hd.Add("Vary", "Origin")
 	}
 }
