@@ -57,9 +57,11 @@ const (
 // beginning with another and then differs, and each indexed word costs one term per prefix length.
 const maxPrefixRunes = 20
 
-// foldName is the token filter that folds accented Latin letters to ASCII. It runs after the
-// language's stemmer and stop words, which expect the real spelling (Polish stempel knows `koncertów`,
-// not `koncertow`), so that `cafe` finds `café` and `muller` finds `Müller` (CONTRACT 5.2).
+// foldName is the token filter that folds accented Latin letters to ASCII, so that `cafe` finds `café`
+// and `muller` finds `Müller` (CONTRACT 5.2). It runs after the language's stop words and Bleve's
+// stemmers, which expect the real spelling (German's normalises `ä` to `a` itself), and before
+// calendard's Polish stemmer, which works on folded words so that `koncertow` typed without its
+// diacritics stems as `koncertów` does.
 const foldName = "calendard_fold"
 
 type foldFilter struct{}
