@@ -262,3 +262,19 @@ func removeEvent(t *testing.T, path, uid string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSyncRefusedInBatch: UIDs are written in batches; one the store refuses fails alone, and the
+// others of its batch are written (the batch is written again UID by UID).
+func TestSyncRefusedInBatch(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "google.ics")
+	edit(t, path, "UID:0a9s8d7f6g5h4j3k2l1@google.com", "UID:0a9s8d7f6g5h4j3k2l1@google.com\nRRULE:FREQ=MINUTELY")
+	rep := sync(t, &Importer{From: path, Store: db, Actor: admin, Lang: "en"}, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Added: 2, Failed: 1}) || rep.Failures[0].ID != "0a9s8d7f6g5h4j3k2l1@google.com" {
+		t.Fatalf("report %+v %+v", got, rep.Failures)
+	}
+	if !strings.Contains(rep.Failures[0].Reason, "RRULE:FREQ=MINUTELY") {
+		t.Errorf("reason %q does not name the rule", rep.Failures[0].Reason)
+	}
+	find(t, events(t, db), "Online talk: archival inks")
+}
