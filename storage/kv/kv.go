@@ -1,8 +1,8 @@
 // Package kv is the transactional key-value interface the store keeps its records in: named buckets
 // of ordered keys, read in read transactions and changed in read-write ones. Package storage keeps
 // every rule that spans records; a backend only keeps bytes. This is the seam of DESIGN 8:
-// boltkv is the embedded backend, the default, and an etcd backend (clientv3/concurrency STM) is to
-// implement the same interface, so that the store's logic does not fork.
+// boltkv is the embedded backend, the default, and etcdkv the cluster's, on etcd (in the shape of
+// clientv3/concurrency's STM), so that the store's logic does not fork.
 //
 // # Basics
 //
@@ -42,7 +42,15 @@
 // what a previous run left.
 package kv
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrUnavailable is returned by a backend over a network when it could not reach its servers in time,
+// or they could not serve: nothing was written, and the same call can succeed later. A bbolt file is
+// never unavailable.
+var ErrUnavailable = errors.New("kv: store unavailable")
 
 // Store is a transactional store of buckets of ordered keys.
 type Store interface {

@@ -1,0 +1,425 @@
+package etcdkv_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/kv/etcdkv"
+	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
+	"github.com/calendard/calendard/storage/kv/kvtest"
+)
+
+func TestMain(m *testing.M) { etcdtest.Main(m) }
+
+var (
+	ctx   = context.Background()
+	recs  = []byte("records")
+	links = []byte("links")
+)
+
+func TestContract(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	kvtest.Run(t, func(t *testing.T) kv.Store { return srv.Open(t) })
+}
+
+// open opens a store on the shared member under a new prefix, changed by edit when not nil.
+func open(t *testing.T, edit func(*etcdkv.Config)) *etcdkv.Store {
+	t.Helper()
+	cfg := etcdtest.Shared(t).Config()
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func mustUpdate(t *testing.T, s kv.Store, fn func(kv.RwTx) error) {
+	t.Helper()
+	if err := s.Update(ctx, fn); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+}
+
+func putKeys(tx kv.RwTx, bucket []byte, keys ...string) error {
+	for _, k := range keys {
+		if err := tx.Put(bucket, []byte(k), []byte("v"+k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keys lists a bucket's keys as a read transaction walks them.
+func keys(t *testing.T, s kv.Store, bucket []byte) []string {
+	t.Helper()
+	var got []string
+	err := s.View(ctx, func(tx kv.Tx) error {
+		c := tx.Cursor(bucket)
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			got = append(got, string(k))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestConcurrentIncrements: read-modify-write transactions that conflict run again, so no increment
+// is lost.
+func TestConcurrentIncrements(t *testing.T) {
+	s := open(t, nil)
+	const writers, each = 3, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				err := s.Update(ctx, func(tx kv.RwTx) error {
+					n, _ := strconv.Atoi(string(tx.Get(recs, []byte("n"))))
+					return tx.Put(recs, []byte("n"), []byte(strconv.Itoa(n+1)))
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	err := s.View(ctx, func(tx kv.Tx) error {
+		if got := string(tx.Get(recs, []byte("n"))); got != strconv.Itoa(writers*each) {
+			t.Errorf("n = %s, want %d", got, writers*each)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadsConflict: a write whose reads were changed by another commit between its read and its
+// commit runs again and writes from what is stored then; one whose reads were not changed runs once.
+// The other commit is made from inside the first run, so the interleaving is certain.
+func TestReadsConflict(t *testing.T) {
+	tests := []struct {
+		name string
+		// read is what the transaction reads: it stores what it read as "seen".
+		read func(tx kv.RwTx) string
+		// meanwhile is the other commit.
+		meanwhile func(tx kv.RwTx) error
+		wantRuns  int
+	}{
+		{"a key read is changed", readKey("b"), putOne(links, "b", "new"), 2},
+		{"a key read is deleted", readKey("b"), deleteOne(links, "b"), 2},
+		{"an absent key read is created", readKey("bb"), putOne(links, "bb", "new"), 2},
+		{"another key is changed", readKey("b"), putOne(links, "c", "new"), 1},
+		{"a key is added to a guarded range", walkFrom(""), putOne(links, "bb", ""), 2},
+		{"a key is deleted from a guarded range", walkFrom(""), deleteOne(links, "c"), 2},
+		{"a key in a guarded range is changed", walkFrom("b"), putOne(links, "c", "new"), 2},
+		{"a key is added before the guarded span", walkFrom("b"), putOne(links, "a0", ""), 1},
+		{"a key is added to another bucket", walkFrom(""), putOne(recs, "x", ""), 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t, nil)
+			mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, links, "a", "b", "c") })
+			runs := 0
+			var want string
+			mustUpdate(t, s, func(tx kv.RwTx) error {
+				runs++
+				seen := tc.read(tx)
+				if runs == 1 {
+					mustUpdate(t, s, tc.meanwhile)
+					// What a run started now reads: the value the retried run must store.
+					if err := s.Update(ctx, func(tx kv.RwTx) error { want = tc.read(tx); return errors.New("read only") }); err == nil {
+						t.Fatal("the probe committed")
+					}
+				}
+				return tx.Put(recs, []byte("seen"), []byte(seen))
+			})
+			if runs != tc.wantRuns {
+				t.Errorf("the transaction ran %d times, want %d", runs, tc.wantRuns)
+			}
+			err := s.View(ctx, func(tx kv.Tx) error {
+				if got := string(tx.Get(recs, []byte("seen"))); got != want {
+					t.Errorf("stored %q, read from before the other commit; want %q", got, want)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func readKey(key string) func(tx kv.RwTx) string {
+	return func(tx kv.RwTx) string { return fmt.Sprintf("%q", tx.Get(links, []byte(key))) }
+}
+
+// walkFrom reads the links bucket from seek to its end through a guarded cursor.
+func walkFrom(seek string) func(tx kv.RwTx) string {
+	return func(tx kv.RwTx) string {
+		var b strings.Builder
+		c := tx.GuardedCursor(links)
+		for k, v := c.Seek([]byte(seek)); k != nil; k, v = c.Next() {
+			fmt.Fprintf(&b, "%s=%s,", k, v)
+		}
+		return b.String()
+	}
+}
+
+func putOne(bucket []byte, key, value string) func(kv.RwTx) error {
+	return func(tx kv.RwTx) error { return tx.Put(bucket, []byte(key), []byte(value)) }
+}
+
+func deleteOne(bucket []byte, key string) func(kv.RwTx) error {
+	return func(tx kv.RwTx) error { return tx.Delete(bucket, []byte(key)) }
+}
+
+// TestManyReads: a write that read more keys than etcd compares in one transaction is checked per
+// bucket instead, and still notices a change to what it read.
+func TestManyReads(t *testing.T) {
+	s := open(t, func(c *etcdkv.Config) { c.MaxTxnOps = 8 })
+	var names []string
+	for i := range 20 {
+		names = append(names, fmt.Sprintf("k%02d", i))
+	}
+	for chunk := range slices.Chunk(names, 5) {
+		mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, links, chunk...) })
+	}
+	runs := 0
+	mustUpdate(t, s, func(tx kv.RwTx) error {
+		runs++
+		total := 0
+		for _, k := range names {
+			total += len(tx.Get(links, []byte(k)))
+		}
+		if runs == 1 {
+			mustUpdate(t, s, putOne(links, "k07", "longer value"))
+		}
+		return tx.Put(recs, []byte("total"), []byte(strconv.Itoa(total)))
+	})
+	if runs != 2 {
+		t.Errorf("the transaction ran %d times, want 2", runs)
+	}
+}
+
+// TestTooLarge: a write over etcd's limits fails with ErrTooLarge and writes nothing, whether the
+// client's limits or the server's refuse it; it is never cut down to what fits.
+func TestTooLarge(t *testing.T) {
+	many := func(n int) func(kv.RwTx) error {
+		return func(tx kv.RwTx) error {
+			for i := range n {
+				if err := tx.Put(recs, fmt.Appendf(nil, "%05d", i), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	tests := []struct {
+		name  string
+		edit  func(*etcdkv.Config)
+		write func(kv.RwTx) error
+	}{
+		{"more operations than the client's limit", nil, many(etcdkv.DefaultMaxTxnOps + 1)},
+		{"more bytes than the client's limit", nil, putOne(recs, "big", strings.Repeat("x", etcdkv.DefaultMaxRequestBytes))},
+		{"more operations than the server's limit", func(c *etcdkv.Config) { c.MaxTxnOps = 2 * etcdtest.MaxTxnOps }, many(etcdtest.MaxTxnOps + 1)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t, func(c *etcdkv.Config) {
+				c.MaxTxnOps, c.MaxRequestBytes = 0, 0 // etcd's defaults
+				if tc.edit != nil {
+					tc.edit(c)
+				}
+			})
+			if err := s.Update(ctx, tc.write); !errors.Is(err, etcdkv.ErrTooLarge) {
+				t.Fatalf("Update = %v, want ErrTooLarge", err)
+			}
+			if got := keys(t, s, recs); len(got) != 0 {
+				t.Errorf("%d keys written by a refused write", len(got))
+			}
+		})
+	}
+	// The limit is etcd's default: a write of exactly that many operations passes.
+	s := open(t, func(c *etcdkv.Config) { c.MaxTxnOps = 0 })
+	mustUpdate(t, s, many(etcdkv.DefaultMaxTxnOps))
+}
+
+// TestCursorPages: cursors read a bucket in pages, and a guarded cursor merges the transaction's own
+// writes in; both read every key once, in order, across page boundaries.
+func TestCursorPages(t *testing.T) {
+	s := open(t, nil)
+	var stored []string
+	for i := range 700 {
+		stored = append(stored, fmt.Sprintf("%04d", 2*i))
+	}
+	mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, recs, stored...) })
+	if got := keys(t, s, recs); !slices.Equal(got, stored) {
+		t.Fatalf("read %d keys, want %d in order", len(got), len(stored))
+	}
+	err := s.View(ctx, func(tx kv.Tx) error {
+		if got := tx.Count(recs); got != len(stored) {
+			t.Errorf("Count = %d, want %d", got, len(stored))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In a write: odd keys added, every tenth stored key deleted, one changed.
+	var want []string
+	err = s.Update(ctx, func(tx kv.RwTx) error {
+		want = want[:0]
+		for i := range 1400 {
+			k := fmt.Sprintf("%04d", i)
+			switch {
+			case i%2 == 1:
+				if err := tx.Put(recs, []byte(k), []byte("new")); err != nil {
+					return err
+				}
+			case i%20 == 0:
+				if err := tx.Delete(recs, []byte(k)); err != nil {
+					return err
+				}
+				continue
+			}
+			want = append(want, k)
+		}
+		if err := tx.Put(recs, []byte("0002"), []byte("changed")); err != nil {
+			return err
+		}
+		c := tx.GuardedCursor(recs)
+		var got []string
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			got = append(got, string(k))
+			if string(k) == "0002" && string(v) != "changed" {
+				t.Errorf("0002 = %q, want the transaction's own value", v)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("guarded cursor read %d keys, want %d in order", len(got), len(want))
+		}
+		if k, _ := c.Seek([]byte("0020")); string(k) != "0021" {
+			t.Errorf("Seek(0020) = %q, want 0021 (0020 deleted)", k)
+		}
+		return errors.New("roll back")
+	})
+	if err == nil || err.Error() != "roll back" {
+		t.Fatal(err)
+	}
+}
+
+// TestDeleteBucketAndRefill: a bucket deleted and written again in one transaction keeps only the new
+// keys (etcd refuses a range deletion over a key the same transaction puts), and a bucket whose name
+// begins another's keeps apart from it.
+func TestDeleteBucketAndRefill(t *testing.T) {
+	s := open(t, nil)
+	sub := []byte("records/sub")
+	mustUpdate(t, s, func(tx kv.RwTx) error {
+		if err := putKeys(tx, recs, "a", "b", "c", "d"); err != nil {
+			return err
+		}
+		if _, err := tx.NextSequence(recs); err != nil {
+			return err
+		}
+		return putKeys(tx, sub, "a")
+	})
+	mustUpdate(t, s, func(tx kv.RwTx) error {
+		if err := tx.DeleteBucket(recs); err != nil {
+			return err
+		}
+		if got := tx.Get(recs, []byte("a")); got != nil {
+			t.Errorf("a deleted bucket's key reads %q", got)
+		}
+		return putKeys(tx, recs, "b", "e")
+	})
+	if got, want := keys(t, s, recs), []string{"b", "e"}; !slices.Equal(got, want) {
+		t.Errorf("keys = %q, want %q", got, want)
+	}
+	if got, want := keys(t, s, sub), []string{"a"}; !slices.Equal(got, want) {
+		t.Errorf("the other bucket's keys = %q, want %q", got, want)
+	}
+	err := s.View(ctx, func(tx kv.Tx) error {
+		if got := tx.Sequence(recs); got != 0 {
+			t.Errorf("sequence = %d after the bucket's deletion", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPrefixesKeepApart: two stores on one cluster under different prefixes see nothing of each other.
+func TestPrefixesKeepApart(t *testing.T) {
+	a, b := open(t, nil), open(t, nil)
+	mustUpdate(t, a, func(tx kv.RwTx) error { return putKeys(tx, recs, "a") })
+	if got := keys(t, b, recs); len(got) != 0 {
+		t.Errorf("the other prefix reads %q", got)
+	}
+}
+
+// TestUnavailable: a cluster that does not answer fails Open, View and Update with ErrUnavailable
+// within the timeouts, never a hang.
+func TestUnavailable(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	_, err := etcdkv.Open(ctx, etcdkv.Config{Endpoints: []string{"http://127.0.0.1:1"}, DialTimeout: timeout})
+	if !errors.Is(err, etcdkv.ErrUnavailable) {
+		t.Errorf("Open of no cluster = %v, want ErrUnavailable", err)
+	}
+	srv, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := srv.Config()
+	cfg.RequestTimeout = timeout
+	s, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, recs, "a") })
+	srv.Close()
+	start := time.Now()
+	ran := false
+	if err := s.View(ctx, func(tx kv.Tx) error { tx.Get(recs, []byte("a")); ran = true; return nil }); !errors.Is(err, etcdkv.ErrUnavailable) {
+		t.Errorf("View = %v, want ErrUnavailable", err)
+	}
+	if ran {
+		t.Error("a read of a stopped cluster returned")
+	}
+	if err := s.Update(ctx, func(tx kv.RwTx) error { return putKeys(tx, recs, "b") }); !errors.Is(err, etcdkv.ErrUnavailable) {
+		t.Errorf("Update = %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 10*timeout {
+		t.Errorf("the failures took %v, with requests bounded by %v", d, timeout)
+	}
+	// The caller's own deadline is reported as such.
+	dctx, cancel := context.WithTimeout(ctx, timeout/3)
+	defer cancel()
+	if err := s.View(dctx, func(tx kv.Tx) error { tx.Get(recs, []byte("a")); return nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("View past the caller's deadline = %v, want context.DeadlineExceeded", err)
+	}
+}
