@@ -19,10 +19,14 @@ import (
 // A long backup holds its read transaction open, which delays the reuse of freed pages (the file may
 // grow meanwhile); cancelling ctx aborts it.
 //
-// It copies the bbolt file's pages (tx.WriteTo), so it reads the file under the kv seam directly.
+// It copies the bbolt file's pages (tx.WriteTo), so it reads the file under the kv seam directly, and
+// returns ErrNotFile on a store that is not a file (OpenStore).
 func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("storage: backup: %w", err)
+	}
+	if db.bolt == nil {
+		return 0, fmt.Errorf("storage: backup: %w", ErrNotFile)
 	}
 	var n int64
 	err := db.bolt.View(func(tx *bolt.Tx) error {

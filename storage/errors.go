@@ -3,6 +3,8 @@ package storage
 import (
 	"errors"
 	"fmt"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // Lookup errors.
@@ -18,6 +20,16 @@ var (
 	// were trimmed: the reader has missed changes and must start again from the records themselves
 	// (an index rebuilds, a change-feed client lists again).
 	ErrCompacted = errors.New("storage: change log trimmed past the requested position")
+)
+
+// Backend errors.
+var (
+	// ErrUnavailable is returned when the store's backend could not be reached in time (an etcd
+	// cluster in cluster mode): nothing was written, and the same call can succeed once it is back.
+	ErrUnavailable = kv.ErrUnavailable
+
+	// ErrNotFile is returned by Backup and FileSize on a store that is not a bbolt file (OpenStore).
+	ErrNotFile = errors.New("storage: the store is not a file")
 )
 
 // Write errors.

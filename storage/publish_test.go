@@ -15,23 +15,26 @@ import (
 	"github.com/calendard/calendard/storage/kv"
 )
 
-// openClockDB opens a store whose clock reads *now, checking consistency at cleanup like mustOpenDB:
-// bbolt's, and that the scheduled bucket mirrors the records.
+// openClockDB opens a store whose clock reads *now, on the test's backend (openTestDB), checking
+// consistency at cleanup like mustOpenDB: bbolt's pages, and that the scheduled bucket mirrors the
+// records.
 func openClockDB(t testing.TB, now *time.Time) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return *now }, Logger: zaptest.NewLogger(t)})
+	db, err := openTestDB(t, Options{Now: func() time.Time { return *now }, Logger: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		err := db.bolt.View(func(tx *bolt.Tx) error {
-			for err := range tx.Check() {
-				return err
+		if db.bolt != nil {
+			err := db.bolt.View(func(tx *bolt.Tx) error {
+				for err := range tx.Check() {
+					return err
+				}
+				return nil
+			})
+			if err != nil {
+				t.Errorf("consistency: %v", err)
 			}
-			return nil
-		})
-		if err != nil {
-			t.Errorf("consistency: %v", err)
 		}
 		checkScheduled(t, db)
 		db.Close()
@@ -376,10 +379,9 @@ func TestPublishDueDropsStrayEntries(t *testing.T) {
 	in := newEvent(t, "Scheduled")
 	in.Status, in.Date = ptr(StatusFuture), &when
 	scheduled := mustCreateEvent(t, db, admin, in)
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bScheduled)
+	err := db.kv.Update(ctx, func(tx kv.RwTx) error {
 		for _, k := range [][]byte{scheduledKey(testNow, published.ID), scheduledKey(testNow, 999), scheduledKey(testNow, scheduled.ID)} {
-			if err := b.Put(k, nil); err != nil {
+			if err := tx.Put(bScheduled, k, nil); err != nil {
 				return err
 			}
 		}

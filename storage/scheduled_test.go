@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage/datetime"
@@ -24,10 +23,10 @@ type scheduledEntry struct {
 // scheduledDrift compares the scheduled bucket with the stored records, which it must mirror exactly:
 // one entry per record stored as future, under its date, with an event's terms. It returns the
 // difference, or "" when they agree. Every test store runs it at cleanup (openClockDB).
-func scheduledDrift(tx *bolt.Tx) (string, error) {
+func scheduledDrift(tx kv.Tx) (string, error) {
 	want := map[uint64]scheduledEntry{}
 	for _, t := range []PostType{TypeEvent, TypeVenue, TypeOrganizer} {
-		err := tx.Bucket(postBucket(t)).ForEach(func(k, v []byte) error {
+		err := forEach(tx, postBucket(t), func(k, v []byte) error {
 			r, err := decodeRecord(t, v)
 			if err != nil {
 				return err
@@ -46,7 +45,7 @@ func scheduledDrift(tx *bolt.Tx) (string, error) {
 		}
 	}
 	got := map[uint64]scheduledEntry{}
-	err := tx.Bucket(bScheduled).ForEach(func(k, v []byte) error {
+	err := forEach(tx, bScheduled, func(k, v []byte) error {
 		if len(k) != 16 || len(v)%8 != 0 {
 			return fmt.Errorf("malformed entry %x → %x", k, v)
 		}
@@ -63,7 +62,7 @@ func scheduledDrift(tx *bolt.Tx) (string, error) {
 // checkScheduled fails t when the scheduled bucket does not mirror the stored records.
 func checkScheduled(t testing.TB, db *DB) {
 	t.Helper()
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		diff, err := scheduledDrift(tx)
 		if diff != "" {
 			t.Errorf("scheduled bucket drifted from the records (-records +bucket):\n%s", diff)
@@ -75,12 +74,23 @@ func checkScheduled(t testing.TB, db *DB) {
 	}
 }
 
+// forEach calls fn with each key and value of bucket, in order, as bbolt's Bucket.ForEach does.
+func forEach(tx kv.Tx, bucket []byte, fn func(k, v []byte) error) error {
+	c := tx.Cursor(bucket)
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // scheduledAt is the date of record id's scheduled entry, zero if it has none.
 func scheduledAt(t *testing.T, db *DB, id uint64) time.Time {
 	t.Helper()
 	var at time.Time
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bScheduled).ForEach(func(k, _ []byte) error {
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		return forEach(tx, bScheduled, func(k, _ []byte) error {
 			if beUint(k[8:]) == id {
 				at = time.Unix(int64(beUint(k)), 0).UTC()
 			}
@@ -295,7 +305,7 @@ func TestScheduledEntriesFollowEventLinks(t *testing.T) {
 		checkScheduled(t, db)
 	}
 	var n int
-	db.bolt.View(func(tx *bolt.Tx) error { n = tx.Bucket(bScheduled).Stats().KeyN; return nil })
+	db.kv.View(ctx, func(tx kv.Tx) error { n = tx.Count(bScheduled); return nil })
 	if n != 4 {
 		t.Errorf("%d records scheduled, want 4 (2 events, the venue and organizer created in bulk)", n)
 	}

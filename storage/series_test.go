@@ -81,7 +81,7 @@ func TestSeriesMaterialises(t *testing.T) {
 
 // TestSeriesRejectsBadRules: a rule the series cannot hold fails the write, which leaves nothing.
 func TestSeriesRejectsBadRules(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{Now: func() time.Time { return testNow }, SeriesHorizon: 60})
+	db, err := openTestDB(t, Options{Now: func() time.Time { return testNow }, SeriesHorizon: 60})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,11 @@ import (
 // FileSize returns the size of the store's file on disk. The file grows with the records and does
 // not shrink when they are deleted (bbolt reuses freed pages rather than returning them), so this is
 // the disk the store takes, whatever it holds now. It reads the file's metadata, not the store: no
-// transaction, no lock.
+// transaction, no lock. Returns ErrNotFile on a store that is not a file (OpenStore).
 func (db *DB) FileSize() (int64, error) {
+	if db.bolt == nil {
+		return 0, fmt.Errorf("storage: file size: %w", ErrNotFile)
+	}
 	fi, err := os.Stat(db.bolt.Path())
 	if err != nil {
 		return 0, fmt.Errorf("storage: file size: %w", err)

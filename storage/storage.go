@@ -11,7 +11,8 @@
 // here, and a backend only keeps bytes. The default backend, boltkv, keeps each bucket below as the
 // bbolt bucket of that name, so the format below is the bbolt file's, byte for byte (TestLayout).
 // Only what a bbolt file alone has reads the file itself: Backup copies its pages, FileSize reads its
-// size, and Inspect checks a file of this format.
+// size, and Inspect checks a file of this format. OpenStore opens the store on another backend, etcdkv
+// in cluster mode, where the buckets are etcd keys (etcdkv's layout) and those three are not available.
 //
 // # On-disk format
 //
@@ -131,7 +132,7 @@ type DB struct {
 	// kv holds the records: every transaction goes through it.
 	kv kv.Store
 	// bolt is the file under kv, for what only a bbolt file has: Backup copies its pages, FileSize
-	// reads its size, and tests check its pages (tx.Check).
+	// reads its size, and tests check its pages (tx.Check). It is nil on another backend (OpenStore).
 	bolt     *bolt.DB
 	now      func() time.Time
 	log      *zap.Logger
@@ -155,17 +156,8 @@ var ErrLocked = errors.New("storage: the data file is locked by another process"
 
 // Open opens (creating if needed) the store at path.
 func Open(path string, opts Options) (*DB, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = zap.NewNop()
-	}
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = time.Second
-	}
-	if opts.SiteZone.Loc == nil {
-		opts.SiteZone = datetime.Zone{Name: "UTC", Loc: time.UTC}
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -174,7 +166,26 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	var store kv.Store = boltkv.New(bdb)
+	return open(boltkv.New(bdb), bdb, opts)
+}
+
+// OpenStore opens the store on another key-value backend than a bbolt file: etcdkv in cluster mode
+// (DESIGN 8), which the caller opened and which the DB then owns (Close closes it). The records, their
+// rules and the change log are the same as in a file; only what a bbolt file alone has is missing:
+// Backup and FileSize return ErrNotFile.
+func OpenStore(store kv.Store, opts Options) (*DB, error) { return open(store, nil, opts) }
+
+// open opens the store on store; bdb is the bbolt file under it, or nil.
+func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.SiteZone.Loc == nil {
+		opts.SiteZone = datetime.Zone{Name: "UTC", Loc: time.UTC}
+	}
 	if opts.Wrap != nil {
 		store = opts.Wrap(store)
 	}

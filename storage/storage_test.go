@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 var testNow = time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
@@ -542,8 +541,8 @@ func TestTermWriteFailsWhenItsEventsCannotBeLogged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = db.bolt.Update(func(tx *bolt.Tx) error {
-				return tx.Bucket(bCategories).Put(u64(broken.ID), []byte("{not json"))
+			err = db.kv.Update(ctx, func(tx kv.RwTx) error {
+				return tx.Put(bCategories, u64(broken.ID), []byte("{not json"))
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/storage/kv/etcdkv"
+	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
+)
+
+// The store's tests run on bbolt, and those named in TestEtcd again on etcd, so that both backends
+// answer identically. One embedded etcd member serves the package (etcdtest.Shared); each store gets
+// a prefix of its own.
+
+func TestMain(m *testing.M) { etcdtest.Main(m) }
+
+// onEtcd tells whether a test runs on etcd: the subtests of TestEtcd do. The backend follows the
+// test's name rather than a package variable, so bbolt and etcd runs never share state.
+func onEtcd(tb testing.TB) bool { return strings.HasPrefix(tb.Name(), "TestEtcd/") }
+
+// openTestDB opens a new store with opts on the test's backend: a bbolt file in a temp dir, or a new
+// prefix of the shared etcd member.
+func openTestDB(tb testing.TB, opts Options) (*DB, error) {
+	tb.Helper()
+	if !onEtcd(tb) {
+		return Open(filepath.Join(tb.TempDir(), "calendar.db"), opts)
+	}
+	s, err := etcdkv.Open(ctx, etcdtest.Shared(tb).Config())
+	if err != nil {
+		return nil, err
+	}
+	return OpenStore(s, opts)
+}
+
+// TestEtcd runs the store's tests on etcd. It names every test but those of what only a bbolt file
+// has (its layout, pages, size, backups, a file's schema migrations, the disk filling up) and those
+// reopening a store at its path (bboltOnly); TestEtcdNamesEveryTest checks that each of the package's
+// tests is in one list or the other.
+func TestEtcd(t *testing.T) {
+	for _, tc := range etcdTests {
+		t.Run(tc.name, tc.test)
+	}
+}
+
+var etcdTests = []struct {
+	name string
+	test func(*testing.T)
+}{
+	{"TestBulkPut", TestBulkPut},
+	{"TestExternalLinks", TestExternalLinks},
+	{"TestBulkPutTerm", TestBulkPutTerm},
+	{"TestBulkPutPlaceSlug", TestBulkPutPlaceSlug},
+	{"TestGuardMirrored", TestGuardMirrored},
+	{"TestDocsFollowWrites", TestDocsFollowWrites},
+	{"TestChangedSince", TestChangedSince},
+	{"TestInputRules", TestInputRules},
+	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
+	{"TestPublishDue", TestPublishDue},
+	{"TestTrimChanges", TestTrimChanges},
+	{"TestDueScheduledEventsAreCounted", TestDueScheduledEventsAreCounted},
+	{"TestLoadReportsTheNextScheduledDate", TestLoadReportsTheNextScheduledDate},
+	{"TestPublishDueInBatches", TestPublishDueInBatches},
+	{"TestPublishDueDropsStrayEntries", TestPublishDueDropsStrayEntries},
+	{"TestPublishDueSkipsEntriesGoneSinceRead", TestPublishDueSkipsEntriesGoneSinceRead},
+	{"TestRuleOccurrences", TestRuleOccurrences},
+	{"TestRuleRejects", TestRuleRejects},
+	{"TestScheduledBucketFollowsEveryWrite", TestScheduledBucketFollowsEveryWrite},
+	{"TestScheduledEntriesFollowEventLinks", TestScheduledEntriesFollowEventLinks},
+	{"TestSeriesMaterialises", TestSeriesMaterialises},
+	{"TestSeriesRejectsBadRules", TestSeriesRejectsBadRules},
+	{"TestSeriesEdits", TestSeriesEdits},
+	{"TestSeriesPastStays", TestSeriesPastStays},
+	{"TestExtendSeries", TestExtendSeries},
+	{"TestBulkOccurrence", TestBulkOccurrence},
+	{"TestChangeLogNamesEveryTouchedDocument", TestChangeLogNamesEveryTouchedDocument},
+	{"TestIDsShareOneSequence", TestIDsShareOneSequence},
+	{"TestSlugs", TestSlugs},
+	{"TestTermCounts", TestTermCounts},
+	{"TestCategoryTree", TestCategoryTree},
+	{"TestDuplicateAvoidance", TestDuplicateAvoidance},
+	{"TestTranslationGroups", TestTranslationGroups},
+	{"TestEventDates", TestEventDates},
+	{"TestPermissions", TestPermissions},
+	{"TestAppPasswords", TestAppPasswords},
+	{"TestCreateUserChecksLoginAndEmail", TestCreateUserChecksLoginAndEmail},
+	{"TestRecordCacheServesTheCurrentVersion", TestRecordCacheServesTheCurrentVersion},
+	{"TestTermCacheServesTheCurrentVersion", TestTermCacheServesTheCurrentVersion},
+	{"TestTermWriteFailsWhenItsEventsCannotBeLogged", TestTermWriteFailsWhenItsEventsCannotBeLogged},
+	{"TestTrimKeepsTheHorizon", TestTrimKeepsTheHorizon},
+	{"NotAFile", testNotAFile},
+}
+
+// bboltOnly are the tests TestEtcd leaves out, with the reason.
+var bboltOnly = map[string]string{
+	"TestBackupRoundTrip":                "Backup copies the bbolt file's pages",
+	"TestBackupFileKeepsTargetOnFailure": "Backup copies the bbolt file's pages",
+	"TestInspectRejects":                 "Inspect checks a bbolt file",
+	"TestLayout":                         "the bbolt file's layout, byte for byte",
+	"TestFileSize":                       "the bbolt file's size",
+	"TestDiskFull":                       "a disk filling up under the bbolt file",
+	"TestSchema1Migrates":                "a bbolt file of an older schema",
+	"TestSchema2Migrates":                "a bbolt file of an older schema",
+	"TestExtendSeriesGoesOnPastAFailure": "reopens the store at its path",
+	"TestEtcd":                           "runs the others on etcd",
+	"TestEtcdNamesEveryTest":             "checks these lists",
+}
+
+// TestEtcdNamesEveryTest: a new test of the store runs on etcd too, unless it says why not.
+func TestEtcdNamesEveryTest(t *testing.T) {
+	onEtcd := map[string]bool{}
+	for _, tc := range etcdTests {
+		onEtcd[tc.name] = true
+	}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Name.Name == "TestMain" {
+				continue
+			}
+			_, skipped := bboltOnly[fn.Name.Name]
+			if onEtcd[fn.Name.Name] == skipped {
+				t.Errorf("%s: %s is named in neither etcdTests nor bboltOnly, or in both", name, fn.Name.Name)
+			}
+		}
+	}
+}
+
+// testNotAFile: on another backend than a bbolt file, what only a file has fails as ErrNotFile.
+func testNotAFile(t *testing.T) {
+	db := mustOpenDB(t)
+	if _, err := db.Backup(ctx, io.Discard); !errors.Is(err, ErrNotFile) {
+		t.Errorf("Backup = %v, want ErrNotFile", err)
+	}
+	if _, err := db.FileSize(); !errors.Is(err, ErrNotFile) {
+		t.Errorf("FileSize = %v, want ErrNotFile", err)
+	}
+}
