@@ -20,6 +20,7 @@ import (
 	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/kv/etcdkv"
 )
 
 // Server timeouts (CONTRACT 10.2) and limits (10.1).
@@ -70,15 +71,28 @@ func (s *handlerSwitch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *handlerSwitch) set(h http.Handler) { s.h.Store(&h) }
 
+// openStore opens the store: the calendar.db file of the data directory, or, in cluster mode, the
+// etcd cluster configured (the data directory then holds only the indexes).
 func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), storage.Options{
+	opts := storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
 		GuardMirrored: cfg.mirroring(),
-	})
+	}
+	if cfg.etcd == nil {
+		return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), opts)
+	}
+	ecfg := *cfg.etcd
+	ecfg.Logger = log.Named("etcd")
+	// Open is bounded by its dial timeout: an unreachable cluster fails start-up, it does not hang it.
+	st, err := etcdkv.Open(context.Background(), ecfg)
+	if err != nil {
+		return nil, err
+	}
+	return storage.OpenStore(st, opts)
 }
 
 // open opens the store and builds the server, answering with handlers.Loading until load is done;

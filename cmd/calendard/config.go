@@ -15,6 +15,7 @@ import (
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv/etcdkv"
 )
 
 // Config is the effective configuration of the service (CONTRACT 0.3): defaults, overridden by
@@ -62,6 +63,11 @@ type Config struct {
 	MirrorInterval                                             time.Duration
 	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
 	ICSFrom string
+	// EtcdEndpoints is the comma-separated list of CALENDAR_ETCD_ENDPOINTS, as given: when set, the
+	// records live in that etcd cluster under EtcdPrefix (cluster mode, DESIGN 8) and DataDir holds
+	// only what a node rebuilds (its indexes). EtcdCA, EtcdCert and EtcdKey are TLS's PEM files,
+	// EtcdUser and EtcdPassword etcd's authentication.
+	EtcdEndpoints, EtcdPrefix, EtcdCA, EtcdCert, EtcdKey, EtcdUser, EtcdPassword string
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -70,6 +76,8 @@ type Config struct {
 	trustedOrigins []string
 	// mirror is the Mirror* settings checked.
 	mirror mirrorConfig
+	// etcd is the Etcd* settings checked; nil without endpoints (the embedded store).
+	etcd *etcdkv.Config
 }
 
 // setting ties a Config field to its variable and flag.
@@ -101,6 +109,13 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_MIRROR_APP_PASSWORD", "mirror-app-password", "", "that user's application password", &c.MirrorAppPassword},
 		{"CALENDAR_MIRROR_LANGUAGES", "mirror-languages", "", "the mirrored site's further roots, comma-separated lang=URL", &c.MirrorLanguages},
 		{"CALENDAR_ICS_FROM", "ics-from", "", "iCalendar file or http(s) feed URL to mirror on the mirror's interval; its events become read-only here", &c.ICSFrom},
+		{"CALENDAR_ETCD_ENDPOINTS", "etcd-endpoints", "", "comma-separated client URLs of an etcd cluster: when set, the records live there (cluster mode, preview) and data-dir holds only the indexes", &c.EtcdEndpoints},
+		{"CALENDAR_ETCD_PREFIX", "etcd-prefix", etcdkv.DefaultPrefix, "prefix of every etcd key of this service", &c.EtcdPrefix},
+		{"CALENDAR_ETCD_CA", "etcd-ca", "", "PEM file of the CA of the etcd members' certificates (TLS)", &c.EtcdCA},
+		{"CALENDAR_ETCD_CERT", "etcd-cert", "", "PEM file of this client's certificate for etcd (TLS, with etcd-key)", &c.EtcdCert},
+		{"CALENDAR_ETCD_KEY", "etcd-key", "", "PEM file of this client's key for etcd (TLS, with etcd-cert)", &c.EtcdKey},
+		{"CALENDAR_ETCD_USER", "etcd-user", "", "etcd user (with etcd-password)", &c.EtcdUser},
+		{"CALENDAR_ETCD_PASSWORD", "etcd-password", "", "that etcd user's password", &c.EtcdPassword},
 		{"CALENDAR_NOW", "now", "", "test hook: RFC 3339 instant that freezes the clock", &c.Now},
 	}
 }
@@ -218,12 +233,49 @@ func (c *Config) validate() error {
 			return fmt.Errorf("ics-from: %w", err)
 		}
 	}
+	if c.etcd, err = c.etcdConfig(); err != nil {
+		return err
+	}
 	if c.Now != "" {
 		if c.now, err = time.Parse(time.RFC3339, c.Now); err != nil {
 			return fmt.Errorf("now must be an RFC 3339 instant: %w", err)
 		}
 	}
 	return nil
+}
+
+// etcdConfig checks the Etcd* settings: none but the prefix without endpoints, a certificate with its
+// key, a user with a password, and endpoints that are URLs, so that a typo fails start-up rather than
+// every request.
+func (c *Config) etcdConfig() (*etcdkv.Config, error) {
+	var endpoints []string
+	for _, e := range strings.Split(c.EtcdEndpoints, ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("etcd-endpoints: %q is not a URL http(s)://host:port", e)
+		}
+		endpoints = append(endpoints, e)
+	}
+	if len(endpoints) == 0 {
+		if c.EtcdCA != "" || c.EtcdCert != "" || c.EtcdKey != "" || c.EtcdUser != "" || c.EtcdPassword != "" {
+			return nil, errors.New("etcd-ca, etcd-cert, etcd-key, etcd-user and etcd-password need etcd-endpoints")
+		}
+		return nil, nil
+	}
+	if (c.EtcdCert == "") != (c.EtcdKey == "") {
+		return nil, errors.New("etcd-cert and etcd-key go together")
+	}
+	if (c.EtcdUser == "") != (c.EtcdPassword == "") {
+		return nil, errors.New("etcd-user and etcd-password go together")
+	}
+	if c.EtcdPrefix == "" {
+		return nil, errors.New("etcd-prefix must not be empty")
+	}
+	return &etcdkv.Config{Endpoints: endpoints, Prefix: c.EtcdPrefix, CAFile: c.EtcdCA, CertFile: c.EtcdCert,
+		KeyFile: c.EtcdKey, Username: c.EtcdUser, Password: c.EtcdPassword}, nil
 }
 
 // parseOrigins reads a comma-separated list of origins. Blanks around an entry, and empty entries

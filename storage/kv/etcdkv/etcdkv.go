@@ -192,10 +192,12 @@ func classify(ctx context.Context, err error) error {
 		errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
 		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),
 		errors.Is(err, rpctypes.ErrNotCapable), errors.Is(err, rpctypes.ErrStopped):
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		// The cause is told, not wrapped: a request timeout is the cluster's failure, not the
+		// caller's deadline, and must not match context.DeadlineExceeded.
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	if st, ok := status.FromError(err); ok && (st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return fmt.Errorf("etcdkv: %w", err)
 }

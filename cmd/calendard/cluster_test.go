@@ -1,0 +1,149 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
+)
+
+// The package's etcd member starts only when a cluster-mode test asks for it (etcdtest.Shared).
+func TestMain(m *testing.M) { etcdtest.Main(m) }
+
+// clusterEnv is the configuration of a server in cluster mode on the package's etcd member, under a
+// prefix of its own. The store uses etcd's default transaction limits, as against a production
+// cluster, although the test member allows more.
+func clusterEnv(t *testing.T) []string {
+	cfg := etcdtest.Shared(t).Config()
+	return []string{"CALENDAR_ETCD_ENDPOINTS=" + strings.Join(cfg.Endpoints, ","), "CALENDAR_ETCD_PREFIX=" + cfg.Prefix}
+}
+
+// TestClusterMode: the real server with its records in etcd answers the same requests with the same
+// bytes as on its bbolt file; its data directory holds no store; and what it wrote is still served
+// after a restart, by the same node and by a new node with an empty data directory, which rebuilds
+// its index from etcd.
+func TestClusterMode(t *testing.T) {
+	// Within the lists' default window, which ends two years after the frozen clock.
+	jazz := concert()
+	jazz["start_date"], jazz["end_date"] = "2027-05-01 20:00:00", "2027-05-01 22:00:00"
+	steps := []req{
+		{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: jazz},
+		{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{"title": "Quiet Morning",
+			"start_date": "2027-06-01 09:00:00", "end_date": "2027-06-01 10:00:00", "categories": "Music"}},
+		{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{"title": "Gone Soon",
+			"start_date": "2027-07-01 09:00:00", "end_date": "2027-07-01 10:00:00"}},
+		{method: "PATCH", path: "/calendar/events/v1/events/1", auth: adminAuth, body: map[string]any{"title": "Jazz Night, again"}},
+		{method: "GET", path: "/calendar/events/v1/events/1"},
+		{method: "GET", path: "/calendar/events/v1/events"},
+		{method: "GET", path: "/calendar/events/v1/events?search=jazz"},
+		{method: "GET", path: "/calendar/events/v1/categories"},
+		{method: "DELETE", path: "/calendar/events/v1/events/5", auth: adminAuth},
+		{method: "GET", path: "/calendar/events/v1/events"},
+	}
+	// reads are replayed after each restart: they must answer as before.
+	reads := []req{{method: "GET", path: "/calendar/events/v1/events/1"}, {method: "GET", path: "/calendar/events/v1/events"},
+		{method: "GET", path: "/calendar/events/v1/events?search=jazz"}}
+	play := func(s *server, rs []req) []string {
+		var got []string
+		for _, r := range rs {
+			res := s.do(r)
+			if res.status >= 300 {
+				t.Fatalf("%s %s: %d %s", r.method, r.path, res.status, res.body)
+			}
+			got = append(got, r.method+" "+r.path+" "+res.header.Get("X-WP-Total")+"\n"+string(res.body))
+		}
+		return got
+	}
+	want := play(startServer(t), steps)
+
+	env := clusterEnv(t)
+	dir := t.TempDir()
+	s := startServerIn(t, dir, env...)
+	got := play(s, steps)
+	for i := range steps {
+		if got[i] != want[i] {
+			t.Errorf("on etcd, %s answered\n%s\nwant, as on bbolt,\n%s", strings.SplitN(got[i], "\n", 2)[0], got[i], want[i])
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "calendar.db")); !os.IsNotExist(err) {
+		t.Errorf("calendar.db in a cluster node's data directory: %v", err)
+	}
+
+	wantReads := play(s, reads)
+	s = s.restart(env...)
+	if got := play(s, reads); !slices.Equal(got, wantReads) {
+		t.Errorf("after a restart:\n%q\nwant\n%q", got, wantReads)
+	}
+	s.stop()
+	fresh := startServer(t, env...)
+	if got := play(fresh, reads); !slices.Equal(got, wantReads) {
+		t.Errorf("on a new node:\n%q\nwant\n%q", got, wantReads)
+	}
+}
+
+// TestClusterConfig: the etcd settings are checked at start-up, so that a typo fails there rather
+// than on every request.
+func TestClusterConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string
+		want    []string // endpoints
+	}{
+		{name: "embedded store by default"},
+		{name: "endpoints", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "http://10.0.0.1:2379, https://etcd.example:2379,"},
+			want: []string{"http://10.0.0.1:2379", "https://etcd.example:2379"}},
+		{name: "flag over variable", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "http://a:2379"},
+			args: []string{"--etcd-endpoints", "http://b:2379"}, want: []string{"http://b:2379"}},
+		{name: "not a URL", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "etcd:2379"}, wantErr: `"etcd:2379" is not a URL`},
+		{name: "TLS without endpoints", env: map[string]string{"CALENDAR_ETCD_CA": "ca.pem"}, wantErr: "need etcd-endpoints"},
+		{name: "certificate without key", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_CERT": "c.pem"},
+			wantErr: "etcd-cert and etcd-key go together"},
+		{name: "user without password", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_USER": "cal"},
+			wantErr: "etcd-user and etcd-password go together"},
+		{name: "empty prefix", args: []string{"--etcd-endpoints", "http://a:2379", "--etcd-prefix", ""}, wantErr: "etcd-prefix must not be empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseConfig("serve", tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if cfg.etcd != nil {
+					t.Errorf("cluster mode without endpoints: %+v", cfg.etcd)
+				}
+				return
+			}
+			if cfg.etcd == nil || !slices.Equal(cfg.etcd.Endpoints, tc.want) || cfg.etcd.Prefix != "/calendard/" {
+				t.Errorf("etcd config = %+v, want endpoints %q under /calendard/", cfg.etcd, tc.want)
+			}
+		})
+	}
+}
+
+// TestClusterModeFullConfig: TLS files and credentials reach the store's configuration.
+func TestClusterModeFullConfig(t *testing.T) {
+	env := map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_PREFIX": "/cal/", "CALENDAR_ETCD_CA": "ca.pem",
+		"CALENDAR_ETCD_CERT": "c.pem", "CALENDAR_ETCD_KEY": "k.pem", "CALENDAR_ETCD_USER": "cal", "CALENDAR_ETCD_PASSWORD": "secret"}
+	cfg, err := parseConfig("serve", nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.etcd
+	if e == nil || e.Prefix != "/cal/" || e.CAFile != "ca.pem" || e.CertFile != "c.pem" || e.KeyFile != "k.pem" ||
+		e.Username != "cal" || e.Password != "secret" {
+		t.Errorf("etcd config = %+v", e)
+	}
+}
