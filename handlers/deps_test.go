@@ -46,16 +46,24 @@ func TestStoreFailures(t *testing.T) {
 		method     string
 		wantStatus int
 		wantCode   string
+		// wantRetryAfter is the Retry-After header, "" for none.
+		wantRetryAfter string
 	}{
 		{"an update the store cannot write", func(s *failingStore) { s.updateEvent = func() error { return disk } },
-			"POST", 500, "could-not-update-event"},
+			"POST", 500, "could-not-update-event", ""},
 		{"credentials the store cannot check", func(s *failingStore) { s.authenticateBasic = func() error { return disk } },
-			"GET", 500, "rest_internal_error"},
+			"GET", 500, "rest_internal_error", ""},
 		{"an update out of time", func(s *failingStore) { s.updateEvent = func() error { return context.DeadlineExceeded } },
-			"POST", 503, "rest_timeout"},
+			"POST", 503, "rest_timeout", ""},
 		{"an update on a full disk", func(s *failingStore) {
 			s.updateEvent = func() error { return fmt.Errorf("%w: write calendar.db: %w", storage.ErrNoSpace, syscall.ENOSPC) }
-		}, "POST", 507, "rest_insufficient_storage"},
+		}, "POST", 507, "rest_insufficient_storage", ""},
+		{"an update with the store's cluster out of reach", func(s *failingStore) {
+			s.updateEvent = func() error { return fmt.Errorf("%w: context deadline exceeded", storage.ErrUnavailable) }
+		}, "POST", 503, "rest_store_unavailable", "5"},
+		{"credentials with the store's cluster out of reach", func(s *failingStore) {
+			s.authenticateBasic = func() error { return fmt.Errorf("%w: no leader", storage.ErrUnavailable) }
+		}, "GET", 503, "rest_store_unavailable", "5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base, db := newTestHandler(t, Config{})
@@ -71,6 +79,9 @@ func TestStoreFailures(t *testing.T) {
 			h := New(Deps{Config: hh.cfg, Store: fake, Index: hh.index, Log: zap.NewNop()})
 			w := serve(h, tc.method, "/calendar/events/v1/events/"+utoa(e.ID), "application/json", `{"title":"Jazz"}`)
 			checkEnvelope(t, w)
+			if got := w.Header().Get("Retry-After"); got != tc.wantRetryAfter {
+				t.Errorf("Retry-After = %q, want %q", got, tc.wantRetryAfter)
+			}
 			if w.Code != tc.wantStatus || !strings.Contains(w.Body.String(), `"`+tc.wantCode+`"`) {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantCode)
 			}

@@ -105,6 +105,8 @@ var docErrors = []docError{
 		anywhere: true, writes: true},
 	{kind: storage.ErrMirrored, when: "the record or term is mirrored from another site, its source of truth (CALENDAR_MIRROR_FROM): " +
 		"change it there", anywhere: true, writes: true},
+	{kind: storage.ErrUnavailable, when: "in cluster mode, the etcd cluster holding the records did not answer in time: " +
+		"nothing was written; retry after the delay given", anywhere: true, retryAfter: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
 	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
 		"list the records again, then follow from the new cursor", route: changesPattern},

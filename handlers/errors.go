@@ -41,6 +41,8 @@ type answer struct {
 	// anonymous, when set, is the status for anonymous callers: a refusal tells them to log in
 	// (CONTRACT 7.6).
 	anonymous int
+	// retryAfter, when positive, is sent as Retry-After, in seconds, unless the error brings its own.
+	retryAfter int64
 }
 
 // answers is the one table from errors to what clients are told, as wtf's http/http.go has one map from
@@ -51,8 +53,7 @@ type answer struct {
 // no row matches is internal, logged, and answered as errInternal.
 //
 // Adding a kind is adding its row, as storage.ErrCompacted's for the change feed and
-// storage.ErrNoSpace's for a full disk; 503 rest_store_unavailable will be the row of a store out of
-// reach (etcd).
+// storage.ErrNoSpace's for a full disk and storage.ErrUnavailable's for a store out of reach (etcd).
 var answers = []struct {
 	kind error
 	res  storage.DocKind
@@ -127,6 +128,12 @@ var answers = []struct {
 	// A full disk: nothing of the write was kept, and it can succeed once space is freed.
 	{storage.ErrNoSpace, 0, "", answer{status: 507, code: "rest_insufficient_storage", message: "The server's disk is full: the write was not saved. Retry once space has been freed."}},
 
+	// The store's cluster (etcd, in cluster mode) did not answer in time or cannot serve: nothing was
+	// written, and the same request can succeed once it is back. Retry-After is a request timeout of
+	// the store's, the time a retry is likely to need before it knows.
+	{storage.ErrUnavailable, 0, "", answer{status: 503, code: "rest_store_unavailable", retryAfter: storeRetryAfter,
+		message: "The store is out of reach: nothing was saved. Retry after the delay given."}},
+
 	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.
 	{context.DeadlineExceeded, 0, "", answer{status: 503, code: "rest_timeout", message: "The request took too long to process."}},
@@ -200,7 +207,7 @@ func (h *Handler) toEnvelope(rq *request, err error) envelope {
 	if unexpected {
 		h.log.Error("request failed", zap.String("request_id", rq.id), zap.Error(err))
 	}
-	e := envelope{status: a.status, code: a.code, message: a.message}
+	e := envelope{status: a.status, code: a.code, message: a.message, retryAfter: a.retryAfter}
 	if a.anonymous != 0 && rq.actor.Anonymous() {
 		e.status = a.anonymous
 	}
@@ -225,6 +232,9 @@ func (h *Handler) toEnvelope(rq *request, err error) envelope {
 	}
 	return e
 }
+
+// storeRetryAfter is the Retry-After of rest_store_unavailable, in seconds: etcdkv's request timeout.
+const storeRetryAfter = 5
 
 // Bounds of a rest_not_ready answer's Retry-After, in seconds: soon enough to notice the end of a
 // short load, rarely enough not to add load to a long one.

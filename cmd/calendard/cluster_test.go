@@ -1,13 +1,19 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
 )
 
@@ -82,6 +88,44 @@ func TestClusterMode(t *testing.T) {
 	fresh := startServer(t, env...)
 	if got := play(fresh, reads); !slices.Equal(got, wantReads) {
 		t.Errorf("on a new node:\n%q\nwant\n%q", got, wantReads)
+	}
+}
+
+// TestClusterOutage: with etcd out of reach, a write and a read answer 503 rest_store_unavailable
+// with Retry-After within the configured timeout, never hanging and never a 500; and a node does not
+// start on a cluster it cannot reach.
+func TestClusterOutage(t *testing.T) {
+	member, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close()
+	const timeout = 300 * time.Millisecond
+	env := []string{"CALENDAR_ETCD_ENDPOINTS=" + member.Endpoint, "CALENDAR_ETCD_TIMEOUT=" + timeout.String()}
+	s := startServer(t, env...)
+	s.create("/calendar/events/v1/events", map[string]any{"title": "Before", "start_date": "2027-01-01 10:00", "end_date": "2027-01-01 11:00"})
+	member.Close()
+	for _, r := range []req{
+		{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{"title": "During",
+			"start_date": "2027-01-02 10:00", "end_date": "2027-01-02 11:00"}},
+		{method: "GET", path: "/calendar/events/v1/events/1"},
+	} {
+		start := time.Now()
+		res := s.do(r)
+		if d := time.Since(start); d > 10*timeout {
+			t.Errorf("%s %s took %v, with etcd requests bounded by %v", r.method, r.path, d, timeout)
+		}
+		if res.status != http.StatusServiceUnavailable || res.json(t)["code"] != "rest_store_unavailable" || res.header.Get("Retry-After") == "" {
+			t.Errorf("%s %s: %d Retry-After %q %s, want 503 rest_store_unavailable with Retry-After",
+				r.method, r.path, res.status, res.header.Get("Retry-After"), res.body)
+		}
+	}
+	start := time.Now()
+	if _, err := openTestApp(t.TempDir(), zap.NewNop(), env...); !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("start on an unreachable cluster: %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 10*timeout {
+		t.Errorf("the failed start took %v, with the first contact bounded by %v", d, timeout)
 	}
 }
 

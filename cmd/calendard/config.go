@@ -68,6 +68,9 @@ type Config struct {
 	// only what a node rebuilds (its indexes). EtcdCA, EtcdCert and EtcdKey are TLS's PEM files,
 	// EtcdUser and EtcdPassword etcd's authentication.
 	EtcdEndpoints, EtcdPrefix, EtcdCA, EtcdCert, EtcdKey, EtcdUser, EtcdPassword string
+	// EtcdTimeout bounds the first contact with etcd and each request to it: past it, etcd counts as
+	// out of reach (503 rest_store_unavailable).
+	EtcdTimeout time.Duration
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -144,6 +147,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
 		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
+	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
+		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -179,6 +184,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.MirrorInterval, err = time.ParseDuration(*mirrorInterval); err != nil || c.MirrorInterval <= 0 {
 		return c, errors.New("mirror-interval must be a positive duration such as 5m")
+	}
+	if c.EtcdTimeout, err = time.ParseDuration(*etcdTimeout); err != nil || c.EtcdTimeout <= 0 {
+		return c, errors.New("etcd-timeout must be a positive duration such as 5s")
 	}
 	return c, c.validate()
 }
@@ -275,7 +283,8 @@ func (c *Config) etcdConfig() (*etcdkv.Config, error) {
 		return nil, errors.New("etcd-prefix must not be empty")
 	}
 	return &etcdkv.Config{Endpoints: endpoints, Prefix: c.EtcdPrefix, CAFile: c.EtcdCA, CertFile: c.EtcdCert,
-		KeyFile: c.EtcdKey, Username: c.EtcdUser, Password: c.EtcdPassword}, nil
+		KeyFile: c.EtcdKey, Username: c.EtcdUser, Password: c.EtcdPassword,
+		DialTimeout: c.EtcdTimeout, RequestTimeout: c.EtcdTimeout}, nil
 }
 
 // parseOrigins reads a comma-separated list of origins. Blanks around an entry, and empty entries

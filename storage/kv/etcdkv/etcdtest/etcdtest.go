@@ -31,8 +31,9 @@ const MaxRequestBytes = 8 << 20
 
 // Server is one etcd member on loopback ports.
 type Server struct {
-	e   *embed.Etcd
-	dir string
+	e     *embed.Etcd
+	dir   string
+	close sync.Once
 	// Endpoint is the member's client URL.
 	Endpoint string
 }
@@ -94,10 +95,13 @@ func Start() (*Server, error) {
 	return &Server{e: e, dir: dir, Endpoint: urls[0].String()}, nil
 }
 
-// Close stops the member and deletes its data.
+// Close stops the member and deletes its data. A test that stops the member early (an outage) may
+// also defer Close: the second call does nothing, as embed's would panic.
 func (s *Server) Close() {
-	s.e.Close()
-	os.RemoveAll(s.dir)
+	s.close.Do(func() {
+		s.e.Close()
+		os.RemoveAll(s.dir)
+	})
 }
 
 var prefixes atomic.Uint64
