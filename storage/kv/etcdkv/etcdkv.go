@@ -241,14 +241,24 @@ type snapshot struct {
 	rev int64
 }
 
-// get runs one read at the snapshot's revision and fixes the revision on the first.
+// get runs one read at the snapshot's revision and fixes the revision on the first. The first read is
+// linearizable (it sees every commit before it); the others, at a fixed revision, are serializable
+// (the member answers from its own state, without asking the leader, as STM reads): a member behind
+// that revision says so (ErrFutureRev), and the read is then made linearizable.
 func (r *snapshot) get(key string, opts ...clientv3.OpOption) *clientv3.GetResponse {
-	if r.rev > 0 {
-		opts = append(opts, clientv3.WithRev(r.rev))
-	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.RequestTimeout)
 	defer cancel()
-	resp, err := r.s.client.Get(ctx, key, opts...)
+	var resp *clientv3.GetResponse
+	var err error
+	if r.rev > 0 {
+		opts = append(opts, clientv3.WithRev(r.rev))
+		resp, err = r.s.client.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+		if errors.Is(err, rpctypes.ErrFutureRev) {
+			resp, err = r.s.client.Get(ctx, key, opts...)
+		}
+	} else {
+		resp, err = r.s.client.Get(ctx, key, opts...)
+	}
 	if err != nil {
 		panic(readFailed{classify(r.ctx, err)})
 	}

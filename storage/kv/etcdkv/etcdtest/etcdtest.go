@@ -52,7 +52,13 @@ func freePort() (int, error) {
 
 // Start starts a single-member cluster with its data in a new temporary directory. Writes are not
 // synced to disk (etcd's --unsafe-no-fsync): a test's data need not outlive the machine.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return start(true) }
+
+// StartDurable is Start with every commit synced to disk, as a production member does: for
+// benchmarks comparing etcd's write latency with the bbolt file's, which syncs too.
+func StartDurable() (*Server, error) { return start(false) }
+
+func start(noFsync bool) (*Server, error) {
 	dir, err := os.MkdirTemp("", "etcdtest-*")
 	if err != nil {
 		return nil, err
@@ -60,7 +66,7 @@ func Start() (*Server, error) {
 	cfg := embed.NewConfig()
 	cfg.Dir = dir
 	cfg.Name = "test"
-	cfg.UnsafeNoFsync = true
+	cfg.UnsafeNoFsync = noFsync
 	cfg.MaxTxnOps = MaxTxnOps
 	cfg.MaxRequestBytes = MaxRequestBytes
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
