@@ -110,6 +110,7 @@ var etcdTests = []struct {
 	{"TestExternalLinks", TestExternalLinks},
 	{"TestBulkPutTerm", TestBulkPutTerm},
 	{"TestBulkPutPlaceSlug", TestBulkPutPlaceSlug},
+	{"TestBulkTrash", TestBulkTrash},
 	{"TestGuardMirrored", TestGuardMirrored},
 	{"TestDocsFollowWrites", TestDocsFollowWrites},
 	{"TestChangedSince", TestChangedSince},
