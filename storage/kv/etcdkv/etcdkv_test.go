@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+
 	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
@@ -193,6 +195,62 @@ func putOne(bucket []byte, key, value string) func(kv.RwTx) error {
 
 func deleteOne(bucket []byte, key string) func(kv.RwTx) error {
 	return func(tx kv.RwTx) error { return tx.Delete(bucket, []byte(key)) }
+}
+
+// TestCompactedMidway: a write whose revision is compacted away while it runs reads again at a newer
+// one (it runs again) and commits; a read transaction in the same case fails with etcd's
+// ErrCompacted, since kv runs a View's function once.
+func TestCompactedMidway(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	s := open(t, nil)
+	mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, recs, "a", "b") })
+	// compactAfterFirstRead reads "a", moves the store past the revision read at, compacts, and reads
+	// "b" at that revision.
+	compactAfterFirstRead := func(g kv.Getter) {
+		g.Get(recs, []byte("a"))
+		mustUpdate(t, s, putOne(links, "x", "moves the revision on"))
+		if err := srv.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		g.Get(recs, []byte("b"))
+	}
+	runs := 0
+	mustUpdate(t, s, func(tx kv.RwTx) error {
+		runs++
+		if runs == 1 {
+			compactAfterFirstRead(tx)
+		}
+		return putKeys(tx, recs, "c")
+	})
+	if runs != 2 {
+		t.Errorf("the write ran %d times, want 2", runs)
+	}
+	err := s.View(ctx, func(tx kv.Tx) error { compactAfterFirstRead(tx); return nil })
+	if !errors.Is(err, rpctypes.ErrCompacted) {
+		t.Errorf("View = %v, want ErrCompacted", err)
+	}
+}
+
+// TestContended: a write that conflicts on every run gives up after a bounded number of runs with
+// ErrContended, writing nothing, rather than spinning until its context ends.
+func TestContended(t *testing.T) {
+	s := open(t, nil)
+	runs := 0
+	err := s.Update(ctx, func(tx kv.RwTx) error {
+		runs++
+		tx.Get(recs, []byte("hot"))
+		mustUpdate(t, s, putOne(recs, "hot", strconv.Itoa(runs)))
+		return tx.Put(recs, []byte("mine"), nil)
+	})
+	if !errors.Is(err, etcdkv.ErrContended) {
+		t.Fatalf("Update = %v, want ErrContended", err)
+	}
+	if runs < 2 || runs > 100 {
+		t.Errorf("%d runs, want a few, bounded", runs)
+	}
+	if got := keys(t, s, recs); !slices.Equal(got, []string{"hot"}) {
+		t.Errorf("keys = %q, want only the other writes'", got)
+	}
 }
 
 // TestManyReads: a write that read more keys than etcd compares in one transaction is checked per

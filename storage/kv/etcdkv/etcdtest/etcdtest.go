@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
@@ -108,6 +109,22 @@ func (s *Server) Close() {
 		s.e.Close()
 		os.RemoveAll(s.dir)
 	})
+}
+
+// Compact compacts the member's history up to its current revision, as etcd's auto-compaction (or
+// the jobs, in cluster mode) would: reads at an older revision then fail with ErrCompacted.
+func (s *Server) Compact(ctx context.Context) error {
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{s.Endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	resp, err := c.Get(ctx, "compact")
+	if err != nil {
+		return err
+	}
+	_, err = c.Compact(ctx, resp.Header.Revision, clientv3.WithCompactPhysical())
+	return err
 }
 
 var prefixes atomic.Uint64
