@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -44,6 +45,58 @@ func openEtcdDB(member *etcdtest.Server, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return OpenStore(s, opts)
+}
+
+// testFollow: a store following the change log (Follow) is notified of another node's writes, which
+// its own Notify would never tell; Follow ends with its context. On a bbolt file it only waits.
+func testFollow(t *testing.T) {
+	member := etcdtest.Shared(t)
+	cfg := member.Config()
+	open := func() *DB {
+		s, err := etcdkv.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := OpenStore(s, Options{Now: func() time.Time { return testNow }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	a, b := open(), open()
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() { done <- b.Follow(fctx) }()
+	// Follow's watch starts when it is set up, which the test cannot see: it writes until told, a
+	// bounded number of times.
+	told := false
+	for i := 0; i < 50 && !told; i++ {
+		mustCreateEvent(t, a, admin, newEvent(t, fmt.Sprint("On the other node ", i)))
+		select {
+		case <-b.Notify():
+			told = true
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if !told {
+		t.Error("the other node's writes were not notified")
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow = %v, want context.Canceled", err)
+	}
+	// The bbolt file: Follow waits for its context only.
+	file, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := file.Follow(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow on a file = %v, want context.Canceled", err)
+	}
 }
 
 // BenchmarkWriteLatency: one event create (a new venue of its own name, an existing category: one
@@ -149,6 +202,7 @@ var etcdTests = []struct {
 	{"TestTermWriteFailsWhenItsEventsCannotBeLogged", TestTermWriteFailsWhenItsEventsCannotBeLogged},
 	{"TestTrimKeepsTheHorizon", TestTrimKeepsTheHorizon},
 	{"NotAFile", testNotAFile},
+	{"Follow", testFollow},
 }
 
 // bboltOnly are the tests TestEtcd leaves out, with the reason.

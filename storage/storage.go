@@ -263,6 +263,22 @@ func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
 	return nil
 }
 
+// Follow signals Notify after every commit by another process that appended to the change log, until
+// ctx is done: the other nodes of a cluster (DESIGN 8), whose writes this process's syncer must apply
+// too. It returns ctx's error then, or the backend's if it can no longer watch. On a bbolt file, which
+// no other process writes, it only waits for ctx.
+func (db *DB) Follow(ctx context.Context) error {
+	w, ok := db.kv.(kv.Watcher)
+	if !ok {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	if err := w.Watch(ctx, bOutbox, db.poke); err != nil {
+		return fmt.Errorf("storage: follow: %w", err)
+	}
+	return nil
+}
+
 func (db *DB) poke() {
 	select {
 	case db.notify <- struct{}{}:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -318,14 +319,22 @@ func (a *app) loadLogged(ctx context.Context) error {
 // startSync runs the index syncer until the returned stop function is called; stop waits for it.
 func (a *app) startSync() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		if err := a.index.Run(ctx, a.db.Notify()); err != nil {
 			a.log.Error("index syncer stopped", zap.Error(err))
 		}
-	}()
-	return func() { cancel(); <-done }
+	})
+	// In cluster mode the other nodes' writes wake the syncer too, as this node's own do; without
+	// it the syncer would find them only on its safety tick.
+	if a.cfg.etcd != nil {
+		wg.Go(func() {
+			if err := a.db.Follow(ctx); err != nil && ctx.Err() == nil {
+				a.log.Error("following the cluster's change log stopped", zap.Error(err))
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
 }
 
 func (a *app) close() error {

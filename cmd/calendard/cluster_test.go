@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,36 @@ func TestClusterMode(t *testing.T) {
 	fresh := startServer(t, env...)
 	if got := play(fresh, reads); !slices.Equal(got, wantReads) {
 		t.Errorf("on a new node:\n%q\nwant\n%q", got, wantReads)
+	}
+}
+
+// TestTwoNodes: two nodes on one prefix serve each other's writes once their indexes have applied the
+// change log's head, which the other node's writes wake them for (storage.DB.Follow).
+func TestTwoNodes(t *testing.T) {
+	env := clusterEnv(t)
+	a, b := startServer(t, env...), startServer(t, env...)
+	event := func(title, day string) map[string]any {
+		return map[string]any{"title": title, "start_date": "2027-03-" + day + " 10:00:00", "end_date": "2027-03-" + day + " 11:00:00"}
+	}
+	onA := a.create("/calendar/events/v1/events", event("Written on A", "01"))
+	b.settle()
+	onB := b.create("/calendar/events/v1/events", event("Written on B", "02"))
+	a.settle()
+	if onA == onB {
+		t.Fatalf("both nodes gave the ID %d", onA)
+	}
+	for _, s := range []*server{a, b} {
+		res := s.do(req{method: "GET", path: "/calendar/events/v1/events"})
+		var titles []string
+		for _, e := range res.json(t)["events"].([]any) {
+			titles = append(titles, e.(map[string]any)["title"].(string))
+		}
+		if want := []string{"Written on A", "Written on B"}; !slices.Equal(titles, want) {
+			t.Errorf("a node lists %q, want %q", titles, want)
+		}
+		if res := s.do(req{method: "GET", path: "/calendar/events/v1/events/" + strconv.FormatUint(onB, 10)}); res.status != http.StatusOK {
+			t.Errorf("GET the event written on B: %d %s", res.status, res.body)
+		}
 	}
 }
 

@@ -65,6 +65,15 @@ type Store interface {
 	Close() error
 }
 
+// Watcher is a Store that other processes write too: etcdkv, whose cluster every node of calendard
+// writes. A process learns of its own commits when they return; Watch tells it of everyone's.
+type Watcher interface {
+	// Watch calls changed after each commit, by any writer, that wrote to bucket (a burst of commits
+	// may be told once), until ctx is done. It returns ctx's error then, or the backend's when it can
+	// no longer watch. changed must not block.
+	Watch(ctx context.Context, bucket []byte, changed func()) error
+}
+
 // Getter reads single keys, in both types of transaction: code that reads by key serves reads and
 // writes alike.
 type Getter interface {

@@ -365,6 +365,44 @@ func (c *cursor) Next() (key, value []byte) {
 	return c.current()
 }
 
+var _ kv.Watcher = (*Store)(nil)
+
+// Watch implements kv.Watcher with an etcd watch over the bucket's keys, from the store's current
+// revision on. The client resumes a watch whose connection dropped by itself; a watch etcd cancels
+// (its revision compacted while disconnected) is started again from the current revision, after
+// telling changed once, since commits may have been missed meanwhile. A leaderless cluster ends the
+// watch (WithRequireLeader), so that a partitioned member does not keep a silent one.
+func (s *Store) Watch(ctx context.Context, bucket []byte, changed func()) error {
+	for {
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		for resp := range s.client.Watch(wctx, s.keyPrefix(bucket), clientv3.WithRange(s.bucketEnd(bucket)),
+			clientv3.WithFilterDelete()) {
+			if resp.Err() != nil {
+				break
+			}
+			if len(resp.Events) > 0 {
+				changed()
+			}
+		}
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		changed()
+		// A cluster without a leader ends a watch at once: wait before the next, rather than spin.
+		t := time.NewTimer(watchRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// watchRetry is the wait before a watch that ended is started again.
+const watchRetry = time.Second
+
 // Update implements kv.Store.
 func (s *Store) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 	for range maxAttempts {

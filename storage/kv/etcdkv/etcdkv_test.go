@@ -253,6 +253,52 @@ func TestContended(t *testing.T) {
 	}
 }
 
+// TestWatch: a store is told of commits another store (another node) makes to the watched bucket,
+// and its watch ends when its context does.
+func TestWatch(t *testing.T) {
+	cfg := etcdtest.Shared(t).Config()
+	a, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := open(t, func(c *etcdkv.Config) { c.Prefix = cfg.Prefix })
+	changed := make(chan struct{}, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() {
+		done <- b.Watch(wctx, recs, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	// The watch starts at the revision current when it is set up, which this test cannot see: it
+	// writes until told, a bounded number of times.
+	told := false
+	for i := 0; i < 100 && !told; i++ {
+		mustUpdate(t, a, putOne(recs, "k", strconv.Itoa(i)))
+		select {
+		case <-changed:
+			told = true
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !told {
+		t.Error("no commit of the other store was told")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Watch = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not end with its context")
+	}
+}
+
 // TestManyReads: a write that read more keys than etcd compares in one transaction is checked per
 // bucket instead, and still notices a change to what it read.
 func TestManyReads(t *testing.T) {
