@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -185,15 +184,9 @@ func TestClusterConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := parseConfig("serve", tc.args, func(k string) string { return tc.env[k] }, io.Discard)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
-				}
+			cfg, ok := parseTestConfig(t, tc.args, tc.env, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if tc.want == nil {
 				if cfg.etcd != nil {
@@ -212,10 +205,7 @@ func TestClusterConfig(t *testing.T) {
 func TestClusterModeFullConfig(t *testing.T) {
 	env := map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_PREFIX": "/cal/", "CALENDAR_ETCD_CA": "ca.pem",
 		"CALENDAR_ETCD_CERT": "c.pem", "CALENDAR_ETCD_KEY": "k.pem", "CALENDAR_ETCD_USER": "cal", "CALENDAR_ETCD_PASSWORD": "secret"}
-	cfg, err := parseConfig("serve", nil, func(k string) string { return env[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, _ := parseTestConfig(t, nil, env, "")
 	e := cfg.etcd
 	if e == nil || e.Prefix != "/cal/" || e.CAFile != "ca.pem" || e.CertFile != "c.pem" || e.KeyFile != "k.pem" ||
 		e.Username != "cal" || e.Password != "secret" {

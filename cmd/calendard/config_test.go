@@ -193,6 +193,23 @@ func TestLogging(t *testing.T) {
 	}
 }
 
+// parseTestConfig parses serve's configuration from args and env. With wantErr set, it checks that
+// parsing fails with an error containing it and reports false; otherwise it fails t on an error.
+func parseTestConfig(t *testing.T, args []string, env map[string]string, wantErr string) (Config, bool) {
+	t.Helper()
+	cfg, err := parseConfig("serve", args, func(k string) string { return env[k] }, io.Discard)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("got error %v, want one containing %q", err, wantErr)
+		}
+		return cfg, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, true
+}
+
 // TestParseConfigMirror: the CALENDAR_MIRROR_* settings are checked at start-up, and name the roots
 // serve mirrors.
 func TestParseConfigMirror(t *testing.T) {
@@ -215,15 +232,9 @@ func TestParseConfigMirror(t *testing.T) {
 		{name: "bad interval", env: map[string]string{"CALENDAR_MIRROR_INTERVAL": "0"}, wantErr: "mirror-interval"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := parseConfig("serve", tc.args, func(k string) string { return tc.env[k] }, io.Discard)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want %q", err, tc.wantErr)
-				}
+			cfg, ok := parseTestConfig(t, tc.args, tc.env, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			roots, _ := cfg.mirror.roots(storage.Lang(cfg.DefaultLanguage))
 			if cfg.MirrorFrom == "" {
