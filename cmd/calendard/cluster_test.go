@@ -181,6 +181,9 @@ func TestClusterConfig(t *testing.T) {
 		{name: "user without password", env: map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_USER": "cal"},
 			wantErr: "etcd-user and etcd-password go together"},
 		{name: "empty prefix", args: []string{"--etcd-endpoints", "http://a:2379", "--etcd-prefix", ""}, wantErr: "etcd-prefix must not be empty"},
+		{name: "bad timeout", args: []string{"--etcd-timeout", "0"}, wantErr: "etcd-timeout must be a positive duration"},
+		{name: "bad operation limit", args: []string{"--etcd-max-txn-ops", "0"}, wantErr: "etcd-max-txn-ops must be a positive integer"},
+		{name: "bad size limit", args: []string{"--etcd-max-request-bytes", "1.5MiB"}, wantErr: "etcd-max-request-bytes must be a positive integer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,11 +207,18 @@ func TestClusterConfig(t *testing.T) {
 // TestClusterModeFullConfig: TLS files and credentials reach the store's configuration.
 func TestClusterModeFullConfig(t *testing.T) {
 	env := map[string]string{"CALENDAR_ETCD_ENDPOINTS": "https://a:2379", "CALENDAR_ETCD_PREFIX": "/cal/", "CALENDAR_ETCD_CA": "ca.pem",
-		"CALENDAR_ETCD_CERT": "c.pem", "CALENDAR_ETCD_KEY": "k.pem", "CALENDAR_ETCD_USER": "cal", "CALENDAR_ETCD_PASSWORD": "secret"}
+		"CALENDAR_ETCD_CERT": "c.pem", "CALENDAR_ETCD_KEY": "k.pem", "CALENDAR_ETCD_USER": "cal", "CALENDAR_ETCD_PASSWORD": "secret",
+		"CALENDAR_ETCD_TIMEOUT": "2s", "CALENDAR_ETCD_MAX_TXN_OPS": "10000", "CALENDAR_ETCD_MAX_REQUEST_BYTES": "8388608"}
 	cfg, _ := parseTestConfig(t, nil, env, "")
 	e := cfg.etcd
 	if e == nil || e.Prefix != "/cal/" || e.CAFile != "ca.pem" || e.CertFile != "c.pem" || e.KeyFile != "k.pem" ||
-		e.Username != "cal" || e.Password != "secret" {
+		e.Username != "cal" || e.Password != "secret" || e.DialTimeout != 2*time.Second || e.RequestTimeout != 2*time.Second ||
+		e.MaxTxnOps != 10000 || e.MaxRequestBytes != 8<<20 {
 		t.Errorf("etcd config = %+v", e)
+	}
+	// Without them, etcd's own defaults.
+	cfg, _ = parseTestConfig(t, nil, map[string]string{"CALENDAR_ETCD_ENDPOINTS": "http://a:2379"}, "")
+	if e := cfg.etcd; e.MaxTxnOps != 128 || e.MaxRequestBytes != 1536*1024 || e.RequestTimeout != 5*time.Second {
+		t.Errorf("default etcd config = %+v", e)
 	}
 }

@@ -71,6 +71,10 @@ type Config struct {
 	// EtcdTimeout bounds the first contact with etcd and each request to it: past it, etcd counts as
 	// out of reach (503 rest_store_unavailable).
 	EtcdTimeout time.Duration
+	// EtcdMaxTxnOps and EtcdMaxRequestBytes are the cluster's limits of one transaction (etcd's
+	// --max-txn-ops and --max-request-bytes): a write over them fails whole. Raised on the cluster,
+	// they must be raised here too, for the writes of many keys (a series' occurrences).
+	EtcdMaxTxnOps, EtcdMaxRequestBytes int
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -149,6 +153,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
 	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
 		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
+	etcdMaxOps := fs.String("etcd-max-txn-ops", envOr(getenv, "CALENDAR_ETCD_MAX_TXN_OPS", strconv.Itoa(etcdkv.DefaultMaxTxnOps)),
+		"the etcd cluster's --max-txn-ops: operations in one transaction (CALENDAR_ETCD_MAX_TXN_OPS)")
+	etcdMaxBytes := fs.String("etcd-max-request-bytes", envOr(getenv, "CALENDAR_ETCD_MAX_REQUEST_BYTES", strconv.Itoa(etcdkv.DefaultMaxRequestBytes)),
+		"the etcd cluster's --max-request-bytes: bytes of one transaction (CALENDAR_ETCD_MAX_REQUEST_BYTES)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -187,6 +195,12 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.EtcdTimeout, err = time.ParseDuration(*etcdTimeout); err != nil || c.EtcdTimeout <= 0 {
 		return c, errors.New("etcd-timeout must be a positive duration such as 5s")
+	}
+	if c.EtcdMaxTxnOps, err = strconv.Atoi(*etcdMaxOps); err != nil || c.EtcdMaxTxnOps < 1 {
+		return c, errors.New("etcd-max-txn-ops must be a positive integer")
+	}
+	if c.EtcdMaxRequestBytes, err = strconv.Atoi(*etcdMaxBytes); err != nil || c.EtcdMaxRequestBytes < 1 {
+		return c, errors.New("etcd-max-request-bytes must be a positive integer")
 	}
 	return c, c.validate()
 }
@@ -284,7 +298,7 @@ func (c *Config) etcdConfig() (*etcdkv.Config, error) {
 	}
 	return &etcdkv.Config{Endpoints: endpoints, Prefix: c.EtcdPrefix, CAFile: c.EtcdCA, CertFile: c.EtcdCert,
 		KeyFile: c.EtcdKey, Username: c.EtcdUser, Password: c.EtcdPassword,
-		DialTimeout: c.EtcdTimeout, RequestTimeout: c.EtcdTimeout}, nil
+		DialTimeout: c.EtcdTimeout, RequestTimeout: c.EtcdTimeout, MaxTxnOps: c.EtcdMaxTxnOps, MaxRequestBytes: c.EtcdMaxRequestBytes}, nil
 }
 
 // parseOrigins reads a comma-separated list of origins. Blanks around an entry, and empty entries
