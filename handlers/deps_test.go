@@ -61,6 +61,9 @@ func TestStoreFailures(t *testing.T) {
 		{"an update with the store's cluster out of reach", func(s *failingStore) {
 			s.updateEvent = func() error { return fmt.Errorf("%w: context deadline exceeded", storage.ErrUnavailable) }
 		}, "POST", 503, "rest_store_unavailable", "5"},
+		{"an update larger than the store's transactions", func(s *failingStore) {
+			s.updateEvent = func() error { return fmt.Errorf("%w: 159 operations", storage.ErrTooLarge) }
+		}, "POST", 400, "rest_write_too_large", ""},
 		{"credentials with the store's cluster out of reach", func(s *failingStore) {
 			s.authenticateBasic = func() error { return fmt.Errorf("%w: no leader", storage.ErrUnavailable) }
 		}, "GET", 503, "rest_store_unavailable", "5"},

@@ -107,6 +107,8 @@ var docErrors = []docError{
 		"change it there", anywhere: true, writes: true},
 	{kind: storage.ErrUnavailable, when: "in cluster mode, the etcd cluster holding the records did not answer in time: " +
 		"nothing was written; retry after the delay given", anywhere: true, retryAfter: true},
+	{kind: storage.ErrTooLarge, when: "in cluster mode, the write changes more records than one etcd transaction takes " +
+		"(a long series with the cluster's default limits): nothing was written; make it smaller", anywhere: true, writes: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
 	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
 		"list the records again, then follow from the new cursor", route: changesPattern},

@@ -133,6 +133,11 @@ var answers = []struct {
 	// the store's, the time a retry is likely to need before it knows.
 	{storage.ErrUnavailable, 0, "", answer{status: 503, code: "rest_store_unavailable", retryAfter: storeRetryAfter,
 		message: "The store is out of reach: nothing was saved. Retry after the delay given."}},
+	// A write larger than the store takes at once (cluster mode: etcd's limits per transaction, which
+	// a long series reaches). Retrying does not help: the client makes it smaller (a shorter series),
+	// or the operator raises the limits.
+	{storage.ErrTooLarge, 0, "", answer{status: 400, code: "rest_write_too_large",
+		message: "This write changes more records than the store takes at once: nothing was saved. Make it smaller, such as a series with fewer occurrences."}},
 
 	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.

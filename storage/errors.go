@@ -28,6 +28,10 @@ var (
 	// cluster in cluster mode): nothing was written, and the same call can succeed once it is back.
 	ErrUnavailable = kv.ErrUnavailable
 
+	// ErrTooLarge is returned by a write that changes more than the backend takes in one transaction
+	// (a long series in cluster mode, with etcd's default limits): nothing of it was written.
+	ErrTooLarge = kv.ErrTooLarge
+
 	// ErrNotFile is returned by Backup and FileSize on a store that is not a bbolt file (OpenStore).
 	ErrNotFile = errors.New("storage: the store is not a file")
 )

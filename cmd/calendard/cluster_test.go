@@ -28,6 +28,25 @@ func clusterEnv(t *testing.T) []string {
 	return []string{"CALENDAR_ETCD_ENDPOINTS=" + strings.Join(cfg.Endpoints, ","), "CALENDAR_ETCD_PREFIX=" + cfg.Prefix}
 }
 
+// TestClusterWriteTooLarge: in cluster mode with etcd's default limits, a series whose occurrences do
+// not fit one etcd transaction is refused with 400 rest_write_too_large, and nothing of it is kept; a
+// short one is written.
+func TestClusterWriteTooLarge(t *testing.T) {
+	s := startServer(t, clusterEnv(t)...)
+	series := func(count int) map[string]any {
+		return map[string]any{"title": "Choir", "start_date": "2027-01-05 19:00:00", "end_date": "2027-01-05 21:00:00",
+			"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=" + strconv.Itoa(count)}}
+	}
+	res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: series(60)})
+	if res.status != 400 || res.json(t)["code"] != "rest_write_too_large" {
+		t.Fatalf("a series of 60 on etcd's default limits: %d %s", res.status, res.body)
+	}
+	if got := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=choir"}).header.Get("X-TEC-Total"); got != "0" {
+		t.Errorf("events of the refused series: %s", got)
+	}
+	s.create("/calendar/events/v1/events", series(4))
+}
+
 // TestClusterMode: the real server with its records in etcd answers the same requests with the same
 // bytes as on its bbolt file; its data directory holds no store; and what it wrote is still served
 // after a restart, by the same node and by a new node with an empty data directory, which rebuilds

@@ -52,6 +52,11 @@ import (
 // never unavailable.
 var ErrUnavailable = errors.New("kv: store unavailable")
 
+// ErrTooLarge is returned by an Update whose commit exceeds what the backend takes in one transaction
+// (etcd's operations and bytes per request): nothing of it was written, and the same write fails
+// again until it is smaller or the limits are raised. A bbolt file has no such limit.
+var ErrTooLarge = errors.New("kv: write too large for one transaction")
+
 // Store is a transactional store of buckets of ordered keys.
 type Store interface {
 	// View runs fn in a read transaction. It returns fn's error, the backend's, or ctx's error when ctx

@@ -92,7 +92,7 @@ var (
 
 	// ErrTooLarge is returned by an Update whose commit exceeds etcd's limits of one transaction
 	// (Config.MaxTxnOps, Config.MaxRequestBytes, or the server's own): nothing of it was written.
-	ErrTooLarge = errors.New("etcdkv: write too large for one etcd transaction")
+	ErrTooLarge = kv.ErrTooLarge
 
 	// ErrContended is returned by an Update that conflicted with other writes on every one of its
 	// runs.
