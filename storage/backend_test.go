@@ -207,6 +207,8 @@ var etcdTests = []struct {
 
 // bboltOnly are the tests TestEtcd leaves out, with the reason.
 var bboltOnly = map[string]string{
+	"TestCopyRoundTrip":                  "copies between both backends itself",
+	"TestCopyCutShort":                   "copies into a bbolt file",
 	"TestBackupRoundTrip":                "Backup copies the bbolt file's pages",
 	"TestBackupFileKeepsTargetOnFailure": "Backup copies the bbolt file's pages",
 	"TestInspectRejects":                 "Inspect checks a bbolt file",

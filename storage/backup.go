@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/calendard/calendard/storage/kv/boltkv"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -44,6 +45,9 @@ func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 // file in the same directory, is synced, and is then renamed to path, so path never names a partial
 // copy: it holds either its previous content or the complete backup. through, when not nil, wraps the
 // file's writer: the backup command counts the bytes through it for its progress.
+//
+// A store on another backend (etcd, OpenStore) is copied into a new bbolt file as of one revision
+// (CopyTo), so that a backup restores into either mode; through then sees no bytes.
 func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Writer) io.Writer) (int64, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -54,13 +58,47 @@ func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Write
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
 	tmp := f.Name()
-	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(tmp)
+	n, err := db.fillBackup(ctx, f, through)
+	if err != nil {
+		os.Remove(tmp)
+		return n, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return n, fmt.Errorf("storage: backup: %w", err)
+	}
+	return n, SyncDir(dir)
+}
+
+// A backup of a store on another backend is written to its file in transactions this large: one sync
+// per 16 MiB, and no more of the store in memory at once.
+const (
+	backupCopyOps   = 100_000
+	backupCopyBytes = 16 << 20
+)
+
+// fillBackup writes the backup into f, a new temporary file, and syncs and closes it.
+func (db *DB) fillBackup(ctx context.Context, f *os.File, through func(io.Writer) io.Writer) (int64, error) {
+	if db.bolt == nil {
+		f.Close()
+		bdb, err := bolt.Open(f.Name(), 0o600, nil)
+		if err != nil {
+			return 0, fmt.Errorf("storage: backup: %w", err)
 		}
-	}()
+		err = db.CopyTo(ctx, boltkv.New(bdb), CopyLimits{Ops: backupCopyOps, Bytes: backupCopyBytes}, nil)
+		if cerr := bdb.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return 0, fmt.Errorf("storage: backup: %w", err)
+		}
+		info, err := os.Stat(f.Name())
+		if err != nil {
+			return 0, fmt.Errorf("storage: backup: %w", err)
+		}
+		return info.Size(), nil
+	}
+	defer f.Close()
 	if err := f.Chmod(0o600); err != nil {
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
@@ -75,16 +113,7 @@ func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Write
 	if err := f.Sync(); err != nil {
 		return n, fmt.Errorf("storage: backup: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		return n, fmt.Errorf("storage: backup: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		done = true
-		return n, fmt.Errorf("storage: backup: %w", err)
-	}
-	done = true
-	return n, SyncDir(dir)
+	return n, nil
 }
 
 // SyncDir fsyncs a directory, making a rename in it durable.

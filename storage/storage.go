@@ -206,6 +206,9 @@ func (db *DB) init() error {
 				return fmt.Errorf("storage: create bucket %s: %w", name, err)
 			}
 		}
+		if tx.Get(bMeta, kCopying) != nil {
+			return ErrIncomplete
+		}
 		schema := uint64(0)
 		if v := tx.Get(bMeta, kSchema); v != nil {
 			schema = binary.BigEndian.Uint64(v)

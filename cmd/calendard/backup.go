@@ -47,11 +47,17 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	if served {
 		return err
 	}
-	store := filepath.Join(c.dataDir, storeName)
-	if _, err := os.Stat(store); err != nil {
-		return fmt.Errorf("no store to back up: %w", err)
+	// No server answered: open the store, the data directory's file or, in cluster mode, the cluster.
+	cfg, err := parseConfig("backup", []string{"--data-dir", c.dataDir}, getenv, stderr)
+	if err != nil {
+		return err
 	}
-	db, err := storage.Open(store, storage.Options{Logger: zap.NewNop()})
+	if cfg.etcd == nil {
+		if _, err := os.Stat(filepath.Join(c.dataDir, storeName)); err != nil {
+			return fmt.Errorf("no store to back up: %w", err)
+		}
+	}
+	db, err := openStore(cfg, zap.NewNop())
 	if err != nil {
 		return err
 	}
@@ -72,6 +78,9 @@ const backupPhase = "backing up"
 // what it writes at most.
 func backupTransfer(db *storage.DB) (*transfer, error) {
 	size, err := db.FileSize()
+	if errors.Is(err, storage.ErrNotFile) {
+		size, err = 0, nil // in cluster mode: copied key by key, and the total is not known ahead
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"github.com/google/go-cmp/cmp"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -239,5 +244,75 @@ func TestClusterModeFullConfig(t *testing.T) {
 	cfg, _ = parseTestConfig(t, nil, map[string]string{"CALENDAR_ETCD_ENDPOINTS": "http://a:2379"}, "")
 	if e := cfg.etcd; e.MaxTxnOps != 128 || e.MaxRequestBytes != 1536*1024 || e.RequestTimeout != 5*time.Second {
 		t.Errorf("default etcd config = %+v", e)
+	}
+}
+
+// TestMigrateAndBackupRoundTrip: a calendar.db moved into etcd (migrate --to-etcd) serves the same
+// answers in cluster mode, and a backup taken in cluster mode is a calendar.db that restores into the
+// embedded mode and serves them again.
+func TestMigrateAndBackupRoundTrip(t *testing.T) {
+	cluster := clusterEnv(t)
+	withCluster := func(dir string) func(string) string {
+		base := importEnv(dir)
+		vars := map[string]string{}
+		for _, kv := range cluster {
+			k, v, _ := strings.Cut(kv, "=")
+			vars[k] = v
+		}
+		return func(k string) string {
+			if v, ok := vars[k]; ok {
+				return v
+			}
+			return base(k)
+		}
+	}
+	command := func(env func(string) string, args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, env, &stdout, &stderr); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return stdout.String()
+	}
+	reads := []req{{method: "GET", path: "/calendar/events/v1/events?per_page=50"}, {method: "GET", path: "/calendar/events/v1/events/1"},
+		{method: "GET", path: "/calendar/events/v1/venues"}, {method: "GET", path: "/calendar/events/v1/events?search=choir&hide_subsequent_recurrences=1"}}
+	answers := func(s *server) []string {
+		var out []string
+		for _, r := range reads {
+			res := s.do(r)
+			out = append(out, fmt.Sprintf("%d %s", res.status, res.body))
+		}
+		return out
+	}
+
+	dir := t.TempDir()
+	s := startServerIn(t, dir)
+	jazz := concert()
+	jazz["start_date"], jazz["end_date"] = "2027-05-01 20:00:00", "2027-05-01 22:00:00"
+	s.create("/calendar/events/v1/events", jazz)
+	s.create("/calendar/events/v1/events", map[string]any{"title": "Choir", "start_date": "2027-01-05 19:00:00",
+		"end_date": "2027-01-05 21:00:00", "recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=8"}})
+	want := answers(s)
+	s.stop()
+
+	if out := command(withCluster(dir), "migrate", "--to-etcd", "--data-dir", dir); !strings.Contains(out, "copied") {
+		t.Errorf("migrate output: %s", out)
+	}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--to-etcd", "--data-dir", dir}, withCluster(dir), io.Discard, &stderr); err == nil || !strings.Contains(err.Error(), "holds a store already") {
+		t.Errorf("a second migrate into the same prefix: %v", err)
+	}
+	c := startServer(t, cluster...)
+	if d := cmp.Diff(want, answers(c)); d != "" {
+		t.Errorf("in cluster mode after migrate (-embedded +cluster):\n%s", d)
+	}
+
+	backup := filepath.Join(t.TempDir(), "cluster-backup.db")
+	command(withCluster(c.dir), "backup", "--to", backup, "--data-dir", c.dir)
+	restored := t.TempDir()
+	command(importEnv(restored), "restore", "--from", backup, "--data-dir", restored)
+	r := startServerIn(t, restored)
+	if d := cmp.Diff(want, answers(r)); d != "" {
+		t.Errorf("the cluster backup restored into a file (-embedded +restored):\n%s", d)
 	}
 }

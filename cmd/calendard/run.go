@@ -38,6 +38,7 @@ commands:
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)
   restore                 --from FILE [--progress-every D]   (installs a backup; the server must be stopped)
+  migrate --to-etcd       copies calendar.db into the etcd cluster of CALENDAR_ETCD_* (the server must be stopped)
   doc                     prints the OpenAPI document of the API (GET {ns}/doc) for --base-url
   healthcheck             exits 0 when the server on --listen-addr answers GET /healthz with 200
   version
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backup(ctx, args, getenv, stdout, stderr)
 	case "restore":
 		return restore(ctx, args, getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args, getenv, stdout, stderr)
 	case "doc":
 		return printDoc(args, getenv, stdout, stderr)
 	case "healthcheck":
