@@ -45,6 +45,9 @@ type Jobs struct {
 	// repair the same drift twice, each from a view of the index the other is changing.
 	running map[string]*atomic.Bool
 
+	// leading, when set, tells whether this node runs the cluster's jobs (Lead).
+	leading func() bool
+
 	// stats holds what each job's runs add up to (Stats), under statsMu.
 	statsMu sync.Mutex
 	stats   map[string]*Stat
@@ -96,6 +99,12 @@ func (j *Jobs) Start() error {
 	j.cron.Start()
 	return nil
 }
+
+// Lead makes the jobs that run once per cluster (publication, the series' horizon) run on this node
+// only while leading says so: in cluster mode, the node elected through the store (storage.DB.Elect).
+// The scheduled runs and RunOnce's skip them otherwise; Run (calendard run-job) runs them anyway.
+// Call it before Start.
+func (j *Jobs) Lead(leading func() bool) { j.leading = leading }
 
 // Stop stops the scheduler and waits for running jobs to finish. When ctx ends first, the running
 // jobs' context is cancelled (they stop between transactions) and Stop still waits for them.
@@ -172,6 +181,9 @@ func (j *Jobs) exclusive(ctx context.Context, s entry) error {
 // run runs one job, logs its outcome (the scheduler has no caller to return an error to) and counts
 // it in Stats. A job still running from an earlier run is skipped: that run does the same work.
 func (j *Jobs) run(ctx context.Context, s entry) error {
+	if s.cluster && j.leading != nil && !j.leading() {
+		return nil // another node runs it; not a run of this node's
+	}
 	start := j.now()
 	err := j.exclusive(ctx, s)
 	if errors.Is(err, ErrRunning) {

@@ -316,3 +316,39 @@ func TestPublishDueOnTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLead: a node that does not lead skips the jobs run once per cluster (publication, the series'
+// horizon) and still runs its own (trimming for its index, its consistency check), uncounted; run-job
+// runs a cluster job anyway.
+func TestLead(t *testing.T) {
+	for _, tc := range []struct {
+		leads bool
+		want  []string
+	}{
+		{true, []string{"publish", "extend", "checkpoint", "trim", "check"}},
+		{false, []string{"checkpoint", "trim", "check"}},
+	} {
+		j, f := newFake(t)
+		j.Lead(func() bool { return tc.leads })
+		if err := j.RunOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.calls, tc.want) {
+			t.Errorf("leading %v: calls %v, want %v", tc.leads, f.calls, tc.want)
+		}
+		for _, s := range j.Stats() {
+			want := uint64(1)
+			if s.Name == "publish-due" && !tc.leads {
+				want = 0
+			}
+			if (s.Name == "publish-due" || s.Name == "consistency-check") && s.Runs != want {
+				t.Errorf("leading %v: %s counted %d runs, want %d", tc.leads, s.Name, s.Runs, want)
+			}
+		}
+		if !tc.leads {
+			if err := j.Run(context.Background(), "publish-due"); err != nil || f.calls[len(f.calls)-1] != "publish" {
+				t.Errorf("run-job on a follower: %v, calls %v", err, f.calls)
+			}
+		}
+	}
+}

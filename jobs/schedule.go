@@ -3,18 +3,24 @@ package jobs
 import "context"
 
 // entry is one scheduled job: its name (for run-job and the logs), its cron spec (standard five
-// fields, read in the site zone) and its method.
+// fields, read in the site zone), its method, and whether it runs once per cluster (on the elected
+// node, see Jobs.Lead) rather than on every node.
 type entry struct {
-	name string
-	spec string
-	fn   func(*Jobs, context.Context) error
+	name    string
+	spec    string
+	fn      func(*Jobs, context.Context) error
+	cluster bool
 }
 
 // schedule is the one table of jobs. RunOnce runs them in this order at start-up: publication first,
 // so the consistency check sees the rewritten records.
+//
+// Publication and the series' horizon write the records every node shares: once per cluster. The
+// change log's trimming follows this node's index checkpoint, and the consistency check compares this
+// node's index with the store: every node runs them.
 var schedule = []entry{
-	{"publish-due", "* * * * *", (*Jobs).PublishDue},
-	{"extend-series", "30 3 * * *", (*Jobs).ExtendSeries},
-	{"trim-changes", "*/10 * * * *", (*Jobs).TrimChanges},
-	{"consistency-check", "0 * * * *", (*Jobs).Check},
+	{"publish-due", "* * * * *", (*Jobs).PublishDue, true},
+	{"extend-series", "30 3 * * *", (*Jobs).ExtendSeries, true},
+	{"trim-changes", "*/10 * * * *", (*Jobs).TrimChanges, false},
+	{"consistency-check", "0 * * * *", (*Jobs).Check, false},
 }

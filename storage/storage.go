@@ -282,6 +282,19 @@ func (db *DB) Follow(ctx context.Context) error {
 	return nil
 }
 
+// Elect runs the election called name among the processes that share the store (cluster mode: see
+// kv.Elector) until ctx is done: lead(true) while this process leads. On a store no other process
+// opens (a bbolt file) the process leads at once, until ctx ends.
+func (db *DB) Elect(ctx context.Context, name string, lead func(bool)) error {
+	if e, ok := db.kv.(kv.Elector); ok {
+		return e.Elect(ctx, name, lead)
+	}
+	lead(true)
+	<-ctx.Done()
+	lead(false)
+	return ctx.Err()
+}
+
 func (db *DB) poke() {
 	select {
 	case db.notify <- struct{}{}:

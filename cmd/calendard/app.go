@@ -57,6 +57,9 @@ type app struct {
 	stopStopping context.CancelFunc
 	// mirrorRan, when set, hears of each run of the configured mirror: tests wait on it.
 	mirrorRan func(*mirror.Report, error)
+	// jobLeader, when set, hears when this node becomes or stops being the cluster's job leader:
+	// tests wait on it.
+	jobLeader func(bool)
 	// ln is the bound listener, metricsLn the metrics' own (nil when they share ln); tests read their
 	// addresses.
 	ln, metricsLn net.Listener

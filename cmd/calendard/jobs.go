@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -55,7 +56,12 @@ func runJob(ctx context.Context, args []string, getenv func(string) string, stdo
 // the returned stop function ends both and waits for them.
 func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 	j := a.jobs
+	stopElection := func() {}
+	if a.cfg.etcd != nil {
+		stopElection = a.electJobLeader(ctx, j)
+	}
 	if err := j.Start(); err != nil {
+		stopElection()
 		return nil, err
 	}
 	onceCtx, cancelOnce := context.WithCancel(ctx)
@@ -74,7 +80,30 @@ func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 		if err := j.Stop(sctx); err != nil {
 			a.log.Error("jobs did not stop in time", zap.Error(err))
 		}
+		stopElection()
 	}, nil
+}
+
+// electJobLeader makes the jobs that run once per cluster run on this node only while it is the one
+// elected through etcd, and campaigns until the returned stop is called (which resigns, so that
+// another node takes over at once). Until elected, this node skips them: a start-up's RunOnce before
+// the election leaves them to the leader or to the next scheduled run.
+func (a *app) electJobLeader(ctx context.Context, j *jobs.Jobs) (stop func()) {
+	var leading atomic.Bool
+	j.Lead(leading.Load)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = a.db.Elect(ctx, "jobs", func(lead bool) {
+			leading.Store(lead)
+			a.log.Info("jobs leadership", zap.Bool("leader", lead))
+			if a.jobLeader != nil {
+				a.jobLeader(lead)
+			}
+		})
+	}()
+	return func() { cancel(); <-done }
 }
 
 // jobStats gives the jobs' figures to the metrics: handlers cannot import jobs (STYLE 2), so it has

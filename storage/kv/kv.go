@@ -79,6 +79,16 @@ type Watcher interface {
 	Watch(ctx context.Context, bucket []byte, changed func()) error
 }
 
+// Elector is a Store that several processes share and that can choose one of them: etcdkv, whose
+// nodes run the cluster-wide jobs on one node (DESIGN 8).
+type Elector interface {
+	// Elect campaigns for the leadership called name among the store's processes until ctx is done:
+	// lead(true) when this process becomes the leader, lead(false) when it stops being it (it can no
+	// longer reach the cluster to keep it, or ctx ended). A leader that ends resigns, so another takes
+	// over at once; one that dies is replaced within the leadership's lease. It returns ctx's error.
+	Elect(ctx context.Context, name string, lead func(bool)) error
+}
+
 // Getter reads single keys, in both types of transaction: code that reads by key serves reads and
 // writes alike.
 type Getter interface {

@@ -528,3 +528,66 @@ func TestUnavailable(t *testing.T) {
 		t.Errorf("View past the caller's deadline = %v, want context.DeadlineExceeded", err)
 	}
 }
+
+// TestElect: of the stores campaigning on one prefix one leads; one that ends resigns and another
+// leads at once; one that dies (its client gone, no resignation) is replaced once its lease runs out.
+func TestElect(t *testing.T) {
+	cfg := etcdtest.Shared(t).Config()
+	type lead struct {
+		who  string
+		lead bool
+	}
+	told := make(chan lead, 16)
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	campaign := func(who string) (*etcdkv.Store, context.CancelFunc) {
+		s, err := etcdkv.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		cctx, cancel := context.WithCancel(ctx)
+		t.Cleanup(cancel)
+		wg.Go(func() { _ = s.Elect(cctx, "jobs", func(l bool) { told <- lead{who, l} }) })
+		return s, cancel
+	}
+	next := func(within time.Duration) lead {
+		t.Helper()
+		select {
+		case l := <-told:
+			return l
+		case <-time.After(within):
+			t.Fatalf("no change of leadership within %s", within)
+			return lead{}
+		}
+	}
+	_, stopA := campaign("a")
+	if l := next(10 * time.Second); l != (lead{"a", true}) {
+		t.Fatalf("first: %+v, want a leading", l)
+	}
+	b, _ := campaign("b")
+	c, _ := campaign("c")
+	stopA()
+	if l := next(10 * time.Second); l != (lead{"a", false}) {
+		t.Fatalf("after a ended: %+v, want a to stop leading", l)
+	}
+	second := next(10 * time.Second)
+	if !second.lead || second.who == "a" {
+		t.Fatalf("after a resigned: %+v, want b or c leading", second)
+	}
+	// The leader dies: its client closes without resigning. The other takes over within the lease.
+	dead, other := b, "c"
+	if second.who == "c" {
+		dead, other = c, "b"
+	}
+	dead.Close()
+	for {
+		l := next(3 * etcdkv.ElectionTTL * time.Second)
+		if l == (lead{other, true}) {
+			break
+		}
+		if l.lead {
+			t.Fatalf("after the leader died: %+v, want %s leading", l, other)
+		}
+	}
+}
