@@ -387,3 +387,22 @@ func TestJobLeaderFailover(t *testing.T) {
 		t.Error("the new leader did not run publication")
 	}
 }
+
+// TestRevokeAcrossNodes: users and application passwords live in etcd, read at each authentication
+// (no node caches them), so a password revoked through one node is refused at once by the other, and
+// a user created on one node logs in on the other.
+func TestRevokeAcrossNodes(t *testing.T) {
+	cluster := clusterEnv(t)
+	a, b := startServer(t, cluster...), startServer(t, cluster...)
+	creds := a.user("editor1", storage.RoleEditor)
+	drafts := req{method: "GET", path: "/calendar/events/v1/events?status=draft", auth: creds}
+	if res := b.do(drafts); res.status != http.StatusOK {
+		t.Fatalf("a user created on one node, on the other: %d %s", res.status, res.body)
+	}
+	if err := a.app.db.RevokeAppPassword(context.Background(), "editor1", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if res := b.do(drafts); res.status != http.StatusUnauthorized {
+		t.Errorf("a password revoked on one node, on the other: %d %s", res.status, res.body)
+	}
+}
