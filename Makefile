@@ -21,6 +21,11 @@ LOADFLAGS ?=
 build:
 	CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/calendard ./cmd/calendard
 
+# etcd 3.6 for a local cluster (docs/CLUSTER.md), built from the Go module proxy: its server module cannot
+# be go installed (its replace directives), so cmd/etcd is a module of its own around etcdmain.Main.
+etcd:
+	cd cmd/etcd && go build -o ../../bin/etcd .
+
 # Every benchmark also runs once, so that a benchmark that no longer works is found here, not when
 # someone needs its figures; and every fuzz target runs briefly (go test alone only replays the seeds).
 test:
