@@ -31,6 +31,7 @@ func (h *Handler) links() http.Handler {
 		h.crossSiteWrite, // step 2: 403 (1.9)
 		h.rateLimit,      // step 3: 429 (10.3)
 		h.credentials,    // step 4: 401, or 429 when failures are throttled (7.3)
+		h.minRevision,    // X-Calendar-Min-Revision: wait for the node to apply it, or 503 (revision.go)
 	}
 	next := http.Handler(http.HandlerFunc(h.route)) // steps 5 to 11
 	for _, link := range slices.Backward(chain) {
@@ -45,6 +46,9 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		if h.index != nil { // nil while loading: no revision is applied yet
+			sw.revision = h.index.Applied
+		}
 		rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone(), sw: sw}
 		defer func() {
 			if p := recover(); p != nil {

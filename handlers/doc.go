@@ -109,6 +109,8 @@ var docErrors = []docError{
 		"nothing was written; retry after the delay given", anywhere: true, retryAfter: true},
 	{kind: storage.ErrTooLarge, when: "in cluster mode, the write changes more records than one etcd transaction takes " +
 		"(a long series with the cluster's default limits): nothing was written; make it smaller", anywhere: true, writes: true},
+	{kind: errRevisionPending, when: "the request's X-Calendar-Min-Revision is a revision this server has not applied " +
+		"within 5 s (cluster mode: another node took the write); retry, here or on another node", anywhere: true, retryAfter: true},
 	{kind: context.DeadlineExceeded, when: "the request exceeded its deadline", anywhere: true},
 	{kind: storage.ErrCompacted, when: "the cursor is outside the changes this service keeps (older, or from before a restore): " +
 		"list the records again, then follow from the new cursor", route: changesPattern},

@@ -24,6 +24,7 @@ var (
 	errMissingParams   = errors.New("handlers: missing parameters")
 	errNoNamespace     = errors.New("handlers: unknown namespace")
 	errNotReady        = errors.New("handlers: index still loading")
+	errRevisionPending = errors.New("handlers: revision not applied yet")
 	// errInternal is a failure that whoever found it has logged already (a panic, an encoding failure).
 	errInternal = errors.New("handlers: internal error")
 )
@@ -69,6 +70,8 @@ var answers = []struct {
 	{&storage.AuthError{Code: storage.AuthIncorrectPassword}, 0, "", answer{status: 401, code: "incorrect_password", message: "The provided password is an invalid application password."}},
 	{&storage.AuthError{Code: storage.AuthInvalidToken}, 0, "", answer{status: 401, code: "invalid_token", message: "The provided token is not a valid application password."}},
 	{errNotReady, 0, "", answer{status: 503, code: "rest_not_ready", message: "The service is starting and is not ready to answer yet: retry after the delay given."}},
+	{errRevisionPending, 0, "", answer{status: 503, code: "rest_revision_pending", retryAfter: revisionRetryAfter,
+		message: "This server has not yet applied the revision X-Calendar-Min-Revision asks for: retry after the delay given."}},
 	{errNoRoute, 0, "", answer{status: 404, code: "rest_no_route", message: "No route was found matching the URL and request method."}},
 	{errInvalidJSON, 0, "", answer{status: 400, code: "rest_invalid_json"}},
 	{errMissingParams, 0, "", answer{status: 400, code: "rest_missing_callback_param"}},

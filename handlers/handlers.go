@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ type Config struct {
 	MaxBodyBytes     int64
 	HandlerTimeout   time.Duration
 	IndexWait        time.Duration
+	// RevisionWait bounds how long a request's X-Calendar-Min-Revision waits for the index (revision.go).
+	RevisionWait time.Duration
 	// RateLimitPerMinute is N of CONTRACT 10.3: 0 turns rate limiting off; above
 	// MaxRateLimitPerMinute it is clamped.
 	RateLimitPerMinute int
@@ -115,6 +118,9 @@ func newHandler(d Deps) *Handler {
 	}
 	if cfg.IndexWait == 0 {
 		cfg.IndexWait = DefaultIndexWait
+	}
+	if cfg.RevisionWait == 0 {
+		cfg.RevisionWait = DefaultRevisionWait
 	}
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
@@ -233,18 +239,29 @@ func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
 
 func requestOf(r *http.Request) *request { return r.Context().Value(ctxKey{}).(*request) }
 
-// statusWriter remembers what was written, for the access log and the panic handler.
+// statusWriter remembers what was written, for the access log and the panic handler, and stamps the
+// answer with the node's revision as its header goes out (revision.go).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	// revision is the change-log position the node has applied, read when the header is written.
+	revision func() uint64
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.stamp()
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// stamp sets X-Calendar-Revision, once, as the header is about to be written.
+func (w *statusWriter) stamp() {
+	if w.revision != nil {
+		w.Header().Set(revisionHeader, strconv.FormatUint(w.revision(), 10))
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
@@ -253,6 +270,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
+		w.stamp()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n

@@ -25,8 +25,8 @@ func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 			// credentials (CONTRACT 1.7): anywhere else, a page could read them in the user's name.
 			hd.Set("Access-Control-Allow-Credentials", "true")
 		}
-		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override")
-		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, X-Calendar-Search, Link, ETag, Retry-After, Location")
+		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override, X-Calendar-Min-Revision")
+		hd.Set("Access-Control-Expose-Headers", "X-TEC-Total, X-TEC-TotalPages, X-Calendar-Search, X-Calendar-Revision, Link, ETag, Retry-After, Location")
 		hd.Add("Vary", "Origin")
 	}
 }

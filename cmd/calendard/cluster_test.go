@@ -406,3 +406,27 @@ func TestRevokeAcrossNodes(t *testing.T) {
 		t.Errorf("a password revoked on one node, on the other: %d %s", res.status, res.body)
 	}
 }
+
+// TestReadYourWritesAcrossNodes: the revision a write through one node answers with, sent back to the
+// other node as X-Calendar-Min-Revision, makes that node answer with the write applied.
+func TestReadYourWritesAcrossNodes(t *testing.T) {
+	cluster := clusterEnv(t)
+	a, b := startServer(t, cluster...), startServer(t, cluster...)
+	for i := range 5 {
+		res := a.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{
+			"title": fmt.Sprintf("Written on a %d", i), "start_date": "2027-02-01 19:00:00", "end_date": "2027-02-01 21:00:00"}})
+		rev := res.header.Get("X-Calendar-Revision")
+		if res.status != http.StatusCreated || rev == "" || rev == "0" {
+			t.Fatalf("create on a: %d, revision %q", res.status, rev)
+		}
+		id := uint64(res.json(t)["id"].(float64))
+		got := b.do(req{method: "GET", path: fmt.Sprintf("/calendar/events/v1/events/%d", id), header: map[string]string{"X-Calendar-Min-Revision": rev}})
+		if got.status != http.StatusOK {
+			t.Fatalf("read on b at revision %s: %d %s", rev, got.status, got.body)
+		}
+		list := b.do(req{method: "GET", path: "/calendar/events/v1/events?search=written", header: map[string]string{"X-Calendar-Min-Revision": rev}})
+		if total := list.header.Get("X-TEC-Total"); total != strconv.Itoa(i+1) {
+			t.Errorf("list on b at revision %s: %s events, want %d", rev, total, i+1)
+		}
+	}
+}

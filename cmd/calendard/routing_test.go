@@ -160,8 +160,8 @@ func TestCORS(t *testing.T) {
 				"Access-Control-Allow-Origin":      tc.origin,
 				"Access-Control-Allow-Credentials": tc.wantCredentials,
 				"Access-Control-Allow-Methods":     "OPTIONS, GET, POST, PUT, PATCH, DELETE",
-				"Access-Control-Allow-Headers":     "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override",
-				"Access-Control-Expose-Headers":    "X-TEC-Total, X-TEC-TotalPages, X-Calendar-Search, Link, ETag, Retry-After, Location",
+				"Access-Control-Allow-Headers":     "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override, X-Calendar-Min-Revision",
+				"Access-Control-Expose-Headers":    "X-TEC-Total, X-TEC-TotalPages, X-Calendar-Search, X-Calendar-Revision, Link, ETag, Retry-After, Location",
 				"Vary":                             "Origin",
 			}
 			for k, v := range want {

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Read-your-writes across the nodes of a cluster (issue 18, DESIGN 8). Every answer carries
+// X-Calendar-Revision: the change-log position its node's index had applied when the answer's header
+// was written (statusWriter). A write answers only once its node has indexed it, so a write's
+// revision includes the write. Positions are the store's change log's, the same on every node. A
+// request carrying X-Calendar-Min-Revision: N is answered once the node has applied N, after a wait
+// of at most Config.RevisionWait, else with 503 rest_revision_pending and Retry-After: a front end behind
+// a load balancer sends back the revision of its last write and reads that write on any node. On one
+// node (the embedded store) every acknowledged write is applied, and the header never waits.
+
+const (
+	revisionHeader    = "X-Calendar-Revision"
+	minRevisionHeader = "X-Calendar-Min-Revision"
+	// DefaultRevisionWait is Config.RevisionWait's default: a node that follows the change log is a
+	// fraction of a second behind; one further behind is catching up or cut off, and the client is
+	// better told to retry (or to try another node).
+	DefaultRevisionWait = 5 * time.Second
+	// revisionRetryAfter is rest_revision_pending's Retry-After, in seconds.
+	revisionRetryAfter = 1
+)
+
+// minRevision holds a request that names a revision until the node has applied it.
+func (h *Handler) minRevision(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := r.Header.Get(minRevisionHeader)
+		if v == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rq := requestOf(r)
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			h.writeError(w, rq, invalidParam(minRevisionHeader, "rest_invalid_param",
+				"X-Calendar-Min-Revision must be a revision (X-Calendar-Revision of an earlier answer), a non-negative integer."))
+			return
+		}
+		if h.index.Applied() < n {
+			ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RevisionWait)
+			_ = h.index.WaitApplied(ctx, n)
+			cancel()
+			if h.index.Applied() < n {
+				h.writeError(w, rq, errRevisionPending)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
