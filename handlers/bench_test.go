@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,9 +151,10 @@ func benchLists(b *testing.B) http.Handler {
 // benchServe serves target again and again, in one of three modes. uncached: every request comes
 // from a new origin, which every cached answer and item is keyed by, so nothing is reused;
 // items-cached: a parameter no route knows makes each request new to the list cache (and is otherwise
-// ignored), while its items were rendered before; cached: the same request again and again. It
-// returns the last answer.
+// ignored), while its items were rendered before; cached: the same request again and again. A mode
+// ending in "+gzip" asks for a gzip-encoded answer (compress.go). It returns the last answer.
 func benchServe(b *testing.B, h http.Handler, target, mode string) (last *httptest.ResponseRecorder) {
+	mode, encoded := strings.CutSuffix(mode, "+gzip")
 	for b.Loop() {
 		i := benchRequests.Add(1)
 		t := target
@@ -163,6 +165,9 @@ func benchServe(b *testing.B, h http.Handler, target, mode string) (last *httpte
 		r.Host = "cal.test"
 		if mode == "uncached" {
 			r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
+		}
+		if encoded {
+			r.Header.Set("Accept-Encoding", "gzip")
 		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
@@ -189,9 +194,10 @@ func BenchmarkListEvents(b *testing.B) {
 		"per_page=10&geoloc=1&geoloc_lat=51.5074&geoloc_lng=-0.1278&geoloc_radius=25", // London: seeded English venues
 		"per_page=10&page=50",
 	} {
-		for _, mode := range []string{"uncached", "items-cached", "cached"} {
+		for _, mode := range []string{"uncached", "items-cached", "cached", "uncached+gzip", "cached+gzip"} {
 			b.Run(mode+"/"+q, func(b *testing.B) {
-				benchServe(b, h, "/calendar/events/v1/events?"+q, mode)
+				w := benchServe(b, h, "/calendar/events/v1/events?"+q, mode)
+				b.ReportMetric(float64(w.Body.Len()), "body-bytes")
 			})
 		}
 	}

@@ -37,6 +37,13 @@ type cachedList struct {
 	status      int
 	header      http.Header
 	body        []byte
+	// gz is body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag
+	// when the answer has one; gz is nil when the answer is not compressible. Both bodies are kept,
+	// though gz is a tenth of body: decompressing for a client without Accept-Encoding would cost
+	// it more than the hit itself (28 µs for a per_page=10 page, whose hit takes 15 µs; 445 µs for
+	// per_page=100, 180 µs).
+	gz     []byte
+	gzETag string
 	// deps are, for a list item, the documents its body embeds (renderItems).
 	deps []storage.Doc
 }
@@ -67,34 +74,58 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		version := h.index.Version()
 		key := listKey(route, rq)
 		if c := h.lists.get(key, head, version, rq.now); c != nil {
-			for k, v := range c.header {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(c.status)
-			w.Write(c.body)
+			replay(w, rq, c)
 			return nil
 		}
 		// Only what the list handler itself sets is recorded and replayed: headers already on w
-		// belong to this request alone (CORS echoes its Origin, rate limits its caller).
+		// belong to this request alone (CORS echoes its Origin, rate limits its caller). The answer
+		// is recorded plain and compressed here, once, for every client after it that accepts gzip.
 		rec := &recorder{header: http.Header{}}
-		if err := fn(rec, rq); err != nil {
+		rq.plain = true
+		err = fn(rec, rq)
+		rq.plain = false
+		if err != nil {
 			return err
 		}
-		for k, v := range rec.header {
-			w.Header()[k] = v
+		c := &cachedList{head: head, version: version, from: rq.now, status: rec.status, header: rec.header,
+			body: rec.body.Bytes()} // the recorder's own copy, not a pooled buffer
+		if compressible(rec.status, rec.body.Len()) {
+			c.gz = gzipped(c.body)
+			if rec.header.Get("ETag") != "" {
+				c.gzETag = etagOf(c.gz)
+			}
 		}
-		w.WriteHeader(rec.status)
-		w.Write(rec.body.Bytes())
+		replay(w, rq, c)
 		if rec.status == http.StatusOK {
 			until := h.index.StableUntil(rq.r.Context(), rq.now)
 			if midnight := dayEdge(rq.now, rq.site.Loc, true).Add(time.Second); midnight.Before(until) {
 				until = midnight
 			}
-			h.lists.put(key, &cachedList{head: head, version: version, from: rq.now, until: until, status: rec.status,
-				header: rec.header, body: rec.body.Bytes()}) // the recorder's own copy, not a pooled buffer
+			c.until = until
+			h.lists.put(key, c)
 		}
 		return nil
 	}
+}
+
+// replay writes a recorded answer to rq: its gzip-encoded body when the client accepts it.
+func replay(w http.ResponseWriter, rq *request, c *cachedList) {
+	hd := w.Header()
+	for k, v := range c.header {
+		hd[k] = v
+	}
+	body := c.body
+	if c.gz != nil && acceptsGzip(rq.r) {
+		// Set replaces the shared header's slices, never writes into them.
+		body = c.gz
+		hd.Set("Content-Encoding", codingGzip)
+		hd.Set("Content-Length", strconv.Itoa(len(body)))
+		if c.gzETag != "" {
+			hd.Set("ETag", c.gzETag)
+		}
+	}
+	w.WriteHeader(c.status)
+	w.Write(body)
 }
 
 // listKey is the key of the answer of route to rq in the list cache.
@@ -140,15 +171,18 @@ func (c *listCache) put(key string, e *cachedList) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.m[key]; old != nil {
-		c.bytes -= len(old.body)
+		c.bytes -= old.size()
 	}
 	for k, old := range c.m {
-		if c.bytes+len(e.body) <= c.limit {
+		if c.bytes+e.size() <= c.limit {
 			break
 		}
-		c.bytes -= len(old.body)
+		c.bytes -= old.size()
 		delete(c.m, k)
 	}
 	c.m[key] = e
-	c.bytes += len(e.body)
+	c.bytes += e.size()
 }
+
+// size is what an entry counts against the cache's bound: its bodies.
+func (e *cachedList) size() int { return len(e.body) + len(e.gz) }

@@ -173,6 +173,9 @@ type request struct {
 	authErr   error
 	// route is the metrics' label of the route that matched (routeLabel); empty when none did.
 	route string
+	// plain has the answer written uncompressed whatever Accept-Encoding says: set while the list
+	// cache records an answer, which it compresses itself (cache.go).
+	plain bool
 }
 
 // base is {base} of CONTRACT 1.1.

@@ -57,7 +57,8 @@ func (h *Handler) writeJSON(w http.ResponseWriter, rq *request, status int, v an
 }
 
 // writeSingle writes a single record or term with its ETag, answering 304 when the client has it
-// (CONTRACT 11).
+// (CONTRACT 11). The ETag is that of the representation sent: the gzip-encoded body's for a client
+// that accepts it (compress.go).
 func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -65,15 +66,26 @@ func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 		h.writeError(w, rq, err)
 		return
 	}
-	etag := etagOf(buf.Bytes())
-	w.Header().Set("ETag", etag)
-	w.Header().Add("Vary", "Authorization")
+	body, hd := buf.Bytes(), w.Header()
+	hd.Add("Vary", "Authorization")
+	encoded := h.encodes(hd, rq, http.StatusOK, len(body))
+	if encoded {
+		gz := getBuffer()
+		defer putBuffer(gz)
+		gzipInto(gz, body)
+		body = gz.Bytes()
+	}
+	etag := etagOf(body)
+	hd.Set("ETag", etag)
 	if matchesETag(rq.r.Header.Values("If-None-Match"), etag) {
 		h.finishHeaders(w, rq)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.send(w, rq, http.StatusOK, buf.Bytes())
+	if encoded {
+		hd.Set("Content-Encoding", codingGzip)
+	}
+	h.write(w, rq, http.StatusOK, jsonMedia, body)
 }
 
 // etagOf is the strong ETag of a body: its SHA-256, which changes exactly when the body does.
@@ -153,12 +165,29 @@ func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 	}
 }
 
+// jsonMedia is the media type of the API's answers.
+const jsonMedia = "application/json; charset=UTF-8"
+
 func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []byte) {
-	h.sendAs(w, rq, status, "application/json; charset=UTF-8", body)
+	h.sendAs(w, rq, status, jsonMedia, body)
 }
 
-// sendAs writes a body of any media type with the headers every answer carries.
+// sendAs writes a body of any media type with the headers every answer carries, gzip-encoded when the
+// answer is compressible and the client accepts it (compress.go). HEAD compresses the body too: its
+// headers are GET's (CONTRACT 1.5), Content-Length and ETag included.
 func (h *Handler) sendAs(w http.ResponseWriter, rq *request, status int, contentType string, body []byte) {
+	if h.encodes(w.Header(), rq, status, len(body)) {
+		buf := getBuffer()
+		defer putBuffer(buf)
+		gzipInto(buf, body)
+		body = buf.Bytes()
+		encodedHeaders(w.Header(), body)
+	}
+	h.write(w, rq, status, contentType, body)
+}
+
+// write writes body as it is, with the headers every answer carries.
+func (h *Handler) write(w http.ResponseWriter, rq *request, status int, contentType string, body []byte) {
 	h.finishHeaders(w, rq)
 	w.Header().Set("Content-Type", contentType)
 	// Set here, not left to net/http, so that HEAD answers with the same headers as GET (CONTRACT 1.5)
