@@ -164,7 +164,7 @@ func (c *listCache) tally(hits, misses int) {
 func (c *listCache) stats() index.CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return index.CacheStats{Entries: len(c.m), Bytes: c.bytes, Hits: c.hits, Misses: c.misses}
+	return index.CacheStats{Entries: len(c.m), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
 }
 
 func (c *listCache) put(key string, e *cachedList) {

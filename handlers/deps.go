@@ -77,6 +77,8 @@ type Store interface {
 	Changes(ctx context.Context, after uint64, limit int) ([]storage.Change, error)
 	// FileSize is the store's size on disk, for /metrics.
 	FileSize() (int64, error)
+	// RecordCacheStats describes the store's caches of decoded records, for /metrics.
+	RecordCacheStats() (posts, terms storage.CacheStats)
 }
 
 // Index is what the handlers need of the search index; *index.Index is one.

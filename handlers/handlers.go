@@ -3,6 +3,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -52,6 +53,9 @@ type Config struct {
 	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling: 0 turns it off; above
 	// MaxAuthFailuresPerMinute it is clamped.
 	AuthFailuresPerMinute int
+	// ListCacheBytes and ItemCacheBytes bound the list-answer cache and the list-item cache (cache.go,
+	// items.go); zero means their built-in bounds.
+	ListCacheBytes, ItemCacheBytes int
 	// ServeMetrics puts GET /metrics beside the health probes, when Deps.Metrics is set; off when the
 	// metrics have a listener of their own (Metrics.ServeHTTP).
 	ServeMetrics bool
@@ -125,7 +129,8 @@ func newHandler(d Deps) *Handler {
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(listCacheBytes), items: newListCache(itemCacheBytes), rate: newLimiter(cfg.RateLimitPerMinute),
+	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
+		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h

@@ -166,6 +166,7 @@ func labelled(path string, fn httprouter.Handle) httprouter.Handle {
 type scrape struct {
 	serving                                          *atomic.Pointer[Handler]
 	cacheEntries, cacheBytes, cacheHits, cacheMisses *prometheus.Desc
+	cacheLimit                                       *prometheus.Desc
 	changeHead, indexApplied, indexLag               *prometheus.Desc
 	storeSize                                        *prometheus.Desc
 	jobRuns, jobFailures, jobSeconds, jobLastSuccess *prometheus.Desc
@@ -177,7 +178,9 @@ func newScrape(serving *atomic.Pointer[Handler]) *scrape {
 	return &scrape{
 		serving:      serving,
 		cacheEntries: prometheus.NewDesc("calendard_cache_entries", "Entries the cache holds.", cache, nil),
-		cacheBytes:   prometheus.NewDesc("calendard_cache_bytes", "Bytes of answers the cache holds.", cache, nil),
+		cacheBytes:   prometheus.NewDesc("calendard_cache_bytes", "Bytes the cache holds, as its bound counts them.", cache, nil),
+		cacheLimit: prometheus.NewDesc("calendard_cache_limit_bytes",
+			"Bound on the bytes the cache holds: its share of the memory budget (CALENDAR_MEMORY_MB).", cache, nil),
 		cacheHits:    prometheus.NewDesc("calendard_cache_hits_total", "Lookups the cache answered.", cache, nil),
 		cacheMisses:  prometheus.NewDesc("calendard_cache_misses_total", "Lookups the cache could not answer.", cache, nil),
 		changeHead:   prometheus.NewDesc("calendard_changelog_head_seq", "Position of the store's last change-log entry.", nil, nil),
@@ -196,7 +199,7 @@ func newScrape(serving *atomic.Pointer[Handler]) *scrape {
 }
 
 func (s *scrape) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{s.cacheEntries, s.cacheBytes, s.cacheHits, s.cacheMisses, s.changeHead, s.indexApplied,
+	for _, d := range []*prometheus.Desc{s.cacheEntries, s.cacheBytes, s.cacheLimit, s.cacheHits, s.cacheMisses, s.changeHead, s.indexApplied,
 		s.indexLag, s.storeSize, s.jobRuns, s.jobFailures, s.jobSeconds, s.jobLastSuccess, s.rejections} {
 		ch <- d
 	}
@@ -213,13 +216,15 @@ func (s *scrape) Collect(ch chan<- prometheus.Metric) {
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
-	caches := map[string]index.CacheStats{"lists": h.lists.stats(), "items": h.items.stats()}
+	posts, terms := h.db.RecordCacheStats()
+	caches := map[string]index.CacheStats{"lists": h.lists.stats(), "items": h.items.stats(), "records": posts, "terms": terms}
 	if h.index != nil {
 		caches["search_text"] = h.index.TextCacheStats()
 	}
 	for name, st := range caches {
 		gauge(s.cacheEntries, float64(st.Entries), name)
 		gauge(s.cacheBytes, float64(st.Bytes), name)
+		gauge(s.cacheLimit, float64(st.Limit), name)
 		counter(s.cacheHits, float64(st.Hits), name)
 		counter(s.cacheMisses, float64(st.Misses), name)
 	}

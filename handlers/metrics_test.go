@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -108,7 +109,8 @@ func TestScrape(t *testing.T) {
 			{Name: "consistency-check", Runs: 1, Failures: 1, Busy: 2 * time.Second},
 		}
 	}
-	h, _ := newMeasuredHandler(t, Config{RateLimitPerMinute: 2, AuthFailuresPerMinute: 1}, nil, jobs)
+	var db Store
+	h, _ := newMeasuredHandler(t, Config{RateLimitPerMinute: 2, AuthFailuresPerMinute: 1}, func(s Store) Store { db = s; return s }, jobs)
 	for _, title := range []string{"Jazz", "Blues"} {
 		if w := serve(h, "POST", "/calendar/events/v1/events", "application/json",
 			`{"title":"`+title+`","start_date":"2027-01-01 20:00","end_date":"2027-01-01 22:00"}`); w.Code != http.StatusCreated {
@@ -137,18 +139,27 @@ func TestScrape(t *testing.T) {
 	for range 3 { // one passes, two are refused
 		serve(h, "GET", "/calendar/events/v1/events", "", "")
 	}
-	want := `
+	// The store's caches report what the store counts: the lists above read their records.
+	posts, terms := db.RecordCacheStats()
+	if posts.Misses == 0 || posts.Bytes == 0 {
+		t.Fatalf("the lists read no record through the store's caches: %+v %+v", posts, terms)
+	}
+	want := fmt.Sprintf(`
 # HELP calendard_cache_hits_total Lookups the cache answered.
 # TYPE calendard_cache_hits_total counter
 calendard_cache_hits_total{cache="items"} 2
 calendard_cache_hits_total{cache="lists"} 1
+calendard_cache_hits_total{cache="records"} %d
 calendard_cache_hits_total{cache="search_text"} 1
+calendard_cache_hits_total{cache="terms"} %d
 # HELP calendard_cache_misses_total Lookups the cache could not answer.
 # TYPE calendard_cache_misses_total counter
 calendard_cache_misses_total{cache="items"} 2
 calendard_cache_misses_total{cache="lists"} 3
+calendard_cache_misses_total{cache="records"} %d
 calendard_cache_misses_total{cache="search_text"} 1
-# HELP calendard_job_failures_total Runs of the job that failed.
+calendard_cache_misses_total{cache="terms"} %d
+`, posts.Hits, terms.Hits, posts.Misses, terms.Misses) + `# HELP calendard_job_failures_total Runs of the job that failed.
 # TYPE calendard_job_failures_total counter
 calendard_job_failures_total{job="consistency-check"} 1
 calendard_job_failures_total{job="publish-due"} 0

@@ -32,6 +32,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -88,6 +89,9 @@ type Options struct {
 	Logger *zap.Logger
 	// Loading, when set, follows Open's progress while it runs.
 	Loading *Loading
+	// TextCacheBytes bounds the memory the remembered search matches of all languages hold, shared
+	// equally among them; zero means DefaultTextCacheBytes.
+	TextCacheBytes int
 }
 
 // Index holds every language's index and projection.
@@ -143,6 +147,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 			ix.Close()
 			return nil, err
 		}
+		l.texts.limit = cmp.Or(opts.TextCacheBytes, DefaultTextCacheBytes) / len(storage.Langs)
 		ix.langs[code] = l
 		if fresh {
 			rebuild = append(rebuild, l)

@@ -1,9 +1,14 @@
 package index
 
-import "sync"
+import (
+	"sync"
 
-// textCacheBytes bounds the memory each language spends on remembered text matches.
-const textCacheBytes = 16 << 20
+	"github.com/calendard/calendard/storage"
+)
+
+// DefaultTextCacheBytes bounds the memory the languages together spend on remembered text matches
+// when Options.TextCacheBytes is zero: 16 MiB each.
+const DefaultTextCacheBytes = 16 << 20 * 7
 
 // textCache remembers the records a search matched, by record type and search string, for one
 // version of the index: a search word comes back in many lists (other filters, other pages), and
@@ -14,16 +19,15 @@ type textCache struct {
 	version Version
 	m       map[string]idSet
 	bytes   int
+	// limit bounds bytes: the language's share of Options.TextCacheBytes.
+	limit int
 	// hits and misses count the lookups, for CacheStats.
 	hits, misses uint64
 }
 
 // CacheStats describes a cache for the metrics: what it holds, and how its lookups went since the
 // process started.
-type CacheStats struct {
-	Entries, Bytes int
-	Hits, Misses   uint64
-}
+type CacheStats = storage.CacheStats
 
 // TextCacheStats adds up the text-match caches of every language.
 func (ix *Index) TextCacheStats() CacheStats {
@@ -32,6 +36,7 @@ func (ix *Index) TextCacheStats() CacheStats {
 		l.texts.mu.Lock()
 		st.Entries += len(l.texts.m)
 		st.Bytes += l.texts.bytes
+		st.Limit += l.texts.limit
 		st.Hits += l.texts.hits
 		st.Misses += l.texts.misses
 		l.texts.mu.Unlock()
@@ -60,8 +65,11 @@ func (c *textCache) put(key string, v Version, set idSet) {
 	case c.version.Less(v) || c.m == nil:
 		c.version, c.m, c.bytes = v, map[string]idSet{}, 0
 	}
+	if 8*len(set) > c.limit {
+		return // a set larger than the whole cache would only empty it
+	}
 	for k, old := range c.m {
-		if c.bytes+8*len(set) <= textCacheBytes {
+		if c.bytes+8*len(set) <= c.limit {
 			break
 		}
 		c.bytes -= 8 * len(old)

@@ -7,7 +7,8 @@ import (
 )
 
 func TestTextCache(t *testing.T) {
-	big := make(idSet, textCacheBytes/8/2+1) // more than half the budget: two cannot stay together
+	const limit = 1 << 20
+	big := make(idSet, limit/8/2+1) // more than half the budget: two cannot stay together
 	type step struct {
 		op   string // get, put
 		key  string
@@ -57,9 +58,15 @@ func TestTextCache(t *testing.T) {
 			{op: "get", key: "b", v: Version{Applied: 1}, want: true},
 			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
+		{"a set over the whole budget is not kept", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: make(idSet, limit/8+1)},
+			{op: "get", key: "b", v: Version{Applied: 1}},
+			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var c textCache
+			c := textCache{limit: limit}
 			for i, s := range tc.steps {
 				switch s.op {
 				case "put":
@@ -70,7 +77,7 @@ func TestTextCache(t *testing.T) {
 					}
 				}
 			}
-			if c.bytes > textCacheBytes {
+			if c.bytes > limit {
 				t.Errorf("holds %d bytes, over the budget", c.bytes)
 			}
 		})
@@ -78,7 +85,7 @@ func TestTextCache(t *testing.T) {
 }
 
 func TestTextCacheStats(t *testing.T) {
-	en, fr := &lang{code: "en"}, &lang{code: "fr"}
+	en, fr := &lang{code: "en", texts: textCache{limit: 1 << 20}}, &lang{code: "fr", texts: textCache{limit: 1 << 20}}
 	ix := &Index{langs: map[storage.Lang]*lang{"en": en, "fr": fr}}
 	v := Version{Applied: 1}
 	en.texts.get("a", v) // miss
@@ -87,7 +94,7 @@ func TestTextCacheStats(t *testing.T) {
 	en.texts.get("a", Version{Applied: 2}) // miss: another version
 	fr.texts.put("b", v, idSet{3})
 	fr.texts.get("b", v) // hit
-	want := CacheStats{Entries: 2, Bytes: 8 * 3, Hits: 2, Misses: 2}
+	want := CacheStats{Entries: 2, Bytes: 8 * 3, Limit: 2 << 20, Hits: 2, Misses: 2}
 	if got := ix.TextCacheStats(); got != want {
 		t.Errorf("TextCacheStats() = %+v, want %+v", got, want)
 	}

@@ -220,6 +220,8 @@ var bboltOnly = map[string]string{
 	"TestExtendSeriesGoesOnPastAFailure": "reopens the store at its path",
 	"TestEtcd":                           "runs the others on etcd",
 	"TestEtcdNamesEveryTest":             "checks these lists",
+	"TestRecordCacheBound":               "the decoded-record cache alone, no store",
+	"TestRecordCacheOptions":             "the cache bounds Open sets, whatever the backend",
 }
 
 // TestEtcdNamesEveryTest: a new test of the store runs on etcd too, unless it says why not.

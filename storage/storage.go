@@ -122,6 +122,9 @@ type Options struct {
 	// GuardMirrored refuses writes outside Bulk to records an import linked (ErrMirrored): set while a
 	// mirror keeps them in line with their source.
 	GuardMirrored bool
+	// RecordCacheBytes bounds the memory the decoded-record caches hold (events, venues and organizers
+	// get three quarters, terms the rest); zero means DefaultRecordCacheBytes.
+	RecordCacheBytes int
 	// Wrap, when set, is put in front of the key-value store: tests inject failures (a full disk)
 	// through it.
 	Wrap func(kv.Store) kv.Store
@@ -191,7 +194,10 @@ func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
 		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
-		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), notify: make(chan struct{}, 1), cache: newRecordCache(), terms: newRecordCache()}
+		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), notify: make(chan struct{}, 1)}
+	// Terms are few (hundreds) but read by every list page that embeds them.
+	recordBytes := cmp.Or(opts.RecordCacheBytes, DefaultRecordCacheBytes)
+	db.cache, db.terms = newRecordCache(recordBytes-recordBytes/4), newRecordCache(recordBytes/4)
 	if err := db.init(); err != nil {
 		db.kv.Close()
 		return nil, err
