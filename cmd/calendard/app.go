@@ -84,7 +84,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	opts := storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
-		GuardMirrored: cfg.mirroring(),
+		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records,
 	}
 	if cfg.etcd == nil {
 		return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), opts)
@@ -134,7 +134,8 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 // load opens the search index, building or catching it up as needed, then switches the server from
 // the loading answers to the API.
 func (a *app) load(ctx context.Context) error {
-	ix, err := index.Open(ctx, filepath.Join(a.cfg.DataDir, "index"), a.indexStore, index.Options{Logger: a.log.Named("index"), Loading: &a.loading})
+	ix, err := index.Open(ctx, filepath.Join(a.cfg.DataDir, "index"), a.indexStore, index.Options{Logger: a.log.Named("index"), Loading: &a.loading,
+		TextCacheBytes: a.cfg.budget().texts})
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,8 @@ type Config struct {
 	// --max-txn-ops and --max-request-bytes): a write over them fails whole. Raised on the cluster,
 	// they must be raised here too, for the writes of many keys (a series' occurrences).
 	EtcdMaxTxnOps, EtcdMaxRequestBytes int
+	// MemoryMB is the memory budget in MiB (memory.go); 0 = none.
+	MemoryMB int
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -150,6 +152,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
 		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
+	memory := fs.String("memory-mb", envOr(getenv, "CALENDAR_MEMORY_MB", strconv.Itoa(DefaultMemoryMB)),
+		"memory budget in MiB: the caches' bounds and the Go runtime's soft limit, 0 = none (CALENDAR_MEMORY_MB)")
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
 	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
 		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
@@ -174,6 +178,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if c.AuthFailuresPerMinute, err = strconv.Atoi(*authFailures); err != nil || c.AuthFailuresPerMinute < 0 ||
 		c.AuthFailuresPerMinute > handlers.MaxAuthFailuresPerMinute {
 		return c, fmt.Errorf("auth-failures-per-minute must be an integer from 0 (off) to %d", handlers.MaxAuthFailuresPerMinute)
+	}
+	if c.MemoryMB, err = strconv.Atoi(*memory); err != nil || (c.MemoryMB != 0 && c.MemoryMB < minMemoryMB) {
+		return c, fmt.Errorf("memory-mb must be 0 (no budget) or an integer of at least %d", minMemoryMB)
 	}
 	if c.DemoEvents, err = strconv.Atoi(*demo); err != nil || c.DemoEvents < 0 {
 		return c, errors.New("demo-events must be a non-negative integer")
@@ -340,5 +347,9 @@ func (c *Config) handlerConfig() handlers.Config {
 		TrustedOrigins:        c.trustedOrigins,
 		AuthFailuresPerMinute: c.AuthFailuresPerMinute,
 		ServeMetrics:          c.MetricsAddr == "",
+		ListCacheBytes:        c.budget().lists,
+		ItemCacheBytes:        c.budget().items,
 	}
 }
+
+func (c *Config) budget() memoryBudget { return splitBudget(c.MemoryMB) }

@@ -143,6 +143,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		defer pprof.StopCPUProfile()
 	}
 	log := newLogger(cfg, stderr)
+	cfg.budget().applyLimit()
 	a, err := open(ctx, cfg, log, stderr)
 	if err != nil {
 		return err

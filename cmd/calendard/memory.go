@@ -1,0 +1,58 @@
+package main
+
+import "runtime/debug"
+
+// DefaultMemoryMB is the memory budget (CALENDAR_MEMORY_MB) when none is set: half of a 1 GB VM, the
+// other half left to the kernel's page cache, which holds the store's file and the Bleve indexes that
+// the process maps (file-backed memory, outside the budget), and to the operating system.
+const DefaultMemoryMB = 512
+
+// minMemoryMB is the smallest budget accepted: below it the caches are too small to hold one page
+// of list answers, and the runtime would collect garbage without pause.
+const minMemoryMB = 64
+
+// memoryBudget is how a budget is spent: the Go runtime's soft limit on everything the process
+// allocates (debug.SetMemoryLimit), and within it the bound of each cache. Zero values leave a cache
+// at its built-in bound and the runtime without a limit.
+type memoryBudget struct {
+	limit                        int64
+	lists, items, records, texts int
+}
+
+// The caches' shares of the budget, in per cent: 36 % together. The rest is what the process needs
+// whatever it caches: the index's projections of every event (about 100 MB per 100 000 events, the
+// anonymous memory right after start-up), the pages being computed for the clients being served,
+// and room for the garbage collector, which with a soft limit collects earlier rather than grow.
+// Among the caches, the list answers and the rendered items get most: a list answered from the
+// list cache costs a twentieth of one computed, and one built from cached items a third; decoded
+// records save the JSON decoding of a page's records and what they embed; search matches, kept per
+// language and dropped whenever the index moves, the least.
+const (
+	listsShare   = 12
+	itemsShare   = 12
+	recordsShare = 8
+	textsShare   = 4
+)
+
+// splitBudget spends a budget of mb MiB; 0 is no budget.
+func splitBudget(mb int) memoryBudget {
+	if mb == 0 {
+		return memoryBudget{}
+	}
+	b := mb << 20
+	return memoryBudget{
+		limit:   int64(b),
+		lists:   b / 100 * listsShare,
+		items:   b / 100 * itemsShare,
+		records: b / 100 * recordsShare,
+		texts:   b / 100 * textsShare,
+	}
+}
+
+// applyLimit sets the runtime's soft memory limit of b, if it has one. Only serve calls it: the limit
+// is the process's, and tests open many apps in one process.
+func (b memoryBudget) applyLimit() {
+	if b.limit > 0 {
+		debug.SetMemoryLimit(b.limit)
+	}
+}

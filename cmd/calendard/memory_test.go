@@ -1,0 +1,112 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
+)
+
+// TestParseConfigMemory: CALENDAR_MEMORY_MB and --memory-mb: DefaultMemoryMB unless set, 0 for no
+// budget, the flag wins, and anything under minMemoryMB or not a number aborts start-up.
+func TestParseConfigMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     string
+		args    []string
+		want    int
+		wantErr bool
+	}{
+		{name: "default", want: DefaultMemoryMB},
+		{name: "variable", env: "1024", want: 1024},
+		{name: "none", env: "0", want: 0},
+		{name: "flag over variable", env: "1024", args: []string{"--memory-mb", "256"}, want: 256},
+		{name: "smallest", env: "64", want: 64},
+		{name: "too small", env: "63", wantErr: true},
+		{name: "negative", env: "-1", wantErr: true},
+		{name: "not a number", env: "1G", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "CALENDAR_MEMORY_MB" {
+					return tc.env
+				}
+				return ""
+			}
+			cfg, err := parseConfig("serve", tc.args, getenv, io.Discard)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "memory-mb") {
+					t.Fatalf("got error %v, want one naming memory-mb", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.MemoryMB != tc.want {
+				t.Errorf("MemoryMB = %d, want %d", cfg.MemoryMB, tc.want)
+			}
+			hc, b := cfg.handlerConfig(), splitBudget(tc.want)
+			if hc.ListCacheBytes != b.lists || hc.ItemCacheBytes != b.items {
+				t.Errorf("handler caches %d and %d bytes, want the budget's %d and %d", hc.ListCacheBytes, hc.ItemCacheBytes, b.lists, b.items)
+			}
+		})
+	}
+}
+
+// TestSplitBudget checks the split: no budget leaves every bound built in and the runtime without a
+// limit; a budget is the runtime's limit, and the caches' shares together stay within 36 % of it.
+func TestSplitBudget(t *testing.T) {
+	if got := splitBudget(0); got != (memoryBudget{}) {
+		t.Errorf("splitBudget(0) = %+v, want no limit and built-in bounds", got)
+	}
+	for _, mb := range []int{minMemoryMB, DefaultMemoryMB, 1200, 4096} {
+		b := splitBudget(mb)
+		total := int64(mb) << 20
+		if b.limit != total {
+			t.Errorf("%d MiB: limit %d, want %d", mb, b.limit, total)
+		}
+		for name, got := range map[string]int{"lists": b.lists, "items": b.items, "records": b.records, "texts": b.texts} {
+			if got <= 0 {
+				t.Errorf("%d MiB: %s gets nothing", mb, name)
+			}
+		}
+		if caches := int64(b.lists + b.items + b.records + b.texts); caches > total*36/100 {
+			t.Errorf("%d MiB: the caches get %d bytes, over 36 %% of the budget", mb, caches)
+		}
+	}
+}
+
+// TestMemoryBudgetBoundsCaches runs the app on a budget and reads every cache's bound in /metrics: each
+// is its share of the budget.
+func TestMemoryBudgetBoundsCaches(t *testing.T) {
+	const mb = 100
+	s := startServer(t, "CALENDAR_MEMORY_MB=100")
+	m := scrape(t, s.ts.URL+"/metrics")
+	b := splitBudget(mb)
+	for cache, want := range map[string]int{
+		"lists":       b.lists,
+		"items":       b.items,
+		"records":     b.records - b.records/4,
+		"terms":       b.records / 4,
+		"search_text": b.texts / len(storage.Langs) * len(storage.Langs),
+	} {
+		got, ok := m.value("calendard_cache_limit_bytes", "cache", cache)
+		if !ok || int(got) != want {
+			t.Errorf("cache %s: limit %v (found %v), want %d", cache, got, ok, want)
+		}
+	}
+	// Without a budget the caches keep their built-in bounds.
+	s = startServer(t, "CALENDAR_MEMORY_MB=0")
+	m = scrape(t, s.ts.URL+"/metrics")
+	for cache, want := range map[string]int{
+		"records":     storage.DefaultRecordCacheBytes - storage.DefaultRecordCacheBytes/4,
+		"search_text": index.DefaultTextCacheBytes / len(storage.Langs) * len(storage.Langs),
+	} {
+		if got, ok := m.value("calendard_cache_limit_bytes", "cache", cache); !ok || int(got) != want {
+			t.Errorf("no budget, cache %s: limit %v (found %v), want %d", cache, got, ok, want)
+		}
+	}
+}
