@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,6 +62,15 @@ func gzipped(body []byte) []byte {
 	buf.Grow(len(body)/4 + 64)
 	gzipInto(&buf, body)
 	return buf.Bytes()
+}
+
+// gunzipped returns gz decompressed.
+func gunzipped(gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
 
 // compressible reports whether an answer of this status and body length is one that compression

@@ -255,3 +255,34 @@ func TestListPageShrinks(t *testing.T) {
 		t.Errorf("%d bytes compressed to %d (%.1f %%), want at most 15 %%", plain.Body.Len(), enc.Body.Len(), 100*ratio)
 	}
 }
+
+// TestListCacheKeepsPlainOnDemand checks what the list cache keeps of a compressible answer: only its
+// gzip body while only clients that accept gzip asked, both once a client without Accept-Encoding
+// did, which gets the exact plain answer.
+func TestListCacheKeepsPlainOnDemand(t *testing.T) {
+	h := compressionHandler(t)
+	const target = "/calendar/events/v1/events"
+	if st := h.lists.stats(); st.Entries != 0 {
+		t.Fatalf("the cache holds %d entries before any list", st.Entries)
+	}
+	enc := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"})
+	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != enc.Body.Len() {
+		t.Fatalf("after a gzip client: %+v, want one entry of its %d gzip bytes only", st, enc.Body.Len())
+	}
+	fresh := ask(New(Deps{Config: h.cfg, Store: h.db, Index: h.index, Log: h.log}), "GET", target, nil)
+	for _, round := range []string{"decompressed", "kept"} {
+		plain := ask(h, "GET", target, nil)
+		if plain.Code != http.StatusOK || plain.Body.String() != fresh.Body.String() || plain.Header().Get("Content-Encoding") != "" {
+			t.Fatalf("%s: plain answer differs from one computed afresh:\n%s\nfresh:\n%s", round, plain.Body, fresh.Body)
+		}
+		if got, want := plain.Header().Get("Content-Length"), strconv.Itoa(plain.Body.Len()); got != want {
+			t.Errorf("%s: Content-Length %s, body %s bytes", round, got, want)
+		}
+		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != enc.Body.Len()+plain.Body.Len() {
+			t.Fatalf("%s: %+v, want one entry of both bodies (%d bytes)", round, st, enc.Body.Len()+plain.Body.Len())
+		}
+	}
+	if again := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"}); again.Body.String() != enc.Body.String() {
+		t.Errorf("the gzip body changed once the plain one was kept")
+	}
+}

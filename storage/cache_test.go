@@ -52,8 +52,8 @@ func TestRecordCacheOptions(t *testing.T) {
 	for _, tc := range []struct {
 		opt, posts, terms int
 	}{
-		{0, DefaultRecordCacheBytes * 3 / 4, DefaultRecordCacheBytes / 4},
-		{4 << 20, 3 << 20, 1 << 20},
+		{0, DefaultRecordCacheBytes - DefaultRecordCacheBytes/16, DefaultRecordCacheBytes / 16},
+		{16 << 20, 15 << 20, 1 << 20},
 	} {
 		db, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{RecordCacheBytes: tc.opt})
 		if err != nil {

@@ -89,8 +89,8 @@ func TestMemoryBudgetBoundsCaches(t *testing.T) {
 	for cache, want := range map[string]int{
 		"lists":       b.lists,
 		"items":       b.items,
-		"records":     b.records - b.records/4,
-		"terms":       b.records / 4,
+		"records":     b.records - b.records/16,
+		"terms":       b.records / 16,
 		"search_text": b.texts / len(storage.Langs) * len(storage.Langs),
 	} {
 		got, ok := m.value("calendard_cache_limit_bytes", "cache", cache)
@@ -102,7 +102,7 @@ func TestMemoryBudgetBoundsCaches(t *testing.T) {
 	s = startServer(t, "CALENDAR_MEMORY_MB=0")
 	m = scrape(t, s.ts.URL+"/metrics")
 	for cache, want := range map[string]int{
-		"records":     storage.DefaultRecordCacheBytes - storage.DefaultRecordCacheBytes/4,
+		"records":     storage.DefaultRecordCacheBytes - storage.DefaultRecordCacheBytes/16,
 		"search_text": index.DefaultTextCacheBytes / len(storage.Langs) * len(storage.Langs),
 	} {
 		if got, ok := m.value("calendard_cache_limit_bytes", "cache", cache); !ok || int(got) != want {
