@@ -40,6 +40,8 @@ func newClient(cfg config) *client {
 		MaxIdleConns:        cfg.clients,
 		MaxIdleConnsPerHost: cfg.clients,
 		IdleConnTimeout:     90 * time.Second,
+		// Go's transport asks for gzip and decompresses unseen unless told not to (config.gzip).
+		DisableCompression: !cfg.gzip,
 	}
 	return &client{
 		http: &http.Client{

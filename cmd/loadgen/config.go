@@ -31,6 +31,10 @@ type config struct {
 	requests int
 	timeout  time.Duration
 	seed     uint64
+	// gzip asks for compressed answers (Accept-Encoding: gzip) and decompresses them, as browsers do.
+	// Off by default: the generator shares the server's cores, and decompressing every answer there
+	// would measure the client as much as the server.
+	gzip bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -43,6 +47,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.requests, "requests", 0, "stop after this many requests (0: only -duration bounds the run)")
 	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "time limit of one request")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed of the request mix")
+	fs.BoolVar(&c.gzip, "gzip", false, "ask for gzip-compressed answers and decompress them, as browsers do")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -166,5 +167,32 @@ func TestRun(t *testing.T) {
 	defer mu.Unlock()
 	if !queries["per_page=10&search=th%C3%A9%C3%A2tre"] {
 		t.Error("no search for a word of the event titles")
+	}
+}
+
+// TestGzipFlag: the generator asks for compressed answers only with -gzip, so that by default it does
+// not spend the shared cores decompressing.
+func TestGzipFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"-gzip"}, true}} {
+		var asked atomic.Bool
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				asked.Store(true)
+			}
+			w.Write([]byte(`{"events":[{"title":"Jazz night"}],"total":1,"categories":[],"tags":[],"venues":[]}`))
+		}))
+		args := append([]string{"-base-url", ts.URL, "-clients", "2", "-requests", "20", "-duration", "1m"}, tc.args...)
+		err := run(context.Background(), args, io.Discard, io.Discard)
+		ts.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asked.Load() != tc.want {
+			t.Errorf("%v: asked for gzip %v, want %v", tc.args, asked.Load(), tc.want)
+		}
 	}
 }
