@@ -12,6 +12,9 @@
 // UID, so a run skips every UID whose VEVENTs did not change (DTSTAMP aside: Google and Outlook
 // write the time of the export there, which changes on every download).
 //
+// An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
+// and keeps what an earlier run wrote: its UID is still in the file, so it is not trashed as gone.
+//
 // What becomes what is eventInput's documentation.
 //
 // # Caveats
@@ -74,10 +77,15 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	opts = opts.WithDefaults()
 	rep := &mirror.Report{Source: im.From}
 	opts.Progress.Begin("reading "+im.From, 0)
-	cal, err := im.read(ctx)
 	if im.Get != nil {
-		rep.Requests = im.Get.Requests()
+		// The Getter outlives a run (--follow): the report counts this run's requests.
+		before := im.Get.Requests()
+		defer func() { rep.Requests = im.Get.Requests() - before }()
 	}
+	cal, err := im.read(ctx)
+	// seen holds the UIDs the file has: the others' events are trashed at the end. An event the file
+	// spells wrongly this time is still the file's: it is reported, and its event left as it was.
+	seen := map[string]bool{}
 	var skipped ical.EventErrors
 	switch {
 	case errors.As(err, &skipped):
@@ -86,6 +94,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 			if id == "" {
 				id = fmt.Sprintf("line %d", e.Line)
 			}
+			seen[e.UID] = true
 			rep.Fail("event", id, e.Err)
 		}
 	case err != nil:
@@ -101,7 +110,6 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	}
 	groups := byUID(cal.Events)
 	opts.Progress.Begin("events", len(groups))
-	seen := make(map[string]bool, len(groups))
 	var batch []*change
 	for _, g := range groups {
 		if err := ctx.Err(); err != nil {

@@ -278,3 +278,20 @@ func TestSyncRefusedInBatch(t *testing.T) {
 	}
 	find(t, events(t, db), "Online talk: archival inks")
 }
+
+// TestSyncKeepsUnreadable: an event the file spells wrongly at one run is reported and left as the last
+// run wrote it, not trashed as gone: its UID is still in the file.
+func TestSyncKeepsUnreadable(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "meetup.ics")
+	im := &Importer{From: path, Store: db, Actor: admin, Lang: "en"}
+	sync(t, im, mirror.Options{})
+	edit(t, path, "DTSTART;TZID=America/Los_Angeles:20260319T183000\n", "")
+	rep := sync(t, im, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Unchanged: 1, Failed: 1}) || rep.Failures[0].ID != "event_301234567@meetup.com" {
+		t.Fatalf("report %+v %+v", got, rep.Failures)
+	}
+	if e := find(t, events(t, db), "Go at scale: profiling in production"); e.Status != storage.StatusPublish {
+		t.Errorf("the unreadable event is %s, want it kept", e.Status)
+	}
+}
