@@ -430,3 +430,27 @@ func TestReadYourWritesAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyzFollowsTheCluster: a node whose index has not applied what another node wrote is not
+// ready (503 "catching up", with how far behind), so a load balancer leaves it out until it has.
+func TestReadyzFollowsTheCluster(t *testing.T) {
+	cluster := clusterEnv(t)
+	a, b := startServer(t, cluster...), startServer(t, cluster...)
+	b.stopSync() // b's index stops following the change log
+	b.stopSync = func() {}
+	a.create("/calendar/events/v1/events", map[string]any{"title": "Written on a", "start_date": "2027-02-01 19:00:00", "end_date": "2027-02-01 21:00:00"})
+	res := b.do(req{method: "GET", path: "/readyz"})
+	if body := res.json(t); res.status != http.StatusServiceUnavailable || body["status"] != "catching up" || body["behind"].(float64) < 1 {
+		t.Fatalf("readyz of a node behind the cluster: %d %s", res.status, res.body)
+	}
+	b.stopSync = b.app.startSync()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if res = b.do(req{method: "GET", path: "/readyz"}); res.status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readyz once following again: %d %s", res.status, res.body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
