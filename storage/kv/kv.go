@@ -84,8 +84,9 @@ type Watcher interface {
 type Elector interface {
 	// Elect campaigns for the leadership called name among the store's processes until ctx is done:
 	// lead(true) when this process becomes the leader, lead(false) when it stops being it (it can no
-	// longer reach the cluster to keep it, or ctx ended). A leader that ends resigns, so another takes
-	// over at once; one that dies is replaced within the leadership's lease. It returns ctx's error.
+	// longer reach the cluster to keep it, or ctx ended). A leader that ends stops leading, then
+	// resigns, so that another takes over at once and never while it still leads; one that dies is
+	// replaced within the leadership's lease. It returns ctx's error.
 	Elect(ctx context.Context, name string, lead func(bool)) error
 }
 

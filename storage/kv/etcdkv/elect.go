@@ -46,14 +46,17 @@ func (s *Store) campaign(ctx context.Context, name string, lead func(bool)) erro
 		return err
 	}
 	lead(true)
-	defer lead(false)
 	select {
 	case <-ctx.Done():
+		// Stop leading before resigning, so that this node and the next leader never both lead.
+		lead(false)
 		rctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 		defer cancel()
 		_ = e.Resign(rctx) // at once, rather than when the lease runs out
 		return ctx.Err()
 	case <-session.Done():
+		// The lease is gone (the cluster out of reach past its TTL): another node may lead already.
+		lead(false)
 		return nil
 	}
 }
