@@ -41,12 +41,15 @@ type cachedList struct {
 	// gz is body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag
 	// when the answer has one; gz is nil when the answer is not compressible.
 	//
-	// When gz is set, body is kept only once a client without Accept-Encoding has asked (plainOf):
-	// the plain body is ten times gz, and under a memory budget it took nine tenths of the cache for
-	// the few clients that want it (at 100k events, the 50-client mix, whose clients all accept gzip,
-	// found 39–43 % of its lists in a cache keeping both, and 73–78 % in one keeping gz). Decompressing it
-	// for such a client costs more than its hit (28 µs for a per_page=10 page, whose hit takes 15 µs),
-	// so it is done once per entry.
+	// An entry keeps the body its first client wanted, and the other once a client wants it: gz only
+	// when the answer was recorded for a client that accepts gzip, body then only once a client without
+	// Accept-Encoding has asked (plainOf); body only when recorded for such a client, gz then only once a
+	// client that accepts gzip has asked (gzOf). The plain body is ten times gz, and under a memory
+	// budget it took nine tenths of the cache for the few clients that want it (at 100k events, the
+	// 50-client mix, whose clients all accept gzip, found 39–43 % of its lists in a cache keeping both,
+	// and 73–78 % in one keeping gz); compressing every answer recorded for a plain client took 14–17 %
+	// of the server's CPU where no client asked for gzip. Converting costs more than a hit (28 µs to
+	// decompress a per_page=10 page, whose hit takes 15 µs), so it is done once per entry.
 	gz     []byte
 	gzETag string
 	// deps are, for a list item, the documents its body embeds (renderItems).
@@ -83,7 +86,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		}
 		// Only what the list handler itself sets is recorded and replayed: headers already on w
 		// belong to this request alone (CORS echoes its Origin, rate limits its caller). The answer
-		// is recorded plain and compressed here, once, for every client after it that accepts gzip.
+		// is recorded plain, and compressed here, once, when this client accepts gzip.
 		rec := &recorder{header: http.Header{}}
 		rq.plain = true
 		err = fn(rec, rq)
@@ -93,16 +96,13 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		}
 		c := &cachedList{head: head, version: version, from: rq.now, status: rec.status, header: rec.header,
 			body: rec.body.Bytes()} // the recorder's own copy, not a pooled buffer
-		if compressible(rec.status, rec.body.Len()) {
-			c.gz = gzipped(c.body)
-			if rec.header.Get("ETag") != "" {
-				c.gzETag = etagOf(c.gz)
-			}
+		if compressible(rec.status, rec.body.Len()) && acceptsGzip(rq.r) {
+			c.withGzip()
 		}
 		if err := h.replay(w, rq, key, c); err != nil {
 			return err
 		}
-		if c.gz != nil && acceptsGzip(rq.r) {
+		if c.gz != nil {
 			c.body = nil
 		}
 		if rec.status == http.StatusOK {
@@ -120,7 +120,10 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
 // client accepts it.
 func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList) error {
-	encoded := c.gz != nil && acceptsGzip(rq.r)
+	encoded := (c.gz != nil || compressible(c.status, len(c.body))) && acceptsGzip(rq.r)
+	if encoded && c.gz == nil {
+		c = h.lists.gzOf(key, c)
+	}
 	body := c.body
 	switch {
 	case encoded:
@@ -224,6 +227,27 @@ func (c *listCache) plainOf(key string, e *cachedList) ([]byte, error) {
 		c.putLocked(key, &both)
 	}
 	return body, nil
+}
+
+// gzOf returns c, an entry kept with its plain body only, with its gzip body too, and keeps that:
+// plainOf's counterpart.
+func (c *listCache) gzOf(key string, e *cachedList) *cachedList {
+	both := *e
+	both.withGzip()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[key] == e {
+		c.putLocked(key, &both)
+	}
+	return &both
+}
+
+// withGzip sets e's gzip body and its ETag from its plain body.
+func (e *cachedList) withGzip() {
+	e.gz = gzipped(e.body)
+	if e.header.Get("ETag") != "" {
+		e.gzETag = etagOf(e.gz)
+	}
 }
 
 // size is what an entry counts against the cache's bound: its bodies.

@@ -286,3 +286,28 @@ func TestListCacheKeepsPlainOnDemand(t *testing.T) {
 		t.Errorf("the gzip body changed once the plain one was kept")
 	}
 }
+
+// TestListCacheCompressesOnDemand is TestListCacheKeepsPlainOnDemand the other way round: an answer
+// recorded for a client without Accept-Encoding is kept plain, not compressed, until a client that
+// accepts gzip asks; that one gets what a fresh gzip answer would be, and the entry keeps both.
+func TestListCacheCompressesOnDemand(t *testing.T) {
+	h := compressionHandler(t)
+	const target = "/calendar/events/v1/events"
+	plain := ask(h, "GET", target, nil)
+	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != plain.Body.Len() {
+		t.Fatalf("after a plain client: %+v, want one entry of its %d plain bytes only", st, plain.Body.Len())
+	}
+	fresh := ask(New(Deps{Config: h.cfg, Store: h.db, Index: h.index, Log: h.log}), "GET", target, map[string]string{"Accept-Encoding": "gzip"})
+	for _, round := range []string{"compressed", "kept"} {
+		enc := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"})
+		if enc.Header().Get("Content-Encoding") != "gzip" || enc.Body.String() != fresh.Body.String() || enc.Header().Get("ETag") != fresh.Header().Get("ETag") {
+			t.Fatalf("%s: gzip answer differs from one computed afresh", round)
+		}
+		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != enc.Body.Len()+plain.Body.Len() {
+			t.Fatalf("%s: %+v, want one entry of both bodies (%d bytes)", round, st, enc.Body.Len()+plain.Body.Len())
+		}
+	}
+	if again := ask(h, "GET", target, nil); again.Body.String() != plain.Body.String() {
+		t.Errorf("the plain body changed once the gzip one was kept")
+	}
+}
