@@ -22,8 +22,7 @@
 //
 // # Caveats
 //
-// With DryRun a source still runs each record's write, then rolls its transaction back (ErrDryRun
-// returned from the Bulk function): what the report counts as added or failed is what a real run
+// With DryRun a source still runs each record's write, then rolls its transaction back (Write): what the report counts as added or failed is what a real run
 // would do, but a record that depends on one added in the same run (an event on a new venue) fails
 // as that venue is not there.
 package mirror
@@ -75,9 +74,8 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// ErrDryRun is what a source returns from its write transaction in a dry run, so that the store rolls
-// it back; it never leaves Sync.
-var ErrDryRun = errors.New("mirror: dry run")
+// errDryRun is what Write returns from its transaction in a dry run, so that the store rolls it back.
+var errDryRun = errors.New("mirror: dry run")
 
 // Outcome is what a run did to one record.
 type Outcome int

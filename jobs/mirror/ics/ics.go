@@ -269,19 +269,16 @@ func (im *Importer) commit(ctx context.Context, changes []*change, rep *mirror.R
 	if len(changes) == 0 {
 		return nil
 	}
-	err := im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error {
+	err := mirror.Write(ctx, im.Store, im.Actor, dryRun, func(b *storage.Bulk) error {
 		for _, c := range changes {
 			if err := im.put(b, c); err != nil {
 				return err
 			}
 		}
-		if dryRun {
-			return mirror.ErrDryRun
-		}
 		return nil
 	})
 	switch {
-	case err == nil || errors.Is(err, mirror.ErrDryRun):
+	case err == nil:
 		for _, c := range changes {
 			if c.link.Doc.ID != 0 {
 				rep.Count(mirror.Updated)
@@ -348,20 +345,14 @@ func (im *Importer) trashGone(ctx context.Context, linked map[string]storage.Ext
 		if seen[uid] {
 			continue
 		}
-		err := im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error {
+		err := mirror.Write(ctx, im.Store, im.Actor, dryRun, func(b *storage.Bulk) error {
 			if err := b.Trash(l.Doc); err != nil {
 				return err
 			}
-			if err := b.Unlink(im.From, uid); err != nil {
-				return err
-			}
-			if dryRun {
-				return mirror.ErrDryRun
-			}
-			return nil
+			return b.Unlink(im.From, uid)
 		})
 		switch {
-		case err == nil || errors.Is(err, mirror.ErrDryRun):
+		case err == nil:
 			rep.Count(mirror.Trashed)
 		case mirror.Refused(err):
 			rep.Fail("event", uid, err)

@@ -548,7 +548,7 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 		return nil
 	}
 	created := make([]bool, len(changes))
-	err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
+	err := mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error {
 		for i, c := range changes {
 			var err error
 			if created[i], err = c.put(b); err != nil {
@@ -558,13 +558,10 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 				return err
 			}
 		}
-		if r.opts.DryRun {
-			return mirror.ErrDryRun
-		}
 		return nil
 	})
 	switch {
-	case err == nil || errors.Is(err, mirror.ErrDryRun):
+	case err == nil:
 	case mirror.Refused(err) && len(changes) > 1:
 		for _, c := range changes {
 			if err := r.commit(ctx, []*change{c}); err != nil {
@@ -661,20 +658,10 @@ func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error
 // remove runs del (trashing or deleting what key links) and unlinks key in one transaction, rolled
 // back in a dry run.
 func (r *run) remove(ctx context.Context, key string, del func(*storage.Bulk) error) error {
-	err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
+	return mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error {
 		if err := del(b); err != nil {
 			return err
 		}
-		if err := b.Unlink(r.root.URL, key); err != nil {
-			return err
-		}
-		if r.opts.DryRun {
-			return mirror.ErrDryRun
-		}
-		return nil
+		return b.Unlink(r.root.URL, key)
 	})
-	if errors.Is(err, mirror.ErrDryRun) {
-		return nil
-	}
-	return err
 }

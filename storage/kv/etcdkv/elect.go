@@ -2,7 +2,6 @@ package etcdkv
 
 import (
 	"context"
-	"time"
 
 	"go.etcd.io/etcd/client/v3/concurrency"
 
@@ -23,12 +22,8 @@ func (s *Store) Elect(ctx context.Context, name string, lead func(bool)) error {
 		if err := s.campaign(ctx, name, lead); err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		t := time.NewTimer(watchRetry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := pause(ctx, watchRetry); err != nil {
+			return err
 		}
 	}
 }

@@ -390,13 +390,21 @@ func (s *Store) Watch(ctx context.Context, bucket []byte, changed func()) error 
 		}
 		changed()
 		// A cluster without a leader ends a watch at once: wait before the next, rather than spin.
-		t := time.NewTimer(watchRetry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := pause(ctx, watchRetry); err != nil {
+			return err
 		}
+	}
+}
+
+// pause waits d, or returns ctx's error when ctx ends first.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
