@@ -90,6 +90,58 @@ type Elector interface {
 	Elect(ctx context.Context, name string, lead func(bool)) error
 }
 
+// ErrHistoryGone is returned by Source.Follow when the commits after the revision asked for are no
+// longer kept (etcd compacted them): a copy that far behind must be made again from a snapshot.
+var ErrHistoryGone = errors.New("kv: history compacted past the revision asked for")
+
+// Source is a Store that other processes write and that a process can keep a copy of: etcdkv,
+// whose cluster every node of calendard writes and which every node copies into a local file, so
+// that reads never leave the node (package replica, DESIGN 8). Each commit has a revision, and
+// revisions increase in commit order.
+type Source interface {
+	Store
+	// UpdateAt is Update that also returns the revision of its commit, 0 when fn wrote nothing.
+	UpdateAt(ctx context.Context, fn func(RwTx) error) (int64, error)
+	// Snapshot calls put with every key and every sequence of the store as of one revision, bucket by
+	// bucket and each bucket's keys in order, and returns that revision.
+	Snapshot(ctx context.Context, put func(Op) error) (int64, error)
+	// Follow calls apply with the commits after revision after, in commit order and a few at a time
+	// (those that arrived together), until ctx is done or apply fails. It returns ErrHistoryGone when
+	// those commits are no longer kept, apply's error, ctx's, or the backend's when it can no longer
+	// follow (then the same call can be made again from the last revision applied).
+	Follow(ctx context.Context, after int64, apply func([]Commit) error) error
+	// Revision returns the revision of the store's latest commit.
+	Revision(ctx context.Context) (int64, error)
+	// Compact discards the history of commits up to revision rev: Follow from before it then
+	// returns ErrHistoryGone.
+	Compact(ctx context.Context, rev int64) error
+	// Identity names the store: a copy made of another store is not followed from this one.
+	Identity() string
+}
+
+// Copy is a Store whose reads are served by a local copy of a Source, and whose writes go to the
+// Source: package replica.
+type Copy interface {
+	Store
+	// Primary is the store copied.
+	Primary() Source
+}
+
+// Commit is what one commit of a Source did: its revision and its operations, in order.
+type Commit struct {
+	Rev int64
+	Ops []Op
+}
+
+// Op is one operation of a commit, or one key of a snapshot: Value stored at Key in Bucket, the
+// key deleted (Delete), or, when Sequence is set, the bucket's sequence set to Seq (0 when deleted).
+type Op struct {
+	Bucket, Key, Value []byte
+	Delete             bool
+	Sequence           bool
+	Seq                uint64
+}
+
 // Getter reads single keys, in both types of transaction: code that reads by key serves reads and
 // writes alike.
 type Getter interface {

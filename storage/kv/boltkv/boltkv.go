@@ -74,14 +74,46 @@ func (t *readTx) bucket(name []byte) *bolt.Bucket {
 	return b
 }
 
-func (t *readTx) Get(bucket, key []byte) []byte { return t.bucket(bucket).Get(key) }
-func (t *readTx) Sequence(bucket []byte) uint64 { return t.bucket(bucket).Sequence() }
+// A read transaction reads a missing bucket as an empty one: a copy of another store (package
+// replica) holds only the buckets something was written to, while the store it copies may have
+// named more.
+
+func (t *readTx) Get(bucket, key []byte) []byte {
+	if b := t.bucket(bucket); b != nil {
+		return b.Get(key)
+	}
+	return nil
+}
+
+func (t *readTx) Sequence(bucket []byte) uint64 {
+	if b := t.bucket(bucket); b != nil {
+		return b.Sequence()
+	}
+	return 0
+}
 
 // Cursor returns bbolt's own cursor, which is a kv.Cursor as it is.
-func (t *readTx) Cursor(bucket []byte) kv.Cursor { return t.bucket(bucket).Cursor() }
+func (t *readTx) Cursor(bucket []byte) kv.Cursor {
+	if b := t.bucket(bucket); b != nil {
+		return b.Cursor()
+	}
+	return emptyCursor{}
+}
 
 // Count walks the bucket's pages, without a key-by-key cursor.
-func (t *readTx) Count(bucket []byte) int { return t.bucket(bucket).Stats().KeyN }
+func (t *readTx) Count(bucket []byte) int {
+	if b := t.bucket(bucket); b != nil {
+		return b.Stats().KeyN
+	}
+	return 0
+}
+
+// emptyCursor walks a missing bucket.
+type emptyCursor struct{}
+
+func (emptyCursor) First() (key, value []byte)      { return nil, nil }
+func (emptyCursor) Seek([]byte) (key, value []byte) { return nil, nil }
+func (emptyCursor) Next() (key, value []byte)       { return nil, nil }
 
 // writeTx holds only the *bolt.Tx, so that an interface value holds it without an allocation.
 type writeTx struct{ tx *bolt.Tx }

@@ -125,6 +125,8 @@ type Config struct {
 type Store struct {
 	client *clientv3.Client
 	cfg    Config
+	// clusterID is the cluster's, read at Open (Identity).
+	clusterID uint64
 }
 
 var _ kv.Store = (*Store)(nil)
@@ -161,10 +163,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// The client dials in the background: one read tells now whether the cluster answers.
 	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
-	if _, err := client.Get(pctx, cfg.Prefix+"s/", clientv3.WithCountOnly()); err != nil {
+	resp, err := client.Get(pctx, cfg.Prefix+"s/", clientv3.WithCountOnly())
+	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("etcdkv: connect to %s: %w", strings.Join(cfg.Endpoints, ","), classify(ctx, err))
 	}
+	s.clusterID = resp.Header.ClusterId
 	return s, nil
 }
 
@@ -413,9 +417,17 @@ const watchRetry = time.Second
 
 // Update implements kv.Store.
 func (s *Store) Update(ctx context.Context, fn func(kv.RwTx) error) error {
+	_, err := s.UpdateAt(ctx, fn)
+	return err
+}
+
+var _ kv.Source = (*Store)(nil)
+
+// UpdateAt implements kv.Source.
+func (s *Store) UpdateAt(ctx context.Context, fn func(kv.RwTx) error) (int64, error) {
 	for range maxAttempts {
 		if err := ctx.Err(); err != nil {
-			return err
+			return 0, err
 		}
 		t := newWriteTx(s, ctx)
 		err := run(func() error { return fn(t) })
@@ -423,17 +435,17 @@ func (s *Store) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 			continue // the revision it read at is gone: read again at a newer one
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
-		ok, err := t.commit()
+		rev, err := t.commit()
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if ok {
-			return nil
+		if rev >= 0 {
+			return rev, nil
 		}
 	}
-	return ErrContended
+	return 0, ErrContended
 }
 
 // write is a buffered write of one key: a value, or a deletion.
@@ -652,19 +664,20 @@ func (c *mergedCursor) settle() (key, value []byte) {
 }
 
 // commit sends the buffered writes in one etcd Txn, on the condition that nothing read has changed
-// since the snapshot's revision. It reports false when something had: the transaction runs again.
-func (t *writeTx) commit() (bool, error) {
+// since the snapshot's revision, and returns the commit's revision (0 when nothing was written). It
+// returns -1 when something had changed: the transaction runs again.
+func (t *writeTx) commit() (int64, error) {
 	ops, size := t.ops()
 	if len(ops) == 0 {
-		return true, nil // nothing written: what was read was one consistent snapshot
+		return 0, nil // nothing written: what was read was one consistent snapshot
 	}
 	cmps := t.cmps()
 	if len(cmps) > t.s.cfg.MaxTxnOps || len(ops) > t.s.cfg.MaxTxnOps {
-		return false, fmt.Errorf("%w: %d operations and %d comparisons, at most %d each (etcd --max-txn-ops)",
+		return 0, fmt.Errorf("%w: %d operations and %d comparisons, at most %d each (etcd --max-txn-ops)",
 			ErrTooLarge, len(ops), len(cmps), t.s.cfg.MaxTxnOps)
 	}
 	if size > t.s.cfg.MaxRequestBytes {
-		return false, fmt.Errorf("%w: %d bytes, at most %d (etcd --max-request-bytes)", ErrTooLarge, size, t.s.cfg.MaxRequestBytes)
+		return 0, fmt.Errorf("%w: %d bytes, at most %d (etcd --max-request-bytes)", ErrTooLarge, size, t.s.cfg.MaxRequestBytes)
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, t.s.cfg.RequestTimeout)
 	defer cancel()
@@ -672,9 +685,12 @@ func (t *writeTx) commit() (bool, error) {
 	if err != nil {
 		// A commit that timed out may have been applied: the caller learns ErrUnavailable, as for
 		// any write whose answer was lost.
-		return false, classify(t.ctx, err)
+		return 0, classify(t.ctx, err)
 	}
-	return resp.Succeeded, nil
+	if !resp.Succeeded {
+		return -1, nil
+	}
+	return resp.Header.Revision, nil
 }
 
 // opOverhead approximates the bytes of one operation's framing in a request, beyond its key and value.

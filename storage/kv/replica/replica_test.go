@@ -1,0 +1,274 @@
+package replica_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/kv/etcdkv"
+	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
+	"github.com/calendard/calendard/storage/kv/kvtest"
+	"github.com/calendard/calendard/storage/kv/replica"
+)
+
+func TestMain(m *testing.M) { etcdtest.Main(m) }
+
+var (
+	ctx  = context.Background()
+	recs = []byte("records")
+)
+
+// TestContract: the copy answers the kv contract as its source does: every read of the contract's
+// tests is served by the local file, every write goes through etcd.
+func TestContract(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	kvtest.Run(t, func(t *testing.T) kv.Store {
+		s, err := replica.Open(ctx, filepath.Join(t.TempDir(), "copy.db"), srv.Open(t), replica.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// node is one process's view of a shared prefix: a copy at path, and the config to open more.
+type node struct {
+	cfg  etcdkv.Config
+	path string
+	// copied counts the keys snapshots copied, to tell a new copy from a resumed one.
+	copied atomic.Int64
+}
+
+func newNode(t *testing.T, srv *etcdtest.Server) *node {
+	return &node{cfg: srv.Config(), path: filepath.Join(t.TempDir(), "copy.db")}
+}
+
+func (n *node) source(t *testing.T) *etcdkv.Store {
+	t.Helper()
+	src, err := etcdkv.Open(ctx, n.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+func (n *node) open(t *testing.T) *replica.Store {
+	t.Helper()
+	s, err := replica.Open(ctx, n.path, n.source(t), replica.Options{Copied: func(k int) { n.copied.Add(int64(k)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func put(t *testing.T, s kv.Store, key, value string) {
+	t.Helper()
+	err := s.Update(ctx, func(tx kv.RwTx) error {
+		if err := tx.CreateBucketIfNotExists(recs); err != nil {
+			return err
+		}
+		if _, err := tx.NextSequence(recs); err != nil {
+			return err
+		}
+		return tx.Put(recs, []byte(key), []byte(value))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read returns key's value and the bucket's sequence as the store's read transactions see them.
+func read(t *testing.T, s kv.Store, key string) (string, uint64) {
+	t.Helper()
+	var v []byte
+	var seq uint64
+	if err := s.View(ctx, func(tx kv.Tx) error {
+		v, seq = tx.Get(recs, []byte(key)), tx.Sequence(recs)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return string(v), seq
+}
+
+// waitFor polls cond until it holds, failing the test after a few seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5 s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestOthersWrites: a commit by another process reaches the copy, with its sequence, and its
+// watchers are told; a deletion too.
+func TestOthersWrites(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	s := n.open(t)
+	defer s.Close()
+	other := n.source(t)
+	defer other.Close()
+
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var told atomic.Int32
+	go s.Watch(wctx, recs, func() { told.Add(1) })
+	time.Sleep(50 * time.Millisecond) // the watcher registers
+	put(t, other, "a", "1")
+	waitFor(t, "the other's write in the copy", func() bool { v, seq := read(t, s, "a"); return v == "1" && seq == 1 })
+	waitFor(t, "the watcher told", func() bool { return told.Load() > 0 })
+
+	if err := other.Update(ctx, func(tx kv.RwTx) error { return tx.Delete(recs, []byte("a")) }); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the other's deletion in the copy", func() bool { v, _ := read(t, s, "a"); return v == "" })
+}
+
+// TestOwnWriteReadAtOnce: Update returns once the copy holds the commit, so a read right after it
+// sees it, every time.
+func TestOwnWriteReadAtOnce(t *testing.T) {
+	s := newNode(t, etcdtest.Shared(t)).open(t)
+	defer s.Close()
+	for i := range 50 {
+		put(t, s, "k", strconv.Itoa(i))
+		if v, seq := read(t, s, "k"); v != strconv.Itoa(i) || seq != uint64(i+1) {
+			t.Fatalf("after write %d the copy reads %q, sequence %d", i, v, seq)
+		}
+	}
+}
+
+// TestResume: a node that restarts follows from its copy's revision instead of copying again, and
+// applies what was written while it was away.
+func TestResume(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	s := n.open(t)
+	put(t, s, "a", "1")
+	s.Close()
+	first := n.copied.Load()
+
+	other := n.source(t)
+	defer other.Close()
+	put(t, other, "b", "2")
+
+	s = n.open(t)
+	defer s.Close()
+	if got := n.copied.Load(); got != first {
+		t.Errorf("the restart copied %d keys again; it should have followed from its revision", got-first)
+	}
+	if v, _ := read(t, s, "b"); v != "2" {
+		t.Errorf("the write made while the node was away reads %q, want 2", v)
+	}
+}
+
+// TestBehindCompaction: a node whose copy is older than the cluster's compacted history copies the
+// cluster again (list, then watch) and serves what was written while it was away.
+func TestBehindCompaction(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	s := n.open(t)
+	put(t, s, "a", "1")
+	s.Close()
+	first := n.copied.Load()
+
+	other := n.source(t)
+	defer other.Close()
+	put(t, other, "b", "2")
+	put(t, other, "a", "3")
+	if err := srv.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	s = n.open(t)
+	defer s.Close()
+	if n.copied.Load() == first {
+		t.Error("the node behind the compacted history did not copy the cluster again")
+	}
+	for key, want := range map[string]string{"a": "3", "b": "2"} {
+		if v, _ := read(t, s, key); v != want {
+			t.Errorf("after the new copy %s reads %q, want %q", key, v, want)
+		}
+	}
+	if _, seq := read(t, s, "a"); seq != 3 {
+		t.Errorf("the sequence reads %d after the new copy, want 3", seq)
+	}
+	// And it follows on from the new copy.
+	put(t, other, "c", "4")
+	waitFor(t, "a write after the new copy", func() bool { v, _ := read(t, s, "c"); return v == "4" })
+}
+
+// TestCopyOfAnotherStore: a data directory holding a copy of another prefix (or cluster) is copied
+// again, never followed from a revision that is not its source's.
+func TestCopyOfAnotherStore(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	s := n.open(t)
+	put(t, s, "a", "1")
+	s.Close()
+
+	m := newNode(t, srv)
+	m.path = n.path
+	s = m.open(t)
+	defer s.Close()
+	if m.copied.Load() != 0 {
+		t.Errorf("copied %d keys from an empty prefix", m.copied.Load())
+	}
+	if v, _ := read(t, s, "a"); v != "" {
+		t.Errorf("the copy of another prefix still reads a = %q", v)
+	}
+}
+
+// TestUnreadableCopy: a copy that is not a bbolt file any more is made again.
+func TestUnreadableCopy(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	s := n.open(t)
+	put(t, s, "a", "1")
+	s.Close()
+	if err := os.WriteFile(n.path, []byte("not a database, but long enough to be read as one's first page"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = n.open(t)
+	defer s.Close()
+	if v, _ := read(t, s, "a"); v != "1" {
+		t.Errorf("after copying again a reads %q, want 1", v)
+	}
+}
+
+// TestReadsWithoutTheCluster: with the cluster out of reach, reads are served from the copy and
+// writes fail with kv.ErrUnavailable within the request timeout.
+func TestReadsWithoutTheCluster(t *testing.T) {
+	srv, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	n := newNode(t, srv)
+	n.cfg.RequestTimeout = 300 * time.Millisecond
+	s := n.open(t)
+	defer s.Close()
+	put(t, s, "a", "1")
+	srv.Close() // seconds: the member waits for the copy's watch stream before it gives up on it
+
+	if v, _ := read(t, s, "a"); v != "1" {
+		t.Errorf("without the cluster a reads %q, want 1", v)
+	}
+	start := time.Now()
+	err = s.Update(ctx, func(tx kv.RwTx) error { return tx.Put(recs, []byte("b"), []byte("2")) })
+	if !errors.Is(err, kv.ErrUnavailable) {
+		t.Errorf("a write without the cluster: %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 10*n.cfg.RequestTimeout {
+		t.Errorf("the failed write took %v", d)
+	}
+}
