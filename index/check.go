@@ -22,6 +22,45 @@ const checkWait = 10 * time.Second
 // does. It logs each repair and returns how many records it repaired. The store is read in pages, and
 // each page is compared once the index has applied the change log up to the page's read.
 func (ix *Index) Check(ctx context.Context) (int, error) {
+	repaired, err := ix.reconcile(ctx, false)
+	if err == nil {
+		ix.log.Info("index consistency checked", zap.Int("repaired", repaired))
+	}
+	return repaired, err
+}
+
+// Resync brings the index back in line with the store when the change log no longer holds the
+// entries after its position (storage.ErrCompacted): in cluster mode, when the node fell further
+// behind than the log's horizon, or its copy of the cluster was made again (package replica). It
+// keeps serving meanwhile: it reads the log's head, applies every record of the store again, to the
+// projections and to Bleve, removes the rows of records gone, and then carries on from that head, so
+// that the entries after it are applied as usual (applying one twice is harmless). Run calls it.
+func (ix *Index) Resync(ctx context.Context) error {
+	start := time.Now()
+	head, err := ix.store.ChangeHead(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := ix.reconcile(ctx, true)
+	if err != nil {
+		return fmt.Errorf("index: resync: %w", err)
+	}
+	ix.writing.Lock()
+	for _, l := range ix.langs {
+		l.checkpoint = max(l.checkpoint, head)
+	}
+	ix.advance(head)
+	ix.writing.Unlock()
+	ix.log.Info("index resynced with the store", zap.Int("records", n), zap.Uint64("position", head),
+		zap.Duration("duration", time.Since(start)))
+	return nil
+}
+
+// reconcile reads every record of the store and applies again those the projections do not match
+// (all: every one), then removes the rows of records gone; it returns how many records it applied
+// or removed. Comparing waits, page by page, for the syncer to apply what the page's read saw;
+// applying all does not, for it runs when the syncer cannot (Resync).
+func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 	repaired := 0
 	seen := map[storage.Lang]map[uint64]bool{}
 	for code := range ix.langs {
@@ -38,7 +77,9 @@ func (ix *Index) Check(ctx context.Context) (int, error) {
 			if n == 0 {
 				break
 			}
-			ix.waitFor(ctx, page.Head)
+			if !all {
+				ix.waitFor(ctx, page.Head)
+			}
 			venues, err := ix.venuesOf(ctx, page.Events)
 			if err != nil {
 				return repaired, err
@@ -50,17 +91,17 @@ func (ix *Index) Check(ctx context.Context) (int, error) {
 					continue
 				}
 				seen[d.lang][d.id] = true
-				if !l.matches(d) {
+				if all || !l.matches(d) {
 					drift = append(drift, d.id)
 				}
 			}
 			if len(drift) > 0 {
-				fixed, err := ix.reapply(ctx, t, drift)
+				fixed, err := ix.reapply(ctx, t, drift, all)
 				if err != nil {
 					return repaired, err
 				}
-				if len(fixed) > 0 {
-					repaired += len(fixed)
+				repaired += len(fixed)
+				if len(fixed) > 0 && !all {
 					ix.log.Warn("index drift repaired", zap.Stringer("type", t), zap.Uint64s("ids", fixed))
 				}
 			}
@@ -71,12 +112,7 @@ func (ix *Index) Check(ctx context.Context) (int, error) {
 		}
 	}
 	n, err := ix.removeExtra(ctx, seen)
-	repaired += n
-	if err != nil {
-		return repaired, err
-	}
-	ix.log.Info("index consistency checked", zap.Int("repaired", repaired))
-	return repaired, nil
+	return repaired + n, err
 }
 
 // waitFor waits, at most checkWait, for the index to apply the change log up to seq.
@@ -127,9 +163,9 @@ func samePlace(got, want *placeRow) bool {
 }
 
 // reapply loads records of type t from the store again and applies those the projections still do not
-// match to them and to Bleve, without moving the checkpoint; it returns their IDs. A record the
-// scan saw differ may have been written since, and applied by the syncer: it is not drift.
-func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) ([]uint64, error) {
+// match (all: every one) to them and to Bleve, without moving the checkpoint; it returns their IDs. A
+// record the scan saw differ may have been written since, and applied by the syncer: it is not drift.
+func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64, all bool) ([]uint64, error) {
 	ix.writing.Lock()
 	defer ix.writing.Unlock()
 	recs, _, err := ix.store.Load(ctx, t, ids)
@@ -144,7 +180,7 @@ func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64) 
 	batches := map[storage.Lang]*bleve.Batch{}
 	for _, d := range documents(recs, venues) {
 		l := ix.langs[d.lang]
-		if l == nil || l.matches(d) {
+		if l == nil || (!all && l.matches(d)) {
 			continue
 		}
 		fixed = append(fixed, d.id)

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,7 +134,7 @@ func TestRepairNeverUndoesTheSyncer(t *testing.T) {
 
 	repaired := make(chan error, 1)
 	go func() {
-		_, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID})
+		_, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID}, false)
 		repaired <- err
 	}()
 	<-ps.paused
@@ -169,7 +171,7 @@ func TestRepairNeverUndoesTheSyncer(t *testing.T) {
 		t.Errorf("row after a repair and a sync: %+v, want the written state (featured, publish)", r)
 	}
 	// A row that matches the store when the repair reads it again is no drift.
-	if fixed, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID}); err != nil || len(fixed) != 0 {
+	if fixed, err := ix.reapply(ctx, storage.TypeEvent, []uint64{a.ID}, false); err != nil || len(fixed) != 0 {
 		t.Errorf("reapply of a matching row: %v, %v; want nothing repaired", fixed, err)
 	}
 }
@@ -240,5 +242,76 @@ func TestRepairRefreshesTextMatches(t *testing.T) {
 	}
 	if !search().has(a.ID) {
 		t.Error("after the repair, the search still misses the event")
+	}
+}
+
+// TestResyncPastTheTrimmedLog: an index whose position the change log was trimmed past (a cluster
+// node that fell further behind than the horizon) resyncs with the store while it runs: a record
+// renamed, one trashed and one created meanwhile are all found as the store has them, and the index
+// then follows the log again from its head.
+func TestResyncPastTheTrimmedLog(t *testing.T) {
+	ctx := context.Background()
+	db, a, ix := indexOneConcert(t)
+	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
+	b := createEvent(t, db, "Lecture")
+	if _, err := ix.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Written while the index does not follow, then trimmed away.
+	renamed := "Symphony"
+	if _, err := db.UpdateEvent(ctx, admin, a.ID, &storage.EventInput{PostInput: storage.PostInput{Title: &renamed}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TrashEvent(ctx, admin, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	c := createEvent(t, db, "Opera")
+	head, err := db.ChangeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TrimChanges(ctx, head); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SyncOnce(ctx); !errors.Is(err, storage.ErrCompacted) {
+		t.Fatalf("SyncOnce past the trimmed log = %v, want ErrCompacted", err)
+	}
+
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	notify := make(chan struct{}, 1)
+	go func() { done <- ix.Run(rctx, notify) }()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := ix.WaitApplied(wctx, head); err != nil {
+		t.Fatalf("the index did not resync: applied %d, head %d", ix.Applied(), head)
+	}
+	search := func(q string) []uint64 {
+		t.Helper()
+		p, err := ix.Events(ctx, &EventFilter{Lang: "en", Visibility: Visibility{Actor: admin}, Now: checkNow,
+			Start: checkNow, End: checkNow.AddDate(10, 0, 0), Search: q, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.IDs
+	}
+	for q, want := range map[string][]uint64{"symphony": {a.ID}, "concert": nil, "lecture": nil, "opera": {c.ID}} {
+		if got := search(q); !slices.Equal(got, want) {
+			t.Errorf("search %q after the resync = %v, want %v", q, got, want)
+		}
+	}
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Errorf("Check after the resync = %d, %v; want 0, nil", n, err)
+	}
+
+	// Following the log again.
+	d := createEvent(t, db, "Ballet")
+	notify <- struct{}{}
+	if err := ix.WaitApplied(wctx, head+1); err != nil {
+		t.Fatalf("the index does not follow the log after the resync: %v", err)
+	}
+	if got := search("ballet"); !slices.Equal(got, []uint64{d.ID}) {
+		t.Errorf("search ballet = %v, want [%d]", got, d.ID)
 	}
 }

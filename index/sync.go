@@ -23,12 +23,18 @@ const safetyTick = time.Second
 func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // Run applies the change log as it grows until ctx is done: it wakes on notify (signalled after every
-// commit that logged a change) and on a slow ticker as a safety net.
+// commit that logged a change) and on a slow ticker as a safety net. When the log no longer holds the
+// entries after the index's position, it resyncs the index from the store (Resync).
 func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	tick := time.NewTicker(safetyTick)
 	defer tick.Stop()
 	for {
-		if err := ix.catchUp(ctx, nil); err != nil && ctx.Err() == nil {
+		err := ix.catchUp(ctx, nil)
+		if errors.Is(err, storage.ErrCompacted) {
+			ix.log.Warn("the change log was trimmed past the index: resyncing it with the store", zap.Uint64("position", ix.Applied()))
+			err = ix.Resync(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
 			ix.log.Error("index sync failed", zap.Error(err))
 		}
 		select {
