@@ -69,6 +69,9 @@ type Store interface {
 	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
 	ChangeHead(ctx context.Context) (uint64, error)
 	ChangedSince(ctx context.Context, after uint64, limit int) (map[storage.Doc]uint64, bool, error)
+	// PrimaryChangeHead is the head of the change log of the store every node shares (cluster
+	// mode), for readiness: a node has caught up once its index has applied it (health.go).
+	PrimaryChangeHead(ctx context.Context) (uint64, error)
 	// Full reports a disk that had no room for the last write; CheckSpace tries a write to find out
 	// whether it has now (readiness, health.go).
 	Full() bool

@@ -46,8 +46,9 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.P
 }
 
 // readyz answers 200 when the store is open and the search index has applied every change-log entry
-// the store holds (readiness); 503 while the index loads, with its progress, or with how many entries
-// it is behind otherwise.
+// the store holds (readiness; in cluster mode, the cluster's store, so that a node is ready once it
+// has caught up with the cluster); 503 while the index loads, with its progress, or with how many
+// entries it is behind otherwise.
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if h.loading != nil {
 		h.writeProbe(w, http.StatusServiceUnavailable, loadingProbe(h.loading.Progress(), time.Now()))
@@ -58,7 +59,16 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "disk full"})
 		return
 	}
-	head, err := h.db.ChangeHead(r.Context())
+	head, err := h.db.PrimaryChangeHead(r.Context())
+	if errors.Is(err, storage.ErrUnavailable) {
+		// A cluster node that cannot reach etcd still serves reads from its copy, as of the revision
+		// it tells (DESIGN 8): it stays in the rotation, because when etcd is down every node is
+		// cut off alike, and taking them all out would stop the reads the design keeps serving. A
+		// client that needs its own writes sends X-Calendar-Min-Revision and is told to retry.
+		h.log.Warn("readiness: the cluster is out of reach, serving stale reads", zap.Error(err))
+		h.writeProbe(w, http.StatusOK, map[string]any{"status": "stale", "revision": h.index.Applied()})
+		return
+	}
 	if err != nil {
 		h.log.Warn("readiness: store unavailable", zap.Error(err))
 		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "store unavailable"})

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,8 @@ type Store interface {
 	PublishDue(ctx context.Context) (int, error)
 	ExtendSeries(ctx context.Context) (int, error)
 	TrimChanges(ctx context.Context, upTo uint64) (int, error)
+	Shared() bool
+	CompactHistory(ctx context.Context) error
 }
 
 // Index is what the jobs need from the search index (*index.Index).
@@ -236,16 +239,31 @@ func (j *Jobs) ExtendSeries(ctx context.Context) error {
 // TrimChanges deletes the change-log entries that every language index has applied and stored on
 // disk (Index.Checkpoint). A restart replays the log from each language's stored checkpoint, so it
 // must find every entry after it: trimming never passes the lowest one.
+//
+// In cluster mode every node stores its checkpoint, but only the elected one trims (Lead), and to
+// the change feed's horizon rather than to its own checkpoint, since every node's index follows the
+// one log: a node further behind resyncs its index from the store (index.Index.Resync). It then
+// compacts the cluster's history (storage.DB.CompactHistory): trimming becomes etcd's compaction
+// (DESIGN 8).
 func (j *Jobs) TrimChanges(ctx context.Context) error {
 	upTo, err := j.ix.Checkpoint(ctx)
 	if err != nil {
 		return err
 	}
+	if j.db.Shared() {
+		if j.leading != nil && !j.leading() {
+			return nil
+		}
+		upTo = math.MaxUint64
+	}
 	n, err := j.db.TrimChanges(ctx, upTo)
 	if n > 0 {
 		j.log.Info("change log trimmed", zap.Int("entries", n), zap.Uint64("up_to", upTo))
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return j.db.CompactHistory(ctx)
 }
 
 // Check compares the store with the index and repairs drift; the index logs each repair.

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +34,8 @@ type fake struct {
 	trimmedTo  uint64
 	// checkErr is what Check returns.
 	checkErr error
+	// shared makes the store a cluster's (Shared).
+	shared bool
 }
 
 func (f *fake) PublishDue(context.Context) (int, error) {
@@ -49,6 +52,13 @@ func (f *fake) TrimChanges(_ context.Context, upTo uint64) (int, error) {
 	f.calls = append(f.calls, "trim")
 	f.trimmedTo = upTo
 	return 0, nil
+}
+
+func (f *fake) Shared() bool { return f.shared }
+
+func (f *fake) CompactHistory(context.Context) error {
+	f.calls = append(f.calls, "compact")
+	return nil
 }
 
 func (f *fake) Checkpoint(context.Context) (uint64, error) {
@@ -72,7 +82,7 @@ func TestRunByName(t *testing.T) {
 		want []string
 	}{
 		{"publish-due", []string{"publish"}},
-		{"trim-changes", []string{"checkpoint", "trim"}},
+		{"trim-changes", []string{"checkpoint", "trim", "compact"}},
 		{"consistency-check", []string{"check"}},
 	}
 	for _, tc := range tests {
@@ -98,6 +108,19 @@ func TestTrimStopsAtTheCheckpoint(t *testing.T) {
 		if err := j.Run(ctx, "trim-changes"); err != nil || f.trimmedTo != cp {
 			t.Fatalf("trimmed to %d (%v), want %d", f.trimmedTo, err, cp)
 		}
+	}
+}
+
+// TestTrimInClusterMode: on a cluster's store the trimming does not stop at this node's checkpoint
+// (every node has its own; the store keeps its horizon), and the cluster's history is compacted.
+func TestTrimInClusterMode(t *testing.T) {
+	j, f := newFake(t)
+	f.shared = true
+	if err := j.Run(context.Background(), "trim-changes"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"checkpoint", "trim", "compact"}; !slices.Equal(f.calls, want) || f.trimmedTo != math.MaxUint64 {
+		t.Errorf("calls %v, trimmed to %d; want %v, trimmed as far as the horizon allows", f.calls, f.trimmedTo, want)
 	}
 }
 
@@ -142,7 +165,7 @@ func TestRunOnceRunsAll(t *testing.T) {
 	if err := j.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"publish", "extend", "checkpoint", "trim", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
+	if want := []string{"publish", "extend", "checkpoint", "trim", "compact", "check"}; !slices.Equal(f.calls, want) || f.trimmedTo != 42 {
 		t.Errorf("calls = %v (trimmed to %d), want %v, trimmed to 42", f.calls, f.trimmedTo, want)
 	}
 }
@@ -200,6 +223,8 @@ func (b *blockingCheck) PublishDue(context.Context) (int, error)          { retu
 func (b *blockingCheck) ExtendSeries(context.Context) (int, error)        { return 0, nil }
 func (b *blockingCheck) TrimChanges(context.Context, uint64) (int, error) { return 0, nil }
 func (b *blockingCheck) Checkpoint(context.Context) (uint64, error)       { return 0, nil }
+func (b *blockingCheck) Shared() bool                                     { return false }
+func (b *blockingCheck) CompactHistory(context.Context) error             { return nil }
 
 func (b *blockingCheck) Check(context.Context) (int, error) {
 	b.checks.Add(1)
@@ -318,17 +343,18 @@ func TestPublishDueOnTheStore(t *testing.T) {
 }
 
 // TestLead: a node that does not lead skips the jobs run once per cluster (publication, the series'
-// horizon) and still runs its own (trimming for its index, its consistency check), uncounted; run-job
-// runs a cluster job anyway.
+// horizon) and the trimming itself, and still runs its own (its index checkpoint, its consistency
+// check), uncounted; run-job runs a cluster job anyway.
 func TestLead(t *testing.T) {
 	for _, tc := range []struct {
 		leads bool
 		want  []string
 	}{
-		{true, []string{"publish", "extend", "checkpoint", "trim", "check"}},
-		{false, []string{"checkpoint", "trim", "check"}},
+		{true, []string{"publish", "extend", "checkpoint", "trim", "compact", "check"}},
+		{false, []string{"checkpoint", "check"}},
 	} {
 		j, f := newFake(t)
+		f.shared = true
 		j.Lead(func() bool { return tc.leads })
 		if err := j.RunOnce(context.Background()); err != nil {
 			t.Fatal(err)

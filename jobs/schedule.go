@@ -16,8 +16,9 @@ type entry struct {
 // so the consistency check sees the rewritten records.
 //
 // Publication and the series' horizon write the records every node shares: once per cluster. The
-// change log's trimming follows this node's index checkpoint, and the consistency check compares this
-// node's index with the store: every node runs them.
+// change log's trimming stores this node's index checkpoint first, and trims on the elected node
+// only (TrimChanges); the consistency check compares this node's index with the store: every node
+// runs them.
 var schedule = []entry{
 	{"publish-due", "* * * * *", (*Jobs).PublishDue, true},
 	{"extend-series", "30 3 * * *", (*Jobs).ExtendSeries, true},

@@ -16,26 +16,43 @@ import (
 
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
+	"github.com/calendard/calendard/storage/kv/replica"
 )
 
 // The store's tests run on bbolt, and those named in TestEtcd again on etcd, so that both backends
-// answer identically. One embedded etcd member serves the package (etcdtest.Shared); each store gets
-// a prefix of its own.
+// answer identically, and once more on a cluster node's store (TestCluster): writes to etcd, reads
+// from the node's copy of it (package replica). One embedded etcd member serves the package
+// (etcdtest.Shared); each store gets a prefix of its own.
 
 func TestMain(m *testing.M) { etcdtest.Main(m) }
 
-// onEtcd tells whether a test runs on etcd: the subtests of TestEtcd do. The backend follows the
-// test's name rather than a package variable, so bbolt and etcd runs never share state.
-func onEtcd(tb testing.TB) bool { return strings.HasPrefix(tb.Name(), "TestEtcd/") }
+// onEtcd tells whether a test runs on etcd: the subtests of TestEtcd and TestCluster do. The backend
+// follows the test's name rather than a package variable, so bbolt and etcd runs never share state.
+func onEtcd(tb testing.TB) bool { return strings.HasPrefix(tb.Name(), "TestEtcd/") || onCluster(tb) }
 
-// openTestDB opens a new store with opts on the test's backend: a bbolt file in a temp dir, or a new
-// prefix of the shared etcd member.
+// onCluster tells whether a test runs on a cluster node's copy of etcd: the subtests of TestCluster.
+func onCluster(tb testing.TB) bool { return strings.HasPrefix(tb.Name(), "TestCluster/") }
+
+// openTestDB opens a new store with opts on the test's backend: a bbolt file in a temp dir, a new
+// prefix of the shared etcd member, or a copy of one in a temp dir.
 func openTestDB(tb testing.TB, opts Options) (*DB, error) {
 	tb.Helper()
-	if !onEtcd(tb) {
-		return Open(filepath.Join(tb.TempDir(), "calendar.db"), opts)
+	switch {
+	case onCluster(tb):
+		s, err := etcdkv.Open(ctx, etcdtest.Shared(tb).Config())
+		if err != nil {
+			return nil, err
+		}
+		r, err := replica.Open(ctx, filepath.Join(tb.TempDir(), "replica.db"), s, replica.Options{})
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		return OpenStore(r, opts)
+	case onEtcd(tb):
+		return openEtcdDB(etcdtest.Shared(tb), opts)
 	}
-	return openEtcdDB(etcdtest.Shared(tb), opts)
+	return Open(filepath.Join(tb.TempDir(), "calendar.db"), opts)
 }
 
 // openEtcdDB opens a new store with opts under a new prefix of member.
@@ -155,6 +172,14 @@ func TestEtcd(t *testing.T) {
 	}
 }
 
+// TestCluster runs TestEtcd's tests on a cluster node's store: every write through etcd, every read
+// from the node's copy, which has applied the write when it returns.
+func TestCluster(t *testing.T) {
+	for _, tc := range etcdTests {
+		t.Run(tc.name, tc.test)
+	}
+}
+
 var etcdTests = []struct {
 	name string
 	test func(*testing.T)
@@ -219,6 +244,7 @@ var bboltOnly = map[string]string{
 	"TestSchema2Migrates":                "a bbolt file of an older schema",
 	"TestExtendSeriesGoesOnPastAFailure": "reopens the store at its path",
 	"TestEtcd":                           "runs the others on etcd",
+	"TestCluster":                        "runs the others on a copy of etcd",
 	"TestEtcdNamesEveryTest":             "checks these lists",
 	"TestRecordCacheBound":               "the decoded-record cache alone, no store",
 	"TestRecordCacheOptions":             "the cache bounds Open sets, whatever the backend",
@@ -253,13 +279,18 @@ func TestEtcdNamesEveryTest(t *testing.T) {
 	}
 }
 
-// testNotAFile: on another backend than a bbolt file, what only a file has fails as ErrNotFile.
+// testNotAFile: on another backend than a bbolt file, what only a file has fails as ErrNotFile; a
+// cluster node's store has the size of its copy.
 func testNotAFile(t *testing.T) {
 	db := mustOpenDB(t)
 	if _, err := db.Backup(ctx, io.Discard); !errors.Is(err, ErrNotFile) {
 		t.Errorf("Backup = %v, want ErrNotFile", err)
 	}
-	if _, err := db.FileSize(); !errors.Is(err, ErrNotFile) {
+	size, err := db.FileSize()
+	if onCluster(t) && (err != nil || size == 0) {
+		t.Errorf("FileSize of a node's copy = %d, %v", size, err)
+	}
+	if !onCluster(t) && !errors.Is(err, ErrNotFile) {
 		t.Errorf("FileSize = %v, want ErrNotFile", err)
 	}
 }

@@ -152,6 +152,8 @@ type DB struct {
 	cache, terms *recordCache
 	// full is set while writes fail for want of disk space (full.go).
 	full atomic.Bool
+	// compactAt is the cluster revision the next CompactHistory compacts up to (cluster.go).
+	compactAt atomic.Int64
 }
 
 // ErrLocked is returned by Open when another process holds the data file.

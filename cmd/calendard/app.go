@@ -21,7 +21,9 @@ import (
 	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
+	"github.com/calendard/calendard/storage/kv/replica"
 )
 
 // Server timeouts (CONTRACT 10.2) and limits (10.1).
@@ -75,9 +77,34 @@ func (s *handlerSwitch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *handlerSwitch) set(h http.Handler) { s.h.Store(&h) }
 
-// openStore opens the store: the calendar.db file of the data directory, or, in cluster mode, the
-// etcd cluster configured (the data directory then holds only the indexes).
+// openStore opens the store for a command: the calendar.db file of the data directory, or, in
+// cluster mode, the etcd cluster configured, read and written directly (a command runs beside the
+// server, whose copy of the cluster it must not lock, and briefly).
 func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
+	return openStoreWith(cfg, log, func(st *etcdkv.Store) (kv.Store, error) { return st, nil })
+}
+
+// openServedStore opens the store for the server: in cluster mode its reads are served by a copy of
+// the cluster in the data directory (replicaName), which it follows (package replica, DESIGN 8).
+// Making a new copy, or catching up with the cluster, comes before the server answers.
+func openServedStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
+	return openStoreWith(cfg, log, func(st *etcdkv.Store) (kv.Store, error) {
+		return replica.Open(context.Background(), filepath.Join(cfg.DataDir, replicaName), st,
+			replica.Options{Logger: log.Named("replica")})
+	})
+}
+
+// minClusterHorizon is the least time the change log keeps its entries in cluster mode.
+const minClusterHorizon = time.Hour
+
+// replicaName is the file of a cluster node's copy of the store, in the data directory: rebuilt
+// from the cluster when missing.
+const replicaName = "replica.db"
+
+// openStoreWith opens the calendar.db file of the data directory, or, in cluster mode, the store
+// on what cluster makes of the etcd cluster configured (the data directory then holds only what a
+// node rebuilds: its indexes and its copy). cluster owns the etcdkv store it is given.
+func openStoreWith(cfg Config, log *zap.Logger, cluster func(*etcdkv.Store) (kv.Store, error)) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -87,8 +114,12 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records,
 	}
 	if cfg.etcd == nil {
-		return storage.Open(filepath.Join(cfg.DataDir, "calendar.db"), opts)
+		return storage.Open(filepath.Join(cfg.DataDir, storeName), opts)
 	}
+	// Every node's index follows the one change log, which the elected node trims to the horizon
+	// whatever the others have applied (jobs.Jobs.TrimChanges): the horizon is what a node can fall
+	// behind and still catch up from the log rather than from a full read of the store.
+	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
 	ecfg := *cfg.etcd
 	ecfg.Logger = log.Named("etcd")
 	// Open is bounded by its dial timeout: an unreachable cluster fails start-up, it does not hang it.
@@ -96,14 +127,19 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return storage.OpenStore(st, opts)
+	store, err := cluster(st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return storage.OpenStore(store, opts)
 }
 
 // open opens the store and builds the server, answering with handlers.Loading until load is done;
 // stderr receives a generated administrator password. Demo data (a development aid, for an empty
 // store only) goes in here, before the index is loaded over it.
 func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*app, error) {
-	db, err := openStore(cfg, log)
+	db, err := openServedStore(cfg, log)
 	if err != nil {
 		return nil, err
 	}

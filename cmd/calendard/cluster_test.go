@@ -145,9 +145,10 @@ func TestTwoNodes(t *testing.T) {
 	}
 }
 
-// TestClusterOutage: with etcd out of reach, a write and a read answer 503 rest_store_unavailable
-// with Retry-After within the configured timeout, never hanging and never a 500; and a node does not
-// start on a cluster it cannot reach.
+// TestClusterOutage: with etcd out of reach, a write answers 503 rest_store_unavailable with
+// Retry-After within the configured timeout, never hanging and never a 500; reads keep being served
+// from the node's copy, stale, with the revision they reflect, and the node stays ready; and a node
+// does not start on a cluster it cannot reach.
 func TestClusterOutage(t *testing.T) {
 	member, err := etcdtest.Start()
 	if err != nil {
@@ -157,24 +158,31 @@ func TestClusterOutage(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	env := []string{"CALENDAR_ETCD_ENDPOINTS=" + member.Endpoint, "CALENDAR_ETCD_TIMEOUT=" + timeout.String()}
 	s := startServer(t, env...)
-	s.create("/calendar/events/v1/events", map[string]any{"title": "Before", "start_date": "2027-01-01 10:00", "end_date": "2027-01-01 11:00"})
+	created := s.create("/calendar/events/v1/events", map[string]any{"title": "Before", "start_date": "2027-01-01 10:00", "end_date": "2027-01-01 11:00"})
+	revision := s.do(req{method: "GET", path: "/calendar/events/v1/events"}).header.Get("X-Calendar-Revision")
 	member.Close()
-	for _, r := range []req{
-		{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{"title": "During",
-			"start_date": "2027-01-02 10:00", "end_date": "2027-01-02 11:00"}},
-		{method: "GET", path: "/calendar/events/v1/events/1"},
-	} {
-		start := time.Now()
-		res := s.do(r)
-		if d := time.Since(start); d > 10*timeout {
-			t.Errorf("%s %s took %v, with etcd requests bounded by %v", r.method, r.path, d, timeout)
-		}
-		if res.status != http.StatusServiceUnavailable || res.json(t)["code"] != "rest_store_unavailable" || res.header.Get("Retry-After") == "" {
-			t.Errorf("%s %s: %d Retry-After %q %s, want 503 rest_store_unavailable with Retry-After",
-				r.method, r.path, res.status, res.header.Get("Retry-After"), res.body)
+
+	start := time.Now()
+	res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{"title": "During",
+		"start_date": "2027-01-02 10:00", "end_date": "2027-01-02 11:00"}})
+	if d := time.Since(start); d > 10*timeout {
+		t.Errorf("a write took %v, with etcd requests bounded by %v", d, timeout)
+	}
+	if res.status != http.StatusServiceUnavailable || res.json(t)["code"] != "rest_store_unavailable" || res.header.Get("Retry-After") == "" {
+		t.Errorf("a write: %d Retry-After %q %s, want 503 rest_store_unavailable with Retry-After",
+			res.status, res.header.Get("Retry-After"), res.body)
+	}
+	for _, path := range []string{"/calendar/events/v1/events/" + strconv.FormatUint(created, 10), "/calendar/events/v1/events?search=before"} {
+		res := s.do(req{method: "GET", path: path})
+		if res.status != http.StatusOK || !strings.Contains(string(res.body), `"Before"`) || res.header.Get("X-Calendar-Revision") != revision {
+			t.Errorf("GET %s without etcd: %d revision %q %s, want 200 with the event, at revision %s", path, res.status,
+				res.header.Get("X-Calendar-Revision"), res.body, revision)
 		}
 	}
-	start := time.Now()
+	if res := s.do(req{method: "GET", path: "/readyz"}); res.status != http.StatusOK || res.json(t)["status"] != "stale" {
+		t.Errorf("readyz without etcd: %d %s, want 200 stale", res.status, res.body)
+	}
+	start = time.Now()
 	if _, err := openTestApp(t.TempDir(), zap.NewNop(), env...); !errors.Is(err, storage.ErrUnavailable) {
 		t.Errorf("start on an unreachable cluster: %v, want ErrUnavailable", err)
 	}

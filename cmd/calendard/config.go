@@ -147,7 +147,7 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"failed authentications per minute per client address and login before 429, 0 = off (CALENDAR_AUTH_FAILURES_PER_MINUTE)")
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
 	horizon := fs.String("changes-horizon", envOr(getenv, "CALENDAR_CHANGES_HORIZON", "168h"),
-		"how long change-feed cursors stay valid: change-log entries are kept at least this long, 0 = only until the index has them (CALENDAR_CHANGES_HORIZON)")
+		"how long change-feed cursors stay valid: change-log entries are kept at least this long, 0 = only until the index has them; at least 1h in cluster mode (CALENDAR_CHANGES_HORIZON)")
 	seriesPast := fs.String("series-past", envOr(getenv, "CALENDAR_SERIES_PAST", "24"),
 		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),

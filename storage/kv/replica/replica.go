@@ -383,6 +383,9 @@ func (s *Store) await(ctx context.Context, rev int64) error {
 // Applied returns the source revision the copy holds.
 func (s *Store) Applied() int64 { return s.applied.Load() }
 
+// Path is the local file's path.
+func (s *Store) Path() string { return s.path }
+
 // Primary implements kv.Copy.
 func (s *Store) Primary() kv.Source { return s.src }
 
