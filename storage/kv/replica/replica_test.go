@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -271,4 +272,69 @@ func TestReadsWithoutTheCluster(t *testing.T) {
 	if d := time.Since(start); d > 10*n.cfg.RequestTimeout {
 		t.Errorf("the failed write took %v", d)
 	}
+}
+
+// cutOff is a source whose follows the test can cut, as a partition from the cluster would: while
+// cut, a follow fails at once.
+type cutOff struct {
+	kv.Source
+	mu  sync.Mutex
+	cut bool
+	// stop ends the follow in progress.
+	stop context.CancelFunc
+}
+
+func (c *cutOff) Follow(ctx context.Context, after int64, apply func([]kv.Commit) error) error {
+	c.mu.Lock()
+	if c.cut {
+		c.mu.Unlock()
+		return kv.ErrUnavailable
+	}
+	ctx, c.stop = context.WithCancel(ctx)
+	c.mu.Unlock()
+	return c.Source.Follow(ctx, after, apply)
+}
+
+func (c *cutOff) setCut(cut bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cut = cut
+	if cut && c.stop != nil {
+		c.stop()
+	}
+}
+
+// TestCopyAgainWhileServing: a running node cut off from the cluster while its history is compacted
+// past the node's revision makes a new copy once it is back, and its reads, which went on from the
+// old copy meanwhile, move to the new one.
+func TestCopyAgainWhileServing(t *testing.T) {
+	srv := etcdtest.Shared(t)
+	n := newNode(t, srv)
+	src := &cutOff{Source: n.source(t)}
+	s, err := replica.Open(ctx, n.path, src, replica.Options{Copied: func(k int) { n.copied.Add(int64(k)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put(t, s, "a", "1")
+	first := n.copied.Load()
+
+	src.setCut(true)
+	other := n.source(t)
+	defer other.Close()
+	put(t, other, "a", "2")
+	put(t, other, "c", "3") // compaction keeps its own revision: the node's next one must go
+	if err := srv.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := read(t, s, "a"); v != "1" {
+		t.Errorf("cut off, the node reads a = %q, want the 1 it had", v)
+	}
+	src.setCut(false)
+	waitFor(t, "the new copy", func() bool { v, _ := read(t, s, "a"); return v == "2" })
+	if n.copied.Load() == first {
+		t.Error("the node caught up without a new copy, past a compacted history")
+	}
+	put(t, other, "b", "3")
+	waitFor(t, "a write after the new copy", func() bool { v, _ := read(t, s, "b"); return v == "3" })
 }
