@@ -68,6 +68,15 @@ func (n *node) open(t *testing.T) *replica.Store {
 	return s
 }
 
+// stoppedNode is a node that wrote a = 1 into a new prefix of the shared member, and stopped.
+func stoppedNode(t *testing.T) *node {
+	n := newNode(t, etcdtest.Shared(t))
+	s := n.open(t)
+	put(t, s, "a", "1")
+	s.Close()
+	return n
+}
+
 func put(t *testing.T, s kv.Store, key, value string) {
 	t.Helper()
 	err := s.Update(ctx, func(tx kv.RwTx) error {
@@ -151,18 +160,14 @@ func TestOwnWriteReadAtOnce(t *testing.T) {
 // TestResume: a node that restarts follows from its copy's revision instead of copying again, and
 // applies what was written while it was away.
 func TestResume(t *testing.T) {
-	srv := etcdtest.Shared(t)
-	n := newNode(t, srv)
-	s := n.open(t)
-	put(t, s, "a", "1")
-	s.Close()
+	n := stoppedNode(t)
 	first := n.copied.Load()
 
 	other := n.source(t)
 	defer other.Close()
 	put(t, other, "b", "2")
 
-	s = n.open(t)
+	s := n.open(t)
 	defer s.Close()
 	if got := n.copied.Load(); got != first {
 		t.Errorf("the restart copied %d keys again; it should have followed from its revision", got-first)
@@ -175,22 +180,18 @@ func TestResume(t *testing.T) {
 // TestBehindCompaction: a node whose copy is older than the cluster's compacted history copies the
 // cluster again (list, then watch) and serves what was written while it was away.
 func TestBehindCompaction(t *testing.T) {
-	srv := etcdtest.Shared(t)
-	n := newNode(t, srv)
-	s := n.open(t)
-	put(t, s, "a", "1")
-	s.Close()
+	n := stoppedNode(t)
 	first := n.copied.Load()
 
 	other := n.source(t)
 	defer other.Close()
 	put(t, other, "b", "2")
 	put(t, other, "a", "3")
-	if err := srv.Compact(ctx); err != nil {
+	if err := etcdtest.Shared(t).Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
 
-	s = n.open(t)
+	s := n.open(t)
 	defer s.Close()
 	if n.copied.Load() == first {
 		t.Error("the node behind the compacted history did not copy the cluster again")
@@ -211,15 +212,11 @@ func TestBehindCompaction(t *testing.T) {
 // TestCopyOfAnotherStore: a data directory holding a copy of another prefix (or cluster) is copied
 // again, never followed from a revision that is not its source's.
 func TestCopyOfAnotherStore(t *testing.T) {
-	srv := etcdtest.Shared(t)
-	n := newNode(t, srv)
-	s := n.open(t)
-	put(t, s, "a", "1")
-	s.Close()
+	n := stoppedNode(t)
 
-	m := newNode(t, srv)
+	m := newNode(t, etcdtest.Shared(t))
 	m.path = n.path
-	s = m.open(t)
+	s := m.open(t)
 	defer s.Close()
 	if m.copied.Load() != 0 {
 		t.Errorf("copied %d keys from an empty prefix", m.copied.Load())
@@ -231,15 +228,11 @@ func TestCopyOfAnotherStore(t *testing.T) {
 
 // TestUnreadableCopy: a copy that is not a bbolt file any more is made again.
 func TestUnreadableCopy(t *testing.T) {
-	srv := etcdtest.Shared(t)
-	n := newNode(t, srv)
-	s := n.open(t)
-	put(t, s, "a", "1")
-	s.Close()
+	n := stoppedNode(t)
 	if err := os.WriteFile(n.path, []byte("not a database, but long enough to be read as one's first page"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s = n.open(t)
+	s := n.open(t)
 	defer s.Close()
 	if v, _ := read(t, s, "a"); v != "1" {
 		t.Errorf("after copying again a reads %q, want 1", v)
