@@ -21,7 +21,6 @@ import (
 	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/replica"
 )
@@ -81,30 +80,27 @@ func (s *handlerSwitch) set(h http.Handler) { s.h.Store(&h) }
 // cluster mode, the etcd cluster configured, read and written directly (a command runs beside the
 // server, whose copy of the cluster it must not lock, and briefly).
 func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
-	return openStoreWith(cfg, log, func(st *etcdkv.Store) (kv.Store, error) { return st, nil })
+	return openStoreFor(cfg, log, false)
 }
 
 // openServedStore opens the store for the server: in cluster mode its reads are served by a copy of
 // the cluster in the data directory (replicaName), which it follows (package replica, DESIGN 8).
 // Making a new copy, or catching up with the cluster, comes before the server answers.
 func openServedStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
-	return openStoreWith(cfg, log, func(st *etcdkv.Store) (kv.Store, error) {
-		return replica.Open(context.Background(), filepath.Join(cfg.DataDir, replicaName), st,
-			replica.Options{Logger: log.Named("replica")})
-	})
+	return openStoreFor(cfg, log, true)
 }
 
-// minClusterHorizon is the least time the change log keeps its entries in cluster mode.
-const minClusterHorizon = time.Hour
-
-// replicaName is the file of a cluster node's copy of the store, in the data directory: rebuilt
+// replicaName is the file of a cluster node's copy of the store, in the data directory: made again
 // from the cluster when missing.
 const replicaName = "replica.db"
 
-// openStoreWith opens the calendar.db file of the data directory, or, in cluster mode, the store
-// on what cluster makes of the etcd cluster configured (the data directory then holds only what a
-// node rebuilds: its indexes and its copy). cluster owns the etcdkv store it is given.
-func openStoreWith(cfg Config, log *zap.Logger, cluster func(*etcdkv.Store) (kv.Store, error)) (*storage.DB, error) {
+// minClusterHorizon is the least time a server keeps change-log entries in cluster mode.
+const minClusterHorizon = time.Hour
+
+// openStoreFor opens the calendar.db file of the data directory, or, in cluster mode, the store on
+// the etcd cluster configured (the data directory then holds only what a node rebuilds: its indexes
+// and, for the server, its copy of the cluster).
+func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -116,10 +112,6 @@ func openStoreWith(cfg Config, log *zap.Logger, cluster func(*etcdkv.Store) (kv.
 	if cfg.etcd == nil {
 		return storage.Open(filepath.Join(cfg.DataDir, storeName), opts)
 	}
-	// Every node's index follows the one change log, which the elected node trims to the horizon
-	// whatever the others have applied (jobs.Jobs.TrimChanges): the horizon is what a node can fall
-	// behind and still catch up from the log rather than from a full read of the store.
-	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
 	ecfg := *cfg.etcd
 	ecfg.Logger = log.Named("etcd")
 	// Open is bounded by its dial timeout: an unreachable cluster fails start-up, it does not hang it.
@@ -127,12 +119,20 @@ func openStoreWith(cfg Config, log *zap.Logger, cluster func(*etcdkv.Store) (kv.
 	if err != nil {
 		return nil, err
 	}
-	store, err := cluster(st)
+	if !served {
+		return storage.OpenStore(st, opts)
+	}
+	// Every node's index follows the one change log, which the elected node trims to the horizon
+	// whatever the others have applied (jobs.Jobs.TrimChanges): the horizon is how far a node can
+	// fall behind and still catch up from the log rather than from a full read of the store.
+	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
+	rep, err := replica.Open(context.Background(), filepath.Join(cfg.DataDir, replicaName), st,
+		replica.Options{Logger: log.Named("replica")})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	return storage.OpenStore(store, opts)
+	return storage.OpenStore(rep, opts)
 }
 
 // open opens the store and builds the server, answering with handlers.Loading until load is done;

@@ -137,13 +137,14 @@ func openDirStore(t *testing.T, cmd string, getenv func(string) string) *storage
 	return db
 }
 
-// settle waits until the index has applied everything in the store. Writes made straight to the store,
-// unlike writes through HTTP, return before the index has them.
+// settle waits until the index has applied everything in the store (in cluster mode, the cluster's
+// store: what other nodes wrote too). Writes made straight to the store, unlike writes through HTTP,
+// return before the index has them.
 func (s *server) settle() {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	head, err := s.app.db.ChangeHead(ctx)
+	head, err := s.app.db.PrimaryChangeHead(ctx)
 	if err != nil {
 		s.t.Fatal(err)
 	}

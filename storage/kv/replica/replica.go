@@ -124,7 +124,8 @@ var (
 
 // Open opens the copy of src at path, making it when the file is missing, unreadable, or a copy of
 // another source, and returns once the copy has caught up with src's latest commit. It then follows
-// src until Close. The Store owns src: Close closes it.
+// src until Close. The Store owns src once open (Close closes it); when Open fails, the caller still
+// does.
 func Open(ctx context.Context, path string, src kv.Source, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -146,7 +147,7 @@ func Open(ctx context.Context, path string, src kv.Source, opts Options) (*Store
 	s.cancel = cancel
 	go s.follow(fctx)
 	if err := s.await(ctx, head); err != nil {
-		s.Close()
+		s.closeLocal()
 		return nil, fmt.Errorf("replica: catch up with %s: %w", src.Identity(), err)
 	}
 	return s, nil
@@ -459,13 +460,13 @@ func (s *Store) Elect(ctx context.Context, name string, lead func(bool)) error {
 }
 
 // Close stops following and closes the copy and the source.
-func (s *Store) Close() error {
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-	}
+func (s *Store) Close() error { return errors.Join(s.closeLocal(), s.src.Close()) }
+
+// closeLocal stops following and closes the copy.
+func (s *Store) closeLocal() error {
+	s.cancel()
+	<-s.done
 	s.mu.Lock()
-	err := s.local.Close()
-	s.mu.Unlock()
-	return errors.Join(err, s.src.Close())
+	defer s.mu.Unlock()
+	return s.local.Close()
 }
