@@ -194,6 +194,16 @@ type req struct {
 
 func (s *server) do(r req) *response {
 	s.t.Helper()
+	res, err := s.send(context.Background(), r)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return res
+}
+
+// send is do for a goroutine other than the test's, which must not end the test: it returns what
+// fails, the request's context ending included.
+func (s *server) send(ctx context.Context, r req) (*response, error) {
 	var body io.Reader
 	ct := r.contentType
 	switch b := r.body.(type) {
@@ -203,16 +213,16 @@ func (s *server) do(r req) *response {
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
-			s.t.Fatal(err)
+			return nil, err
 		}
 		body = bytes.NewReader(data)
 		if ct == "" {
 			ct = "application/json"
 		}
 	}
-	hr, err := http.NewRequest(r.method, s.ts.URL+r.path, body)
+	hr, err := http.NewRequestWithContext(ctx, r.method, s.ts.URL+r.path, body)
 	if err != nil {
-		s.t.Fatal(err)
+		return nil, err
 	}
 	if ct != "" {
 		hr.Header.Set("Content-Type", ct)
@@ -228,14 +238,14 @@ func (s *server) do(r req) *response {
 	}
 	res, err := s.ts.Client().Do(hr)
 	if err != nil {
-		s.t.Fatal(err)
+		return nil, err
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
 	if err != nil {
-		s.t.Fatal(err)
+		return nil, err
 	}
-	return &response{status: res.StatusCode, header: res.Header, body: data}
+	return &response{status: res.StatusCode, header: res.Header, body: data}, nil
 }
 
 // create posts body to path as the administrator and returns the new ID.
