@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
 )
 
@@ -28,8 +29,10 @@ func TestMain(m *testing.M) { etcdtest.Main(m) }
 // clusterEnv is the configuration of a server in cluster mode on the package's etcd member, under a
 // prefix of its own. The store uses etcd's default transaction limits, as against a production
 // cluster, although the test member allows more.
-func clusterEnv(t *testing.T) []string {
-	cfg := etcdtest.Shared(t).Config()
+func clusterEnv(t *testing.T) []string { return etcdEnv(etcdtest.Shared(t).Config()) }
+
+// etcdEnv is the configuration of a server in cluster mode on cfg's endpoints and prefix.
+func etcdEnv(cfg etcdkv.Config) []string {
 	return []string{"CALENDAR_ETCD_ENDPOINTS=" + strings.Join(cfg.Endpoints, ","), "CALENDAR_ETCD_PREFIX=" + cfg.Prefix}
 }
 
@@ -325,73 +328,84 @@ func TestMigrateAndBackupRoundTrip(t *testing.T) {
 	}
 }
 
+// jobNode is a server running its jobs (startJobs, as serve does) that tells on leading when it
+// becomes or stops being the cluster's job leader.
+type jobNode struct {
+	s       *server
+	leading chan bool
+	stop    func()
+}
+
+func startJobNode(t *testing.T, env ...string) *jobNode {
+	t.Helper()
+	n := &jobNode{s: startServer(t, env...), leading: make(chan bool, 8)}
+	n.s.app.jobLeader = func(lead bool) { n.leading <- lead }
+	stop, err := n.s.app.startJobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.stop = stop
+	t.Cleanup(func() { n.stop() })
+	return n
+}
+
+// published is how many times publication ran on n.
+func (n *jobNode) published(t *testing.T) uint64 {
+	t.Helper()
+	for _, st := range n.s.app.jobs.Stats() {
+		if st.Name == "publish-due" {
+			return st.Runs
+		}
+	}
+	t.Fatal("no publish-due job")
+	return 0
+}
+
+// waitLead waits until n is elected, for at most within.
+func (n *jobNode) waitLead(t *testing.T, within time.Duration) {
+	t.Helper()
+	select {
+	case l := <-n.leading:
+		if !l {
+			t.Fatal("told it stopped leading, want it elected")
+		}
+	case <-time.After(within):
+		t.Fatalf("not elected within %v", within)
+	}
+}
+
+// ranPublication runs the jobs once on n and tells whether publication ran there. The start-up's run
+// or the minute's scheduled one may be running it at the same moment (RunOnce then skips it), so a
+// leader's count is awaited; a follower's never moves.
+func (n *jobNode) ranPublication(t *testing.T) bool {
+	t.Helper()
+	before := n.published(t)
+	if err := n.s.app.jobs.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); n.published(t) == before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n.published(t) > before
+}
+
 // TestJobLeaderFailover: of two nodes on one cluster, the elected one runs the cluster's jobs
 // (publication) and the other skips them; when the leader stops, the other is elected and runs them.
 func TestJobLeaderFailover(t *testing.T) {
 	cluster := clusterEnv(t)
-	type node struct {
-		s       *server
-		leading chan bool
-		stop    func()
-	}
-	start := func() *node {
-		n := &node{s: startServer(t, cluster...), leading: make(chan bool, 8)}
-		n.s.app.jobLeader = func(lead bool) { n.leading <- lead }
-		stop, err := n.s.app.startJobs(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.stop = stop
-		t.Cleanup(func() { n.stop() })
-		return n
-	}
-	published := func(n *node) uint64 {
-		for _, st := range n.s.app.jobs.Stats() {
-			if st.Name == "publish-due" {
-				return st.Runs
-			}
-		}
-		t.Fatal("no publish-due job")
-		return 0
-	}
-	waitLead := func(n *node) {
-		t.Helper()
-		select {
-		case l := <-n.leading:
-			if !l {
-				t.Fatal("told it stopped leading, want it elected")
-			}
-		case <-time.After(15 * time.Second):
-			t.Fatal("not elected within 15 s")
-		}
-	}
-	a := start()
-	waitLead(a)
-	b := start()
-	// ran runs the jobs once on n and tells whether publication ran there. The start-up's run or the
-	// minute's scheduled one may be running it at the same moment (RunOnce then skips it), so a
-	// leader's count is awaited; a follower's never moves.
-	ran := func(n *node) bool {
-		t.Helper()
-		before := published(n)
-		if err := n.s.app.jobs.RunOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(5 * time.Second); published(n) == before && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-		return published(n) > before
-	}
-	if !ran(a) {
+	a := startJobNode(t, cluster...)
+	a.waitLead(t, 15*time.Second)
+	b := startJobNode(t, cluster...)
+	if !a.ranPublication(t) {
 		t.Error("the leader did not run publication")
 	}
-	if ran(b) {
+	if b.ranPublication(t) {
 		t.Error("the follower ran publication")
 	}
 	a.stop() // resigns
 	a.stop = func() {}
-	waitLead(b)
-	if !ran(b) {
+	b.waitLead(t, 15*time.Second)
+	if !b.ranPublication(t) {
 		t.Error("the new leader did not run publication")
 	}
 }
@@ -415,26 +429,34 @@ func TestRevokeAcrossNodes(t *testing.T) {
 	}
 }
 
+// readYourWrite creates an event through from and reads it on to, sending the revision the write
+// answered with as X-Calendar-Min-Revision: to must answer with the event, by its ID at once. It
+// returns the event's ID and to's answer to the list request path at that revision.
+func readYourWrite(t *testing.T, from, to *server, event map[string]any, path string) (uint64, *response) {
+	t.Helper()
+	res := from.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: event})
+	rev := res.header.Get("X-Calendar-Revision")
+	if res.status != http.StatusCreated || rev == "" || rev == "0" {
+		t.Fatalf("create: %d, revision %q\n%s", res.status, rev, res.body)
+	}
+	id := uint64(res.json(t)["id"].(float64))
+	atRev := map[string]string{"X-Calendar-Min-Revision": rev}
+	if got := to.do(req{method: "GET", path: "/calendar/events/v1/events/" + utoa(id), header: atRev}); got.status != http.StatusOK {
+		t.Fatalf("read of event %d at revision %s on the other node: %d %s", id, rev, got.status, got.body)
+	}
+	return id, to.do(req{method: "GET", path: path, header: atRev})
+}
+
 // TestReadYourWritesAcrossNodes: the revision a write through one node answers with, sent back to the
 // other node as X-Calendar-Min-Revision, makes that node answer with the write applied.
 func TestReadYourWritesAcrossNodes(t *testing.T) {
 	cluster := clusterEnv(t)
 	a, b := startServer(t, cluster...), startServer(t, cluster...)
 	for i := range 5 {
-		res := a.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: map[string]any{
-			"title": fmt.Sprintf("Written on a %d", i), "start_date": "2027-02-01 19:00:00", "end_date": "2027-02-01 21:00:00"}})
-		rev := res.header.Get("X-Calendar-Revision")
-		if res.status != http.StatusCreated || rev == "" || rev == "0" {
-			t.Fatalf("create on a: %d, revision %q", res.status, rev)
-		}
-		id := uint64(res.json(t)["id"].(float64))
-		got := b.do(req{method: "GET", path: fmt.Sprintf("/calendar/events/v1/events/%d", id), header: map[string]string{"X-Calendar-Min-Revision": rev}})
-		if got.status != http.StatusOK {
-			t.Fatalf("read on b at revision %s: %d %s", rev, got.status, got.body)
-		}
-		list := b.do(req{method: "GET", path: "/calendar/events/v1/events?search=written", header: map[string]string{"X-Calendar-Min-Revision": rev}})
+		_, list := readYourWrite(t, a, b, map[string]any{"title": fmt.Sprintf("Written on a %d", i),
+			"start_date": "2027-02-01 19:00:00", "end_date": "2027-02-01 21:00:00"}, "/calendar/events/v1/events?search=written")
 		if total := list.header.Get("X-TEC-Total"); total != strconv.Itoa(i+1) {
-			t.Errorf("list on b at revision %s: %s events, want %d", rev, total, i+1)
+			t.Errorf("list on b after write %d: %s events, want %d", i, total, i+1)
 		}
 	}
 }

@@ -65,17 +65,12 @@ func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string)
 
 // openTestApp opens the app and loads its index the way startServer does, without serving it.
 func openTestApp(dir string, log *zap.Logger, env ...string) (*app, error) {
-	vars := map[string]string{
+	cfg, err := parseConfig("serve", nil, lookup(map[string]string{
 		"CALENDAR_DATA_DIR":           dir,
 		"CALENDAR_NOW":                testNow,
 		"CALENDAR_BASE_URL":           testOrigin,
 		"CALENDAR_ADMIN_APP_PASSWORD": adminPass,
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+	}, env...), io.Discard)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +82,15 @@ func openTestApp(dir string, log *zap.Logger, env ...string) (*app, error) {
 		return nil, errors.Join(err, a.close())
 	}
 	return a, nil
+}
+
+// lookup is the environment of vars with env's "KEY=value" entries over them.
+func lookup(vars map[string]string, env ...string) func(string) string {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return func(k string) string { return vars[k] }
 }
 
 // serveTestApp serves an opened app behind httptest until the test ends.
