@@ -36,6 +36,21 @@ func etcdEnv(cfg etcdkv.Config) []string {
 	return []string{"CALENDAR_ETCD_ENDPOINTS=" + strings.Join(cfg.Endpoints, ","), "CALENDAR_ETCD_PREFIX=" + cfg.Prefix}
 }
 
+// openClusterStore opens a store on the cluster and prefix env names, as a node does, on the frozen
+// clock unless env sets another, and without a change-feed horizon, so that TrimChanges trims what it
+// is told to; it is closed when the test ends.
+func openClusterStore(t *testing.T, env ...string) *storage.DB {
+	t.Helper()
+	db := openDirStore(t, "serve", lookup(map[string]string{"CALENDAR_DATA_DIR": t.TempDir(), "CALENDAR_NOW": testNow,
+		"CALENDAR_CHANGES_HORIZON": "0"}, env...))
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
+}
+
 // TestClusterWriteTooLarge: in cluster mode with etcd's default limits, a series whose occurrences do
 // not fit one etcd transaction is refused with 400 rest_write_too_large, and nothing of it is kept; a
 // short one is written.
