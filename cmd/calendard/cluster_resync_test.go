@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/kv/etcdkv"
 )
 
 // TestNodeResyncsPastTheTrimmedLog: a running node whose index stopped following while the cluster's
@@ -36,7 +34,7 @@ func TestNodeResyncsPastTheTrimmedLog(t *testing.T) {
 			t.Fatalf("%s %s: %d %s", r.method, r.path, res.status, res.body)
 		}
 	}
-	trimAll(t, env)
+	trimChanges(t, env...)
 	// B's copy of the store applies the trimming a moment later: until it has, B's log still holds
 	// what its index has not applied, and no resync is needed.
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -57,39 +55,5 @@ func TestNodeResyncsPastTheTrimmedLog(t *testing.T) {
 		if got := res.header.Get("X-TEC-Total"); res.status != http.StatusOK || got != want {
 			t.Errorf("search %s on the resynced node: %d, %s found, want %s", search, res.status, got, want)
 		}
-	}
-}
-
-// trimAll trims the whole change log of the cluster env names, through a store of its own on the same
-// prefix, as the elected node's trimming does to entries older than the horizon.
-func trimAll(t *testing.T, env []string) {
-	t.Helper()
-	var cfg etcdkv.Config
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "CALENDAR_ETCD_ENDPOINTS":
-			cfg.Endpoints = strings.Split(v, ",")
-		case "CALENDAR_ETCD_PREFIX":
-			cfg.Prefix = v
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, err := etcdkv.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := storage.OpenStore(st, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	head, err := db.ChangeHead(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := db.TrimChanges(ctx, head); err != nil || n == 0 {
-		t.Fatalf("trim the change log: %d entries, %v", n, err)
 	}
 }

@@ -51,6 +51,21 @@ func openClusterStore(t *testing.T, env ...string) *storage.DB {
 	return db
 }
 
+// trimChanges trims the whole change log of the cluster env names, through a store of its own on the
+// same prefix with no horizon.
+func trimChanges(t *testing.T, env ...string) {
+	t.Helper()
+	ctx := context.Background()
+	db := openClusterStore(t, env...)
+	head, err := db.ChangeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.TrimChanges(ctx, head); err != nil || n == 0 {
+		t.Fatalf("trim the change log: %d entries, %v", n, err)
+	}
+}
+
 // TestClusterWriteTooLarge: in cluster mode with etcd's default limits, a series whose occurrences do
 // not fit one etcd transaction is refused with 400 rest_write_too_large, and nothing of it is kept; a
 // short one is written.
