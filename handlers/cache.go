@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -29,6 +30,9 @@ type listCache struct {
 	bytes, limit int
 	// hits and misses count the lookups, for the metrics (stats).
 	hits, misses uint64
+	// heat counts, per key of an entry kept, the hits since the last boundary prepared for
+	// (boundary.go); evicting an entry forgets its count, so the map never outgrows m.
+	heat map[string]uint64
 }
 
 type cachedList struct {
@@ -56,7 +60,9 @@ type cachedList struct {
 	deps []storage.Doc
 }
 
-func newListCache(limit int) *listCache { return &listCache{m: map[string]*cachedList{}, limit: limit} }
+func newListCache(limit int) *listCache {
+	return &listCache{m: map[string]*cachedList{}, limit: limit, heat: map[string]uint64{}}
+}
 
 // recorder captures a response so that it can be cached and replayed.
 type recorder struct {
@@ -81,6 +87,9 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		}
 		version := h.index.Version()
 		key := listKey(route, rq)
+		if rq.preparing {
+			return h.prepare(rq, key, head, version, fn)
+		}
 		if c := h.lists.get(key, head, version, rq.now); c != nil {
 			return h.replay(w, rq, key, c)
 		}
@@ -106,15 +115,28 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 			c.body = nil
 		}
 		if rec.status == http.StatusOK {
-			until := h.index.StableUntil(rq.r.Context(), rq.now)
-			if midnight := dayEdge(rq.now, rq.site.Loc, true).Add(time.Second); midnight.Before(until) {
-				until = midnight
-			}
-			c.until = until
+			c.until = h.listUntil(rq.r.Context(), rq.now, rq.site.Loc)
 			h.lists.put(key, c)
 		}
 		return nil
 	}
+}
+
+// listUntil is the first instant after now at which time alone may change a list answer computed at
+// now: the index's next event start or publication, or the next midnight in loc.
+//
+// The index is asked from a second before now: an event stops being upcoming one second after its
+// start (only_with_upcoming compares whole seconds), so an answer computed during the second an event
+// starts in is valid only until that start, which is not after now, and is not reused. Asked from
+// now, the index would name the next start after this one, and the answer would keep the event
+// upcoming until then; an answer prepared for the boundary of that start (boundary.go) is computed in
+// exactly that second.
+func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Location) time.Time {
+	until := h.index.StableUntil(ctx, now.Add(-time.Second))
+	if midnight := dayEdge(now, loc, true).Add(time.Second); midnight.Before(until) {
+		until = midnight
+	}
+	return until
 }
 
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
@@ -161,12 +183,23 @@ func (c *listCache) get(key string, head uint64, version index.Version, now time
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.m[key]
-	if e == nil || e.head != head || e.version != version || now.Before(e.from) || !now.Before(e.until) {
-		c.misses++
-		return nil
+	if !e.validAt(head, version, now) {
+		// An answer prepared for the boundary now is past takes over from the one that expired.
+		if e = c.m[nextKey(key)]; !e.validAt(head, version, now) {
+			c.misses++
+			return nil
+		}
+		c.removeLocked(nextKey(key))
+		c.putLocked(key, e)
 	}
 	c.hits++
+	c.heat[key]++
 	return e
+}
+
+// validAt reports whether e answers a request at now, with the store at head and the index at version.
+func (e *cachedList) validAt(head uint64, version index.Version, now time.Time) bool {
+	return e != nil && e.head == head && e.version == version && !now.Before(e.from) && now.Before(e.until)
 }
 
 // peek returns the entry of key as it is, for callers that judge its validity themselves; they count
@@ -206,9 +239,18 @@ func (c *listCache) putLocked(key string, e *cachedList) {
 		}
 		c.bytes -= old.size()
 		delete(c.m, k)
+		delete(c.heat, k)
 	}
 	c.m[key] = e
 	c.bytes += e.size()
+}
+
+// removeLocked drops the entry of key, if any; its heat stays with the key.
+func (c *listCache) removeLocked(key string) {
+	if old := c.m[key]; old != nil {
+		c.bytes -= old.size()
+		delete(c.m, key)
+	}
 }
 
 // plainOf returns the plain body of c, an entry kept with its gzip body only, decompressed, and keeps

@@ -181,6 +181,9 @@ type request struct {
 	// plain has the answer written uncompressed whatever Accept-Encoding says: set while the list
 	// cache records an answer, which it compresses itself (cache.go).
 	plain bool
+	// preparing marks a request the list cache makes itself, ahead of a boundary, to keep the answer
+	// it will serve from now on (boundary.go).
+	preparing bool
 }
 
 // base is {base} of CONTRACT 1.1.

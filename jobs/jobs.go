@@ -1,5 +1,6 @@
 // Package jobs runs calendard's time-driven work on a cron schedule (robfig/cron), and once at
-// start-up: scheduled publication, series' horizons, change-log trimming and the store/index consistency check.
+// start-up: scheduled publication, series' horizons, change-log trimming, the store/index consistency check,
+// and the list answers prepared ahead of the instants at which they expire.
 //
 // Jobs write only through the store, whose change log the index follows. Each job is a plain method,
 // so tests and `calendard run-job` call it directly, with the store's injected clock.
@@ -34,6 +35,13 @@ type Index interface {
 	Check(ctx context.Context) (int, error)
 }
 
+// Lists is what the boundary job needs of the HTTP layer's list cache (*handlers.Handler).
+type Lists interface {
+	// PrepareBoundary computes ahead the most requested list answers at the next instant at which
+	// they all expire, when it comes within the given time, and returns how many it kept.
+	PrepareBoundary(ctx context.Context, within time.Duration) (int, error)
+}
+
 // Jobs holds the scheduler and what the jobs work on.
 type Jobs struct {
 	db   Store
@@ -50,6 +58,8 @@ type Jobs struct {
 
 	// leading, when set, tells whether this node runs the cluster's jobs (Lead).
 	leading func() bool
+	// lists, when set, is the list cache PrepareBoundary warms (Warm).
+	lists Lists
 
 	// stats holds what each job's runs add up to (Stats), under statsMu.
 	statsMu sync.Mutex
@@ -108,6 +118,10 @@ func (j *Jobs) Start() error {
 // The scheduled runs and RunOnce's skip them otherwise; Run (calendard run-job) runs them anyway.
 // Call it before Start.
 func (j *Jobs) Lead(leading func() bool) { j.leading = leading }
+
+// Warm gives PrepareBoundary the list cache it prepares; without it, the job does nothing. Call it
+// before Start.
+func (j *Jobs) Warm(l Lists) { j.lists = l }
 
 // Stop stops the scheduler and waits for running jobs to finish. When ctx ends first, the running
 // jobs' context is cancelled (they stop between transactions) and Stop still waits for them.
@@ -264,6 +278,25 @@ func (j *Jobs) TrimChanges(ctx context.Context) error {
 		return err
 	}
 	return j.db.CompactHistory(ctx)
+}
+
+// boundaryLead is how far ahead PrepareBoundary prepares a boundary: the job's period (a minute, see
+// schedule) and half a minute for a run that starts late, so that every boundary falls within reach
+// of a run, which prepares it at most a minute and a half early.
+const boundaryLead = 90 * time.Second
+
+// PrepareBoundary has the most requested list answers computed ahead for the next instant at which
+// every cached list expires (the site's midnight, an event's start, a publication), so that the first
+// requests after it are answered from the cache (handlers.Handler.PrepareBoundary).
+func (j *Jobs) PrepareBoundary(ctx context.Context) error {
+	if j.lists == nil {
+		return nil
+	}
+	n, err := j.lists.PrepareBoundary(ctx, boundaryLead)
+	if n > 0 {
+		j.log.Debug("list answers prepared for the boundary", zap.Int("lists", n))
+	}
+	return err
 }
 
 // Check compares the store with the index and repairs drift; the index logs each repair.

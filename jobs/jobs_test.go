@@ -127,7 +127,7 @@ func TestTrimInClusterMode(t *testing.T) {
 func TestRunUnknown(t *testing.T) {
 	j, f := newFake(t)
 	err := j.Run(context.Background(), "nope")
-	if err == nil || !strings.Contains(err.Error(), "publish-due, extend-series, trim-changes, consistency-check") {
+	if err == nil || !strings.Contains(err.Error(), "publish-due, extend-series, trim-changes, consistency-check, prepare-boundary") {
 		t.Errorf("Run(nope) = %v, want an error listing the jobs", err)
 	}
 	if len(f.calls) != 0 {
@@ -136,7 +136,7 @@ func TestRunUnknown(t *testing.T) {
 }
 
 func TestScheduleTable(t *testing.T) {
-	if got, want := Names(), []string{"publish-due", "extend-series", "trim-changes", "consistency-check"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"publish-due", "extend-series", "trim-changes", "consistency-check", "prepare-boundary"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
 	for _, s := range schedule {
@@ -376,5 +376,38 @@ func TestLead(t *testing.T) {
 				t.Errorf("run-job on a follower: %v, calls %v", err, f.calls)
 			}
 		}
+	}
+}
+
+// lists is a fake list cache: it records how far ahead PrepareBoundary was asked to prepare.
+type lists struct{ within []time.Duration }
+
+func (l *lists) PrepareBoundary(_ context.Context, within time.Duration) (int, error) {
+	l.within = append(l.within, within)
+	return 3, nil
+}
+
+// TestPrepareBoundary: the job prepares as far ahead as its schedule needs, so that no boundary falls
+// between two runs out of reach of both, and does nothing without a list cache (run-job, offline).
+func TestPrepareBoundary(t *testing.T) {
+	j, _ := newFake(t)
+	if err := j.Run(context.Background(), "prepare-boundary"); err != nil {
+		t.Fatalf("without a list cache: %v", err)
+	}
+	l := &lists{}
+	j.Warm(l)
+	if err := j.Run(context.Background(), "prepare-boundary"); err != nil {
+		t.Fatal(err)
+	}
+	var period time.Duration
+	for _, s := range schedule {
+		if s.name == "prepare-boundary" {
+			sched, _ := cron.ParseStandard(s.spec)
+			next := sched.Next(testNow)
+			period = sched.Next(next).Sub(next)
+		}
+	}
+	if len(l.within) != 1 || l.within[0] <= period {
+		t.Errorf("prepared within %v, want one call further ahead than the job's period %v", l.within, period)
 	}
 }

@@ -17,11 +17,12 @@ type entry struct {
 //
 // Publication and the series' horizon write the records every node shares: once per cluster. The
 // change log's trimming stores this node's index checkpoint first, and trims on the elected node
-// only (TrimChanges); the consistency check compares this node's index with the store: every node
-// runs them.
+// only (TrimChanges); the consistency check compares this node's index with the store, and the
+// boundary's lists go into this node's cache: every node runs them.
 var schedule = []entry{
 	{"publish-due", "* * * * *", (*Jobs).PublishDue, true},
 	{"extend-series", "30 3 * * *", (*Jobs).ExtendSeries, true},
 	{"trim-changes", "*/10 * * * *", (*Jobs).TrimChanges, false},
 	{"consistency-check", "0 * * * *", (*Jobs).Check, false},
+	{"prepare-boundary", "* * * * *", (*Jobs).PrepareBoundary, false},
 }

@@ -178,8 +178,10 @@ func (a *app) load(ctx context.Context) error {
 	a.index = ix
 	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
-	a.handler.set(handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"),
-		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)}))
+	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"),
+		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
+	a.jobs.Warm(api.(*handlers.Handler))
+	a.handler.set(api)
 	return nil
 }
 

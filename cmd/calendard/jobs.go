@@ -19,6 +19,7 @@ import (
 var (
 	_ jobs.Store = (*storage.DB)(nil)
 	_ jobs.Index = (*index.Index)(nil)
+	_ jobs.Lists = (*handlers.Handler)(nil)
 )
 
 // runJob runs one job by hand on a stopped server's data directory: calendard run-job NAME [flags].

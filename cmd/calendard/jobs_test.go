@@ -30,7 +30,7 @@ func TestRunJob(t *testing.T) {
 		{"extend-series", []string{"run-job", "extend-series", "--data-dir", dir}, ""},
 		{"trim-changes", []string{"run-job", "trim-changes", "--data-dir", dir}, ""},
 		{"consistency-check", []string{"run-job", "consistency-check", "--data-dir", dir}, ""},
-		{"unknown", []string{"run-job", "nope", "--data-dir", dir}, "publish-due, extend-series, trim-changes, consistency-check"},
+		{"unknown", []string{"run-job", "nope", "--data-dir", dir}, "publish-due, extend-series, trim-changes, consistency-check, prepare-boundary"},
 		{"no name", []string{"run-job", "--data-dir", dir}, "needs a job name"},
 	}
 	for _, tc := range tests {

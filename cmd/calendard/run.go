@@ -35,7 +35,7 @@ commands:
   import ics              FILE|URL [--language L] [--follow 1h] [--dry-run]
                           (imports an iCalendar file or feed; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
-  run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check (the server must be stopped)
+  run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check, prepare-boundary (the server must be stopped)
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)
   restore                 --from FILE [--progress-every D]   (installs a backup; the server must be stopped)
   migrate --to-etcd       copies calendar.db into the etcd cluster of CALENDAR_ETCD_* (the server must be stopped)

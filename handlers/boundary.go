@@ -1,0 +1,150 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage"
+)
+
+// Every list answer the cache holds expires at the same instant, the boundary: the next midnight of
+// the site zone or the index's next event start or publication (listUntil). Without preparation, the
+// first requests after it all miss at once, and every client asking a popular list computes it
+// again side by side. So, shortly before the boundary, a job (jobs.PrepareBoundary) has the most
+// requested lists computed as a request at the boundary would compute them, and kept beside the
+// current answers under nextKey: a lookup from the boundary on finds them there (listCache.get).
+//
+// A prepared answer is computed by the route's own code with the clock read as the boundary, so it
+// takes everything that moves at the boundary from there: the default date window, relative dates
+// such as start_date=tomorrow, the only_with_upcoming sets of venues and organizers, and the
+// boundary after it. It is kept with the store's head and the index's version it was computed at,
+// like any answer, so a write before the boundary discards it. Only anonymous answers are prepared:
+// a caller's answer would need their credentials, and the callers of the popular lists are front
+// ends, anonymous. The iCalendar feed is not: its Last-Modified follows the answer before it
+// (feedModified), which a prepared answer would overtake.
+//
+// Prepared answers share the list cache's bound (the memory budget's share of the lists): they are
+// entries like the others, at most warmKeys of them, and are evicted like the others.
+
+// warmKeys bounds the answers prepared for one boundary: the most requested lists since the last
+// boundary prepared. A front end asks a few lists (its home page, a calendar's pages, the venues) far
+// more often than the rest, and those few are the requests a cold boundary slows down.
+const warmKeys = 32
+
+// nextKey is the list cache's key of the answer prepared for the next boundary in place of key's;
+// no route's key begins with a control character.
+func nextKey(key string) string { return "\x01" + key }
+
+// PrepareBoundary computes ahead the answers of the most requested anonymous lists at the next
+// boundary, when it comes within the given time, and returns how many it kept. With no list
+// requested since the last boundary, it costs one look at the cache. An answer that fails (a
+// route's error) is skipped; ctx ending stops it and is returned.
+func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (int, error) {
+	keys := h.lists.hottest(warmKeys)
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	now, site := h.db.Now(), h.db.SiteZone()
+	at := h.listUntil(ctx, now, site.Loc)
+	if at.Sub(now) > within {
+		return 0, nil // a later run prepares it, with the requests until then counted
+	}
+	// An answer computed during the second an event starts in is valid until that start only
+	// (listUntil): the answers of such a boundary are prepared for the second after it.
+	if !at.Before(h.listUntil(ctx, at, site.Loc)) {
+		at = at.Add(time.Second)
+	}
+	h.lists.cool()
+	prepared := 0
+	for _, key := range keys {
+		if err := ctx.Err(); err != nil {
+			return prepared, err
+		}
+		rq, ok := h.boundaryRequest(ctx, key, at)
+		if !ok {
+			continue
+		}
+		w := &recorder{header: http.Header{}}
+		h.router.ServeHTTP(w, rq.r)
+		if w.status == http.StatusOK {
+			prepared++
+		} else {
+			h.log.Debug("list not prepared for the boundary", zap.String("route", rq.r.URL.Path),
+				zap.String("query", rq.r.URL.RawQuery), zap.Int("status", w.status))
+		}
+	}
+	return prepared, nil
+}
+
+// boundaryRequest is the anonymous GET whose answer the list cache keeps under key, as the chain
+// (chain.go) would make it for a request at at; ok is false for a key that is not an anonymous list's.
+func (h *Handler) boundaryRequest(ctx context.Context, key string, at time.Time) (rq *request, ok bool) {
+	parts := strings.Split(key, "\x00")
+	if len(parts) != 6 || parts[0] == feedRoute || parts[4] != "0" || parts[5] != "" {
+		return nil, false
+	}
+	route, query, origin, prefix := parts[0], parts[1], parts[2], storage.Lang(parts[3])
+	rq = &request{db: h.db, id: "boundary", origin: origin, method: http.MethodGet, now: at, site: h.db.SiteZone(),
+		prefix: prefix, client: ctx, preparing: true}
+	r, err := http.NewRequestWithContext(context.WithValue(ctx, ctxKey{}, rq), http.MethodGet, "/", nil)
+	if err != nil {
+		return nil, false
+	}
+	r.URL = &url.URL{Path: "/" + namespace + "/" + route, RawQuery: query}
+	rq.r = r
+	return rq, true
+}
+
+// prepare computes the answer of rq, a request at the coming boundary (rq.preparing), and keeps it
+// under nextKey(key) with the head and version it was computed at. It keeps the gzip body only when
+// the answer is compressible: the clients of the popular lists accept gzip, and a plain client gets
+// the plain body once (plainOf).
+func (h *Handler) prepare(rq *request, key string, head uint64, version index.Version, fn handleFunc) error {
+	rec := &recorder{header: http.Header{}}
+	rq.plain = true
+	if err := fn(rec, rq); err != nil {
+		return err
+	}
+	if rec.status != http.StatusOK {
+		return nil
+	}
+	c := &cachedList{head: head, version: version, from: rq.now, until: h.listUntil(rq.r.Context(), rq.now, rq.site.Loc),
+		status: rec.status, header: rec.header, body: rec.body.Bytes()}
+	if compressible(rec.status, rec.body.Len()) {
+		c.withGzip()
+		c.body = nil
+	}
+	h.lists.put(nextKey(key), c)
+	return nil
+}
+
+// hottest returns up to n keys with hits since the last boundary, the most hit first.
+func (c *listCache) hottest(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.heat) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(c.heat))
+	for k := range c.heat {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(c.heat[b], c.heat[a]), strings.Compare(a, b)) })
+	return keys[:min(n, len(keys))]
+}
+
+// cool forgets the hits counted so far: the next boundary is prepared for the lists requested after
+// this one.
+func (c *listCache) cool() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.heat)
+}
