@@ -104,15 +104,17 @@ func (h *Handler) boundaryRequest(ctx context.Context, key string, at time.Time)
 }
 
 // prepare computes the answer of rq, a request at the coming boundary (rq.preparing), and keeps it
-// under nextKey(key) with the head and version it was computed at. It keeps the gzip body only when
+// under nextKey(key) with the head and version it was computed at; only its status is written to w,
+// for PrepareBoundary to count. It keeps the gzip body only when
 // the answer is compressible: the clients of the popular lists accept gzip, and a plain client gets
 // the plain body once (plainOf).
-func (h *Handler) prepare(rq *request, key string, head uint64, version index.Version, fn handleFunc) error {
+func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head uint64, version index.Version, fn handleFunc) error {
 	rec := &recorder{header: http.Header{}}
 	rq.plain = true
 	if err := fn(rec, rq); err != nil {
 		return err
 	}
+	w.WriteHeader(rec.status)
 	if rec.status != http.StatusOK {
 		return nil
 	}

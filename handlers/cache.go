@@ -88,7 +88,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		version := h.index.Version()
 		key := listKey(route, rq)
 		if rq.preparing {
-			return h.prepare(rq, key, head, version, fn)
+			return h.prepare(w, rq, key, head, version, fn)
 		}
 		if c := h.lists.get(key, head, version, rq.now); c != nil {
 			return h.replay(w, rq, key, c)
