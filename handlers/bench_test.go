@@ -25,11 +25,18 @@ import (
 // benchHandler serves n synthetic events (English, with venues, organizers, terms and text), built
 // once per benchmark through the store's bulk path and the index's rebuild.
 func benchHandler(b *testing.B, n int) http.Handler {
+	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	return benchClockedHandler(b, n, func() time.Time { return now })
+}
+
+// benchClockedHandler is benchHandler on a clock the benchmark moves. The events start a whole number
+// of hours from the clock's reading at the call, from 30 days before it to two years after.
+func benchClockedHandler(b *testing.B, n int, clock func() time.Time) http.Handler {
 	b.Helper()
 	ctx := context.Background()
-	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+	now := clock()
 	dir := b.TempDir()
-	db, err := storage.Open(filepath.Join(dir, "calendar.db"), storage.Options{Now: func() time.Time { return now }})
+	db, err := storage.Open(filepath.Join(dir, "calendar.db"), storage.Options{Now: clock})
 	if err != nil {
 		b.Fatal(err)
 	}
