@@ -44,11 +44,11 @@ const warmKeys = 32
 func nextKey(key string) string { return "\x01" + key }
 
 // PrepareBoundary computes ahead the answers of the most requested anonymous lists at the next
-// boundary, when it comes within the given time, and returns how many it kept. With no list
-// requested since the last boundary, it costs one look at the cache. An answer that fails (a
-// route's error) is skipped; ctx ending stops it and is returned.
+// boundary, when it comes within the given time, and returns how many it kept. With no anonymous
+// list hit since the last boundary, it costs one look at the cache. An answer that fails (a route's
+// error) is skipped; ctx ending stops it and is returned.
 func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (int, error) {
-	keys := h.lists.hottest(warmKeys)
+	keys := h.lists.hottest(warmKeys, func(key string) bool { _, ok := anonymousList(key); return ok })
 	if len(keys) == 0 {
 		return 0, nil
 	}
@@ -68,12 +68,13 @@ func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (in
 		if err := ctx.Err(); err != nil {
 			return prepared, err
 		}
-		rq, ok := h.boundaryRequest(ctx, key, at)
-		if !ok {
-			continue
-		}
+		rq := h.boundaryRequest(key, at)
 		w := &recorder{header: http.Header{}}
+		// The deadline of a request (route): the job waits for each list in turn.
+		rctx, cancel := context.WithTimeout(ctx, h.cfg.HandlerTimeout)
+		rq.client, rq.r = rctx, rq.r.WithContext(context.WithValue(rctx, ctxKey{}, rq))
 		h.router.ServeHTTP(w, rq.r)
+		cancel()
 		if w.status == http.StatusOK {
 			prepared++
 		} else {
@@ -84,23 +85,26 @@ func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (in
 	return prepared, nil
 }
 
-// boundaryRequest is the anonymous GET whose answer the list cache keeps under key, as the chain
-// (chain.go) would make it for a request at at; ok is false for a key that is not an anonymous list's.
-func (h *Handler) boundaryRequest(ctx context.Context, key string, at time.Time) (rq *request, ok bool) {
-	parts := strings.Split(key, "\x00")
+// anonymousList splits key, a list cache key (listKey), into its route, query, origin and language
+// prefix; ok is false unless it is the key of an anonymous caller's list other than the feed.
+func anonymousList(key string) (parts []string, ok bool) {
+	parts = strings.Split(key, "\x00")
 	if len(parts) != 6 || parts[0] == feedRoute || parts[4] != "0" || parts[5] != "" {
 		return nil, false
 	}
+	return parts[:4], true
+}
+
+// boundaryRequest is the GET whose answer the list cache keeps under key, an anonymousList's, as the
+// chain (chain.go) and route would make it for a request at at, without its context.
+func (h *Handler) boundaryRequest(key string, at time.Time) *request {
+	parts, _ := anonymousList(key)
 	route, query, origin, prefix := parts[0], parts[1], parts[2], storage.Lang(parts[3])
-	rq = &request{db: h.db, id: "boundary", origin: origin, method: http.MethodGet, now: at, site: h.db.SiteZone(),
-		prefix: prefix, client: ctx, preparing: true}
-	r, err := http.NewRequestWithContext(context.WithValue(ctx, ctxKey{}, rq), http.MethodGet, "/", nil)
-	if err != nil {
-		return nil, false
-	}
-	r.URL = &url.URL{Path: "/" + namespace + "/" + route, RawQuery: query}
-	rq.r = r
-	return rq, true
+	rq := &request{db: h.db, id: "boundary", origin: origin, method: http.MethodGet, now: at, site: h.db.SiteZone(),
+		prefix: prefix, preparing: true}
+	rq.r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/" + namespace + "/" + route, RawQuery: query},
+		Header: http.Header{}}
+	return rq
 }
 
 // prepare computes the answer of rq, a request at the coming boundary (rq.preparing), and keeps it
@@ -109,6 +113,12 @@ func (h *Handler) boundaryRequest(ctx context.Context, key string, at time.Time)
 // the answer is compressible: the clients of the popular lists accept gzip, and a plain client gets
 // the plain body once (plainOf).
 func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head uint64, version index.Version, fn handleFunc) error {
+	// A boundary up to the job's lead ahead is seen by two of its runs: the second keeps what the
+	// first prepared, unless a write came between them.
+	if h.lists.peek(nextKey(key)).validAt(head, version, rq.now) {
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
 	rec := &recorder{header: http.Header{}}
 	rq.plain = true
 	if err := fn(rec, rq); err != nil {
@@ -128,16 +138,16 @@ func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head u
 	return nil
 }
 
-// hottest returns up to n keys with hits since the last boundary, the most hit first.
-func (c *listCache) hottest(n int) []string {
+// hottest returns up to n keys that keep accepts with hits since the last boundary, the most hit
+// first.
+func (c *listCache) hottest(n int, keep func(key string) bool) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.heat) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(c.heat))
+	var keys []string
 	for k := range c.heat {
-		keys = append(keys, k)
+		if keep(k) {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(c.heat[b], c.heat[a]), strings.Compare(a, b)) })
 	return keys[:min(n, len(keys))]

@@ -23,7 +23,8 @@ const listCacheBytes = 64 << 20
 // (Index.StableUntil: a scheduled record's date, an event's start) or the next midnight of the site
 // zone (date windows are whole days, and relative dates such as `tomorrow` move with them). The key
 // holds everything else a body depends on: the route, the query, the caller, the origin and the
-// language prefix.
+// language prefix. Beside an answer, the cache may hold the one prepared for the instant it expires
+// at (boundary.go), which takes its place from then on.
 type listCache struct {
 	mu           sync.Mutex
 	m            map[string]*cachedList
