@@ -318,7 +318,7 @@ func TestRestoreIntoStoppedDirectory(t *testing.T) {
 }
 
 // progressLineRE is a line of a copy's progress on a log: done of total, rate, time left.
-var progressLineRE = regexp.MustCompile(`^(backing up|restoring): [0-9.]+ k?M?B of ([0-9.]+ k?M?B), [0-9.]+ k?M?B/s, [0-9]+s left$`)
+var progressLineRE = regexp.MustCompile(`^(backing up|restoring): [0-9.]+ [kMG]?B of ([0-9.]+ [kMG]?B), [0-9.]+ [kMG]?B/s, [0-9]+s left$`)
 
 // TestBackupAndRestoreShowProgress: backup (by this process and through a running server) and restore
 // write their progress as lines when stderr is no terminal, here every microsecond, so that even a
