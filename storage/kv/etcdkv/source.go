@@ -14,8 +14,8 @@ import (
 )
 
 // snapshotPage is the number of keys one request of Snapshot reads: at a few hundred bytes a key, a
-// response of a few hundred kilobytes.
-const snapshotPage = 1000
+// response of about a megabyte.
+const snapshotPage = 4096
 
 // op turns one etcd key of the layout (package doc) into the kv operation it stands for: a bucket's
 // key or its sequence, stored with val or deleted. Deletion marks and keys of no bucket (elections)
@@ -39,33 +39,55 @@ func (s *Store) op(key, val []byte, del bool) (kv.Op, bool) {
 	return kv.Op{}, false
 }
 
-// Snapshot implements kv.Source with range reads over the whole prefix at one revision, a page at
-// a time: the first read fixes the revision (snapshot.get), as a read transaction's does. The layout
-// puts every bucket's keys together and in order, and the sequences after them.
+// Snapshot implements kv.Source with range reads at one revision, a page at a time: the first read
+// fixes the revision (snapshot.get), as a read transaction's does. etcd counts every key of a
+// range for each page it answers, so the pages are read bucket by bucket, each range ending with its
+// bucket: pages over the whole prefix cost time in the square of the store's keys (135 s for the
+// 1.26 million keys of 100,000 events, in pages of 1,000 keys). A read of one key finds each next
+// bucket; the sequences come after the buckets.
 func (s *Store) Snapshot(ctx context.Context, put func(kv.Op) error) (int64, error) {
 	r := &snapshot{s: s, ctx: ctx}
 	err := run(func() error {
-		from, end := s.cfg.Prefix, clientv3.GetPrefixRangeEnd(s.cfg.Prefix)
-		for {
-			resp := r.get(from, clientv3.WithRange(end), clientv3.WithLimit(snapshotPage))
-			for _, stored := range resp.Kvs {
-				if op, ok := s.op(stored.Key, value(stored), false); ok {
-					if err := put(op); err != nil {
-						return err
-					}
-				}
+		// "0" is the byte after "/": the end of the keys' range, and of the sequences'.
+		for from, end := s.cfg.Prefix+"k/", s.cfg.Prefix+"k0"; ; {
+			next := r.get(from, clientv3.WithRange(end), clientv3.WithLimit(1), clientv3.WithKeysOnly())
+			if len(next.Kvs) == 0 {
+				break
 			}
-			if !resp.More || len(resp.Kvs) == 0 {
-				return nil
+			op, ok := s.op(next.Kvs[0].Key, nil, false)
+			if !ok {
+				return fmt.Errorf("etcdkv: key %q is no bucket's", next.Kvs[0].Key)
 			}
-			from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+			from = s.bucketEnd(op.Bucket)
+			if err := r.each(s.keyPrefix(op.Bucket), from, put); err != nil {
+				return err
+			}
 		}
+		return r.each(s.cfg.Prefix+"s/", s.cfg.Prefix+"s0", put)
 	})
 	if errors.Is(err, rpctypes.ErrCompacted) {
 		// The revision was compacted while the snapshot read it: the caller takes a newer one.
 		return 0, fmt.Errorf("%w: %w", kv.ErrHistoryGone, err)
 	}
 	return r.rev, err
+}
+
+// each calls put with the operation of every key from from up to end, a page at a time.
+func (r *snapshot) each(from, end string, put func(kv.Op) error) error {
+	for {
+		resp := r.get(from, clientv3.WithRange(end), clientv3.WithLimit(snapshotPage))
+		for _, stored := range resp.Kvs {
+			if op, ok := r.s.op(stored.Key, value(stored), false); ok {
+				if err := put(op); err != nil {
+					return err
+				}
+			}
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return nil
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
 }
 
 // Follow implements kv.Source with an etcd watch over the prefix from revision after+1. etcd sends

@@ -153,16 +153,28 @@ func Open(ctx context.Context, path string, src kv.Source, opts Options) (*Store
 	return s, nil
 }
 
-// openLocal opens the file at path when it holds a copy of the source, else makes a new copy.
+// ErrLocked is returned by Open when another process holds the copy: two nodes cannot share a data
+// directory.
+var ErrLocked = errors.New("replica: the copy is locked by another process")
+
+// openLocal opens the file at path when it holds a copy of the source, else makes a new copy. The
+// file stays open, and locked, while the copy is made: another process opening it waits, then fails.
 func (s *Store) openLocal(ctx context.Context) error {
 	db, err := bolt.Open(s.path, 0o600, s.boltOptions())
-	if err != nil {
-		if _, statErr := os.Stat(s.path); statErr == nil && !errors.Is(err, berrors.ErrTimeout) {
-			s.log.Warn("local copy unreadable: copying the cluster again", zap.Error(err))
-			return s.copy(ctx)
+	if err != nil && !errors.Is(err, berrors.ErrTimeout) {
+		s.log.Warn("local copy unreadable: copying the cluster again", zap.Error(err))
+		if err := os.Remove(s.path); err != nil {
+			return fmt.Errorf("replica: %w", err)
 		}
+		db, err = bolt.Open(s.path, 0o600, s.boltOptions())
+	}
+	if errors.Is(err, berrors.ErrTimeout) {
+		return fmt.Errorf("%w: %s", ErrLocked, s.path)
+	}
+	if err != nil {
 		return fmt.Errorf("replica: open %s: %w", s.path, err)
 	}
+	s.local, s.kv = db, boltkv.New(db)
 	var rev int64
 	var source string
 	_ = db.View(func(tx *bolt.Tx) error {
@@ -175,13 +187,15 @@ func (s *Store) openLocal(ctx context.Context) error {
 		return nil
 	})
 	if rev == 0 || source != s.src.Identity() {
-		db.Close()
 		if rev != 0 {
 			s.log.Warn("local copy is of another store: copying the cluster again", zap.String("copy_of", source))
 		}
-		return s.copy(ctx)
+		if err := s.copy(ctx); err != nil {
+			db.Close()
+			return err
+		}
+		return nil
 	}
-	s.local, s.kv = db, boltkv.New(db)
 	s.applied.Store(rev)
 	return nil
 }
@@ -233,18 +247,23 @@ func (s *Store) copy(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.local != nil {
-		s.local.Close()
+	s.local.Close()
+	// A rename that fails leaves the old copy in place, opened again: it is followed on, or copied
+	// again at the next start.
+	renamed := os.Rename(tmp, s.path)
+	if renamed == nil {
+		syncDir(filepath.Dir(s.path))
+	} else {
+		os.Remove(tmp)
 	}
-	if err := os.Rename(tmp, s.path); err != nil {
-		return fmt.Errorf("replica: %w", err)
-	}
-	syncDir(filepath.Dir(s.path))
 	db, err = bolt.Open(s.path, 0o600, s.boltOptions())
 	if err != nil {
 		return fmt.Errorf("replica: open %s: %w", s.path, err)
 	}
 	s.local, s.kv = db, boltkv.New(db)
+	if renamed != nil {
+		return fmt.Errorf("replica: %w", renamed)
+	}
 	s.advance(rev)
 	s.log.Info("cluster copied", zap.Int64("revision", rev), zap.Duration("duration", time.Since(start)))
 	return nil

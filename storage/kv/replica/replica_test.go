@@ -331,3 +331,46 @@ func TestCopyAgainWhileServing(t *testing.T) {
 	put(t, other, "b", "3")
 	waitFor(t, "a write after the new copy", func() bool { v, _ := read(t, s, "b"); return v == "3" })
 }
+
+// heldSnapshot is a source whose Snapshot waits, once started, until release is closed.
+type heldSnapshot struct {
+	kv.Source
+	started, release chan struct{}
+}
+
+func (h *heldSnapshot) Snapshot(ctx context.Context, put func(kv.Op) error) (int64, error) {
+	close(h.started)
+	<-h.release
+	return h.Source.Snapshot(ctx, put)
+}
+
+// TestOneNodePerCopy: a second process opening a data directory whose copy another holds fails with
+// ErrLocked, while the first is still making the copy as afterwards.
+func TestOneNodePerCopy(t *testing.T) {
+	n := newNode(t, etcdtest.Shared(t))
+	held := &heldSnapshot{Source: n.source(t), started: make(chan struct{}), release: make(chan struct{})}
+	opened := make(chan *replica.Store)
+	go func() {
+		s, err := replica.Open(ctx, n.path, held, replica.Options{})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- s
+	}()
+	<-held.started
+	second := func(when string) {
+		src := n.source(t)
+		defer src.Close()
+		if _, err := replica.Open(ctx, n.path, src, replica.Options{LockTimeout: 50 * time.Millisecond}); !errors.Is(err, replica.ErrLocked) {
+			t.Errorf("a second node on the same copy %s: %v, want ErrLocked", when, err)
+		}
+	}
+	second("while the first makes it")
+	close(held.release)
+	s := <-opened
+	if s == nil {
+		t.FailNow()
+	}
+	defer s.Close()
+	second("once it is made")
+}
