@@ -57,3 +57,21 @@ func TestNodeResyncsPastTheTrimmedLog(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeFeedOnAnyNode: the change feed works in cluster mode on every node: a cursor one node
+// handed out is followed on another, which lists the first node's write, and both nodes hand out the
+// same cursor for the same position.
+func TestChangeFeedOnAnyNode(t *testing.T) {
+	env := clusterEnv(t)
+	a, b := startServer(t, env...), startServer(t, env...)
+	start := a.changes(t, changesPath, "")
+	id := a.create("/calendar/events/v1/events", concert())
+	b.settle()
+	f := b.changes(t, changesPath+"?since="+start.Next, "")
+	if f.actions()["event "+utoa(id)] != "upsert" {
+		t.Errorf("node B's feed after A's cursor: %+v, want event %d upserted", f.actions(), id)
+	}
+	if again := a.changes(t, changesPath+"?since="+start.Next, ""); again.Next != f.Next {
+		t.Errorf("the nodes' cursors differ for one position: A %q, B %q", again.Next, f.Next)
+	}
+}
