@@ -142,7 +142,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 	start := time.Now()
 	var rebuild []*lang
 	for _, code := range storage.Langs {
-		l, fresh, err := openLang(ctx, filepath.Join(dir, string(code)+".bleve"), code, store, head, log)
+		l, fresh, err := openLang(ctx, dir, code, store, head, log)
 		if err != nil {
 			ix.Close()
 			return nil, err
@@ -161,16 +161,16 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 	return ix, nil
 }
 
-// openLang opens one language's Bleve index, or creates an empty one (fresh) when the existing one
-// cannot be used: of another mapping, without a checkpoint, ahead of the store's change log (a
-// restored backup), further behind than a rebuild costs, or behind what is left of it (the entries
-// after its checkpoint were trimmed).
-func openLang(ctx context.Context, path string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
+// openLang opens one language's Bleve index under dir, or creates an empty one (fresh) when the
+// existing one cannot be used: of another mapping, without a checkpoint, or one the change log cannot
+// bring up to the store (unreplayable).
+func openLang(ctx context.Context, dir string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
 	m, err := newMapping(code)
 	if err != nil {
 		return nil, false, err
 	}
 	l = &lang{code: code, mapping: m, proj: newProjection()}
+	path := filepath.Join(dir, string(code)+".bleve")
 	if idx, err := bleve.OpenUsing(path, runtimeConfig()); err == nil {
 		version, _ := idx.GetInternal(keyMapping)
 		cp, _ := idx.GetInternal(keyCheckpoint)
@@ -179,22 +179,18 @@ func openLang(ctx context.Context, path string, code storage.Lang, store Store, 
 			log.Info("index mapping changed: rebuilding", zap.String("lang", string(code)))
 		case len(cp) != 8:
 			log.Info("index has no checkpoint: rebuilding", zap.String("lang", string(code)))
-		case binary.BigEndian.Uint64(cp) > head:
-			log.Info("index is ahead of the store: rebuilding", zap.String("lang", string(code)))
-		case replayCostsMore(ctx, store, binary.BigEndian.Uint64(cp), head):
-			log.Info("index is further behind than a rebuild costs: rebuilding", zap.String("lang", string(code)))
 		default:
 			checkpoint := binary.BigEndian.Uint64(cp)
-			_, err := store.Changes(ctx, checkpoint, 1)
-			if err == nil {
-				l.bleve, l.checkpoint = idx, checkpoint
-				return l, false, nil
-			}
-			if !errors.Is(err, storage.ErrCompacted) {
+			why, err := unreplayable(ctx, store, checkpoint, head)
+			if err != nil {
 				closeBleve(idx)
 				return nil, false, err
 			}
-			log.Info("index is behind the trimmed change log: rebuilding", zap.String("lang", string(code)))
+			if why == "" {
+				l.bleve, l.checkpoint = idx, checkpoint
+				return l, false, nil
+			}
+			log.Info("index is "+why+": rebuilding", zap.String("lang", string(code)))
 		}
 		closeBleve(idx)
 	} else if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
@@ -215,20 +211,37 @@ func openLang(ctx context.Context, path string, code storage.Lang, store Store, 
 	return l, true, nil
 }
 
-// load builds every projection from a full scan of the store and indexes the scanned records into
-// the fresh Bleve indexes, then replays the change log from the oldest checkpoint; progress follows
-// both phases.
+// load fills the projections from a full scan of the store that also feeds the fresh Bleve indexes
+// (scan), then replays the change log from the oldest checkpoint; progress follows both phases.
 func (ix *Index) load(ctx context.Context, fresh []*lang, progress *Loading) error {
+	from, err := ix.scan(ctx, fresh, progress)
+	if err != nil {
+		return err
+	}
+	ix.applied = from
+	if progress != nil {
+		head, err := ix.store.ChangeHead(ctx)
+		if err != nil {
+			return err
+		}
+		progress.begin(PhaseCatchingUp, head-from)
+	}
+	return ix.catchUp(ctx, progress)
+}
+
+// scan builds every projection from a full scan of the store and indexes the scanned records into the
+// fresh Bleve indexes. It returns the position to replay the change log from: the oldest checkpoint.
+func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (uint64, error) {
 	// The head read before the scan is safe for the fresh indexes: entries after it are replayed, and
 	// replaying is harmless because every entry re-reads the current record.
 	head, err := ix.store.ChangeHead(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if progress != nil {
 		total, err := ix.count(ctx)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		progress.begin(PhaseBuilding, total)
 	}
@@ -260,20 +273,20 @@ func (ix *Index) load(ctx context.Context, fresh []*lang, progress *Loading) err
 				ix.langs[d.lang].load(d)
 				if b := batches[d.lang]; b != nil {
 					if err := d.index(b); err != nil {
-						return err
+						return 0, err
 					}
 				}
 			}
 			if err := flush(false); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if err := <-errc; err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := flush(true); err != nil {
-		return err
+		return 0, err
 	}
 	for _, l := range ix.langs {
 		l.proj.sort()
@@ -282,20 +295,13 @@ func (ix *Index) load(ctx context.Context, fresh []*lang, progress *Loading) err
 	for _, l := range ix.langs {
 		if batches[l.code] != nil {
 			if err := l.bleve.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, head)); err != nil {
-				return err
+				return 0, err
 			}
 			l.checkpoint = head
 		}
 		from = min(from, l.checkpoint)
 	}
-	ix.applied = from
-	if progress != nil {
-		if head, err = ix.store.ChangeHead(ctx); err != nil {
-			return err
-		}
-		progress.begin(PhaseCatchingUp, head-from)
-	}
-	return ix.catchUp(ctx, progress)
+	return from, nil
 }
 
 // count is the number of records a full scan reads.

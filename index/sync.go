@@ -137,6 +137,24 @@ func (l *lang) applyAll(docs []document) {
 	l.proj.putEvents(events)
 }
 
+// unreplayable tells why the change log cannot bring a structure checkpointed at checkpoint up to the
+// store at head, or "" when it can: the checkpoint is ahead of the store (a restored backup), further
+// behind than a rebuild costs, or behind what is left of the log (the entries after it were trimmed).
+// A failure to read the log is returned as an error.
+func unreplayable(ctx context.Context, store Store, checkpoint, head uint64) (string, error) {
+	switch {
+	case checkpoint > head:
+		return "ahead of the store", nil
+	case replayCostsMore(ctx, store, checkpoint, head):
+		return "further behind than a rebuild costs", nil
+	}
+	_, err := store.Changes(ctx, checkpoint, 1)
+	if errors.Is(err, storage.ErrCompacted) {
+		return "behind the trimmed change log", nil
+	}
+	return "", err
+}
+
 // replayCostsMore reports whether an index checkpointed at checkpoint is so far behind head that
 // replaying the change log would take longer than rebuilding it from a scan. Replaying an entry loads
 // and decodes its record again and replaces its Bleve document: 1.2 to 1.4 times the CPU a rebuild
@@ -144,7 +162,7 @@ func (l *lang) applyAll(docs []document) {
 // entries per record. An index more than two thirds of the store's record count behind is rebuilt,
 // and a start-up never takes longer than a rebuild would. The count is read as the highest ID handed
 // out (Records.LastID): records are trashed, never removed. It reports false when the entries cannot
-// be read at all (trimmed, or a store error), which openLang's next read of the change log tells
+// be read at all (trimmed, or a store error), which unreplayable's next read of the change log tells
 // apart.
 func replayCostsMore(ctx context.Context, store Store, checkpoint, head uint64) bool {
 	if _, err := store.Changes(ctx, checkpoint, 1); err != nil {
