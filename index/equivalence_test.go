@@ -36,6 +36,8 @@ type world struct {
 	ix    *Index
 	users []storage.Actor
 	rng   *rand.Rand
+	// to is what newWorld's events link to.
+	to *targets
 }
 
 func words(rng *rand.Rand, n int) string {
@@ -54,6 +56,7 @@ func newWorld(t *testing.T, seed uint64, events int) *world {
 	w := newStore(t, t.TempDir(), seed)
 	db, admin := w.db, w.users[0]
 	to := w.linkTargets(t)
+	w.to = to
 	create := func(i int) {
 		l, in := w.randomEvent(t, to)
 		if w.rng.IntN(15) == 0 { // a series: its occurrences share its fields

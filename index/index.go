@@ -24,11 +24,19 @@
 // by more entries than two thirds of the store's records: replaying them would take longer than
 // rebuilding (replayCostsMore).
 //
+// Beside each Bleve index, <dir>/<lang>.projection holds the language's projection as Checkpoint last
+// saved it, with the change-log position it was saved at: the one Checkpoint stored in the Bleve
+// index, so a start reads the projections instead of scanning the store, and replays the log from one
+// point for both. The file carries its format (projectionFormat), the mapping version, its language
+// and a CRC-32C; a file that is missing, corrupt, of another version or language, or saved at a
+// position the log cannot replay from, is never trusted: the start scans the store, as it would
+// without the file. A Bleve index rebuilt at start-up deletes its projection file.
+//
 // # Caveats
 //
 // Bleve runs with unsafe_batch: a batch is visible at once and persisted in the background. A crash can
 // lose the last batches, but with them their checkpoint, so the next start replays those entries.
-// Deleting the index directory is always safe: it is rebuilt at the next start.
+// Deleting the index directory, or any file in it, is always safe: it is rebuilt at the next start.
 package index
 
 import (
@@ -37,6 +45,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,7 +107,12 @@ type Options struct {
 type Index struct {
 	store Store
 	log   *zap.Logger
+	// dir holds the Bleve indexes and the saved projections.
+	dir   string
 	langs map[storage.Lang]*lang
+
+	// saving serializes the writers of the projection files, which share one temporary file each.
+	saving sync.Mutex
 
 	// writing serializes the two writers of the projections and Bleve, the syncer and the consistency
 	// check's repairs, each from its read of the store to its last apply: otherwise a repair could
@@ -122,8 +136,9 @@ const scanPage = 1000
 func runtimeConfig() map[string]any { return map[string]any{"unsafe_batch": true} }
 
 // Open opens the indexes under dir, rebuilding any that is missing, unreadable, of another mapping
-// version, or ahead of the store (a restored backup), and builds the projections. It returns once the
-// index reflects the store, so the server can answer lists right away.
+// version, or ahead of the store (a restored backup), and reads the saved projections or builds them
+// from the store. It returns once the index reflects the store, so the server can answer lists right
+// away.
 func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, error) {
 	log := opts.Logger
 	if log == nil {
@@ -136,7 +151,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{store: store, log: log, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{})}
+	ix := &Index{store: store, log: log, dir: dir, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{})}
 	// The indexes open one after another: opening them side by side saved nothing measurable, and
 	// Bleve's shared registry is not known to be safe for it.
 	start := time.Now()
@@ -153,7 +168,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 			rebuild = append(rebuild, l)
 		}
 	}
-	if err := ix.load(ctx, rebuild, opts.Loading); err != nil {
+	if err := ix.load(ctx, rebuild, head, opts.Loading); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -163,7 +178,8 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 
 // openLang opens one language's Bleve index under dir, or creates an empty one (fresh) when the
 // existing one cannot be used: of another mapping, without a checkpoint, or one the change log cannot
-// bring up to the store (unreplayable).
+// bring up to the store (unreplayable). A fresh index takes its saved projection with it: a projection
+// is never trusted beyond the index it was checkpointed with.
 func openLang(ctx context.Context, dir string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
 	m, err := newMapping(code)
 	if err != nil {
@@ -199,6 +215,9 @@ func openLang(ctx context.Context, dir string, code storage.Lang, store Store, h
 	if err := os.RemoveAll(path); err != nil {
 		return nil, false, fmt.Errorf("index: remove %s: %w", path, err)
 	}
+	if err := os.Remove(projectionPath(dir, code)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("index: %w", err)
+	}
 	idx, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, runtimeConfig())
 	if err != nil {
 		return nil, false, fmt.Errorf("index: create %s: %w", path, err)
@@ -211,12 +230,20 @@ func openLang(ctx context.Context, dir string, code storage.Lang, store Store, h
 	return l, true, nil
 }
 
-// load fills the projections from a full scan of the store that also feeds the fresh Bleve indexes
-// (scan), then replays the change log from the oldest checkpoint; progress follows both phases.
-func (ix *Index) load(ctx context.Context, fresh []*lang, progress *Loading) error {
-	from, err := ix.scan(ctx, fresh, progress)
-	if err != nil {
-		return err
+// load fills the projections, then replays the change log from the oldest position a projection or a
+// Bleve index holds; progress follows both phases. When no Bleve index is fresh and every language
+// has a saved projection it can trust, the projections are read from their files (loadSaved);
+// otherwise a full scan of the store builds them and feeds the fresh indexes (scan).
+func (ix *Index) load(ctx context.Context, fresh []*lang, head uint64, progress *Loading) error {
+	from, saved := uint64(0), false
+	if len(fresh) == 0 {
+		from, saved = ix.loadSaved(ctx, head)
+	}
+	if !saved {
+		var err error
+		if from, err = ix.scan(ctx, fresh, progress); err != nil {
+			return err
+		}
 	}
 	ix.applied = from
 	if progress != nil {

@@ -45,21 +45,27 @@ func built(puts map[uint64]eventPut) *projection {
 	return p
 }
 
-// diffProjections compares the event side of two projections: rows, position keys, links and the
-// sets of linked events. Equal ones are told apart first without cmp, which is slow enough to
-// dominate the property test.
+// diffProjections compares two projections: rows, position keys, links, places and the sets of
+// linked events. Equal ones are told apart first without cmp, which is slow enough to dominate the
+// property test.
 func diffProjections(got, want *projection) string {
-	sameLinks := func(a, b eventLinks) bool { return slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) }
+	sameLinks := func(a, b eventLinks) bool {
+		return slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) && a.parent == b.parent
+	}
 	sameSets := func(a, b map[uint64]*roaring64.Bitmap) bool {
 		return maps.EqualFunc(a, b, func(x, y *roaring64.Bitmap) bool { return x.Equals(y) })
 	}
+	samePlaces := func(a, b map[uint64]*placeRow) bool {
+		return maps.EqualFunc(a, b, func(x, y *placeRow) bool { return *x == *y })
+	}
 	if slices.Equal(got.events, want.events) && maps.Equal(got.eventAt, want.eventAt) &&
 		maps.EqualFunc(got.links, want.links, sameLinks) && sameSets(got.venueEvents, want.venueEvents) &&
-		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) {
+		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) &&
+		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) {
 		return ""
 	}
 	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}), cmpopts.EquateEmpty(),
-		cmpopts.IgnoreFields(projection{}, "venues", "orgs"), cmp.Transformer("ids", func(b *roaring64.Bitmap) []uint64 { return b.ToArray() }))
+		cmp.Transformer("ids", func(b *roaring64.Bitmap) []uint64 { return b.ToArray() }))
 }
 
 func TestPutEvents(t *testing.T) {

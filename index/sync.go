@@ -188,8 +188,9 @@ func (ix *Index) catchUp(ctx context.Context, progress *Loading) error {
 const persistWait = 30 * time.Second
 
 // Checkpoint stores the applied position as every language's checkpoint, waits until Bleve has
-// written it and everything before it to disk, and returns it: a position every language would
-// restart from, so the change log may be trimmed up to it and no further. With unsafe_batch Bleve
+// written it and everything before it to disk, saves the projections as of the same position (save),
+// and returns it: a position every language would restart from, so the change log may be trimmed up
+// to it and no further. With unsafe_batch Bleve
 // persists in the background; its persisted callback fires once a batch and all earlier ones are on
 // disk. Returns an error, and no position, when ctx ends or the disk does not take them in time.
 func (ix *Index) Checkpoint(ctx context.Context) (uint64, error) {
@@ -219,6 +220,9 @@ func (ix *Index) Checkpoint(ctx context.Context) (uint64, error) {
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
+	}
+	if err := ix.save(applied); err != nil {
+		return 0, err
 	}
 	return applied, nil
 }

@@ -1,0 +1,368 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// projectionFormat versions a saved projection: its layout, and what a row holds as eventRowOf and
+// placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
+// not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
+// fields change and the pinned layout is not updated with it.
+const projectionFormat = 1
+
+// projectionMagic opens every saved projection, so that no other file is mistaken for one.
+var projectionMagic = []byte("calendard projection\n")
+
+// errProjection reports a saved projection that cannot be trusted: truncated, corrupt, or not what
+// its header says.
+var errProjection = errors.New("index: saved projection unreadable")
+
+// crcTable is CRC-32C, which the CPU computes in hardware: checking the largest file costs a few
+// milliseconds.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// projectionPath is where the projection of code is saved: in the index directory, beside its Bleve
+// index, because it is derived data a node rebuilds like the index.
+func projectionPath(dir string, code storage.Lang) string {
+	return filepath.Join(dir, string(code)+".projection")
+}
+
+// save writes every language's projection to its file, as of change-log position at: each holds at
+// least the entries up to at (they were applied before at was read), so replaying the log from at
+// brings it up to the store. Checkpoint calls it with the position it stores in the Bleve indexes, so
+// a restart replays both from one point. A projection is encoded under its read lock, which holds
+// back the syncer's next apply to that language for as long, and written without it.
+func (ix *Index) save(at uint64) error {
+	ix.saving.Lock()
+	defer ix.saving.Unlock()
+	var buf []byte
+	for code, l := range ix.langs {
+		l.mu.RLock()
+		buf = l.proj.encode(buf[:0], code, at)
+		l.mu.RUnlock()
+		if err := writeFileAtomic(projectionPath(ix.dir, code), buf); err != nil {
+			return fmt.Errorf("index: save projection %s: %w", code, err)
+		}
+	}
+	return nil
+}
+
+// loadSaved reads every language's saved projection and returns the position to replay the change
+// log from: the oldest a projection or a Bleve index holds. It reports false, leaving the projections
+// empty, as soon as one language has none it can trust: missing, unreadable (decodeProjection), or
+// saved at a position the change log cannot bring up to the store (unreplayable). The store is then
+// scanned, which costs what a start cost before projections were saved, and is always right.
+func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
+	type saved struct {
+		proj *projection
+		at   uint64
+		err  error
+	}
+	got := make(map[storage.Lang]*saved, len(ix.langs))
+	for code := range ix.langs {
+		got[code] = &saved{}
+	}
+	// The languages decode side by side: decoding and linking the rows is the whole cost.
+	var wg sync.WaitGroup
+	for code, s := range got {
+		wg.Go(func() {
+			b, err := os.ReadFile(projectionPath(ix.dir, code))
+			if err == nil {
+				s.proj, s.at, err = decodeProjection(b, code)
+			}
+			s.err = err
+		})
+	}
+	wg.Wait()
+	from := head
+	for code, s := range got {
+		why := ""
+		if s.err == nil {
+			why, s.err = unreplayable(ctx, ix.store, s.at, head)
+		}
+		switch {
+		case errors.Is(s.err, fs.ErrNotExist):
+			ix.log.Info("no saved projection: scanning the store", zap.String("lang", string(code)))
+			return 0, false
+		case s.err != nil:
+			ix.log.Warn("saved projection unusable: scanning the store", zap.String("lang", string(code)), zap.Error(s.err))
+			return 0, false
+		case why != "":
+			ix.log.Info("saved projection is "+why+": scanning the store", zap.String("lang", string(code)))
+			return 0, false
+		}
+		from = min(from, s.at, ix.langs[code].checkpoint)
+	}
+	for code, s := range got {
+		ix.langs[code].proj = s.proj
+	}
+	return from, true
+}
+
+// encode appends p, the projection of code as of change-log position at, to buf: a header (magic,
+// format, mapping version, language, position), the event rows in their order with their links, the
+// venues and organizers by ID, and a CRC-32C of all that. The position is the one the file is
+// replayed from; p may already hold later changes, which replaying applies again harmlessly.
+func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
+	buf = append(buf, projectionMagic...)
+	buf = binary.AppendUvarint(buf, projectionFormat)
+	buf = appendString(buf, mappingVersion)
+	buf = appendString(buf, string(code))
+	buf = binary.AppendUvarint(buf, at)
+	buf = binary.AppendUvarint(buf, uint64(len(p.events)))
+	for i := range p.events {
+		r := &p.events[i]
+		buf = binary.AppendUvarint(buf, r.id)
+		buf = binary.AppendUvarint(buf, r.author)
+		buf = binary.AppendUvarint(buf, r.venue)
+		buf = binary.AppendVarint(buf, r.date)
+		buf = binary.AppendVarint(buf, r.startUTC)
+		buf = binary.AppendVarint(buf, r.startLocal)
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lat))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lng))
+		buf = append(buf, byte(r.status), byte(r.trashed), flagsOf(r))
+		l := p.links[r.id]
+		buf = appendIDs(buf, l.orgs)
+		buf = appendIDs(buf, l.terms)
+		buf = binary.AppendUvarint(buf, l.parent)
+	}
+	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
+		buf = binary.AppendUvarint(buf, uint64(len(places)))
+		for _, id := range slices.Sorted(maps.Keys(places)) {
+			r := places[id]
+			buf = binary.AppendUvarint(buf, r.id)
+			buf = binary.AppendUvarint(buf, r.author)
+			buf = binary.AppendVarint(buf, r.date)
+			buf = appendString(buf, string(r.status))
+			buf = appendString(buf, string(r.trashed))
+		}
+	}
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
+}
+
+// An event row's booleans, in one byte.
+const (
+	flagHidden = 1 << iota
+	flagFeatured
+	flagHasGeo
+	flagsKnown = flagHidden | flagFeatured | flagHasGeo
+)
+
+func flagsOf(r *eventRow) byte {
+	var f byte
+	if r.hidden {
+		f |= flagHidden
+	}
+	if r.featured {
+		f |= flagFeatured
+	}
+	if r.hasGeo {
+		f |= flagHasGeo
+	}
+	return f
+}
+
+func appendString(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+func appendIDs(buf []byte, ids []uint64) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(ids)))
+	for _, id := range ids {
+		buf = binary.AppendUvarint(buf, id)
+	}
+	return buf
+}
+
+// decodeProjection reads a projection encode wrote for code, and returns it with the position it is
+// to be replayed from. It returns errProjection for a file that is truncated, corrupt (its checksum,
+// or rows out of order), of another format or mapping version, or of another language: such a file is
+// never trusted, whatever part of it reads well.
+func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) {
+	if len(b) < len(projectionMagic)+4 || string(b[:len(projectionMagic)]) != string(projectionMagic) {
+		return nil, 0, fmt.Errorf("%w: not a projection", errProjection)
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(b[len(body):]) {
+		return nil, 0, fmt.Errorf("%w: checksum mismatch", errProjection)
+	}
+	d := decoder{b: body[len(projectionMagic):]}
+	if v := d.uvarint(); v != projectionFormat {
+		return nil, 0, fmt.Errorf("%w: format %d, want %d", errProjection, v, projectionFormat)
+	}
+	if v := d.string(); v != mappingVersion {
+		return nil, 0, fmt.Errorf("%w: mapping version %q, want %q", errProjection, v, mappingVersion)
+	}
+	if v := d.string(); v != string(code) {
+		return nil, 0, fmt.Errorf("%w: language %q, want %q", errProjection, v, code)
+	}
+	at := d.uvarint()
+	p := newProjection()
+	p.events = make([]eventRow, 0, d.count())
+	for n := cap(p.events); len(p.events) < n && d.err == nil; {
+		r := eventRow{id: d.uvarint(), author: d.uvarint(), venue: d.uvarint(), date: d.varint(), startUTC: d.varint(),
+			startLocal: d.varint(), lat: math.Float64frombits(d.u64()), lng: math.Float64frombits(d.u64()),
+			status: d.state(), trashed: d.state()}
+		flags := d.byte()
+		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
+		l := eventLinks{orgs: d.ids(), terms: d.ids(), parent: d.uvarint()}
+		switch {
+		case flags&^flagsKnown != 0:
+			d.fail("unknown flags")
+		case len(p.events) > 0 && compareRows(&p.events[len(p.events)-1], &r) >= 0:
+			d.fail("event rows out of order")
+		}
+		p.events = append(p.events, r)
+		p.link(&p.events[len(p.events)-1], l)
+	}
+	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
+		for n := d.count(); len(places) < n && d.err == nil; {
+			r := &placeRow{id: d.uvarint(), author: d.uvarint(), date: d.varint(), status: storage.Status(d.string()),
+				trashed: storage.Status(d.string())}
+			if places[r.id] != nil {
+				d.fail("place listed twice")
+			}
+			places[r.id] = r
+		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, 0, d.err
+	}
+	return p, at, nil
+}
+
+// decoder reads what encode wrote; its first failure sticks, and every read after it returns zero.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(why string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", errProjection, why)
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("truncated")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("truncated")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u64() uint64 {
+	if len(d.b) < 8 {
+		d.fail("truncated")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.fail("truncated")
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) state() state {
+	s := state(d.byte())
+	if int(s) >= len(statuses) {
+		d.fail("unknown status")
+		return stateNone
+	}
+	return s
+}
+
+// count reads a number of items that follow; every item takes at least a byte, so a count larger than
+// what is left is corrupt, and refusing it keeps a corrupt file from asking for a huge allocation.
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail("count past the end")
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) string() string {
+	n := d.count()
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// ids reads a list appendIDs wrote; an empty one is nil, as eventRowOf makes it.
+func (d *decoder) ids() []uint64 {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = d.uvarint()
+	}
+	return ids
+}
+
+// writeFileAtomic replaces path with data: written to a temporary file beside it, synced, renamed
+// over it and the rename synced, so path holds the old content or the new, never a part.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return storage.SyncDir(filepath.Dir(path))
+}

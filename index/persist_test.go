@@ -1,0 +1,346 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// openLogged opens the index in dir over store, and returns the log lines of the start-up.
+func openLogged(t *testing.T, dir string, store Store) (*Index, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zapcore.InfoLevel)
+	ix, err := Open(context.Background(), dir, store, Options{Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix, logs
+}
+
+// scanningStore counts the pages of a full scan, which a start from saved projections never reads.
+type scanningStore struct {
+	Store
+	pages *int
+}
+
+func (s scanningStore) Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error) {
+	if limit > 0 {
+		*s.pages++
+	}
+	return s.Store.Scan(ctx, t, after, limit)
+}
+
+// sameProjections fails the test where a language's projection in got differs from want's.
+func sameProjections(t *testing.T, got, want *Index) {
+	t.Helper()
+	for code, l := range want.langs {
+		if diff := diffProjections(got.langs[code].proj, l.proj); diff != "" {
+			t.Errorf("projection %s differs from the one built by a scan (-scan +loaded):\n%s", code, diff)
+		}
+	}
+}
+
+// changeEverything writes what moves every part of a projection: events created in each language,
+// updated and trashed, a venue moved (its events' positions) and one trashed. newWorld may have
+// trashed each language's first venue; the second is trashed here, and new events link the others.
+func (w *world) changeEverything(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, l := range langs {
+		in := w.eventInput(t, w.to.cats, w.to.tags, w.to.venues[l][2:], w.to.orgs[l])
+		if _, err := w.db.CreateEvent(ctx, w.users[0], l, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		w.mutate(t)
+	}
+	if _, err := w.db.UpdateVenue(ctx, w.users[0], w.to.venues["en"][2], &storage.VenueInput{Geo: &storage.Geo{Lat: 51.5, Lng: -0.1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.TrashVenue(ctx, w.users[0], w.to.venues["fr"][1]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSavedProjectionsEqualScan: a start that reads the projections Checkpoint saved, and replays the
+// change log written after them, holds exactly what a start that scans the store builds, and answers
+// as the store does; it scans nothing. Projections saved before the Bleve indexes' checkpoints (the
+// files of an earlier Checkpoint) are replayed from their own position.
+func TestSavedProjectionsEqualScan(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// after runs once the projections are saved; it may return files to put back before the start.
+		after func(t *testing.T, w *world, dir string) map[string][]byte
+	}{
+		{"at the checkpoint", func(*testing.T, *world, string) map[string][]byte { return nil }},
+		{"changes after the checkpoint", func(t *testing.T, w *world, _ string) map[string][]byte {
+			w.changeEverything(t)
+			return nil
+		}},
+		{"indexes checkpointed after the projections", func(t *testing.T, w *world, dir string) map[string][]byte {
+			files := map[string][]byte{}
+			for _, code := range storage.Langs {
+				b, err := os.ReadFile(projectionPath(dir, code))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[projectionPath(dir, code)] = b
+			}
+			w.changeEverything(t)
+			syncAll(t, w.ix)
+			if _, err := w.ix.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return files
+		}},
+	}
+	for _, tc := range tests {
+		for seed := range uint64(*seeds) {
+			t.Run(fmt.Sprint(tc.name, "/seed", seed), func(t *testing.T) {
+				w := newWorld(t, seed, 60)
+				dir := filepath.Join(t.TempDir(), "index")
+				w.reopenWithin(t, dir)
+				if _, err := w.ix.Checkpoint(ctx); err != nil {
+					t.Fatal(err)
+				}
+				restore := tc.after(t, w, dir)
+				w.ix.Close()
+				for path, b := range restore {
+					if err := os.WriteFile(path, b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				pages := 0
+				ix, logs := openLogged(t, dir, scanningStore{Store: w.db, pages: &pages})
+				w.ix = ix
+				if pages != 0 || logs.FilterMessageSnippet("scanning the store").Len() != 0 {
+					t.Fatalf("the start read %d pages of a scan (%v), want the saved projections", pages, logs.All())
+				}
+				scanned := openIndex(t, filepath.Join(t.TempDir(), "index"), w.db)
+				sameProjections(t, ix, scanned)
+				scanned.Close()
+				sameAnswers(t, w)
+				if n, err := ix.Check(ctx); err != nil || n != 0 {
+					t.Errorf("Check = %d, %v; want 0, nil", n, err)
+				}
+			})
+		}
+	}
+}
+
+// TestSavedProjectionsRoundTrip: what encode writes, decodeProjection reads back as it was, with its
+// position.
+func TestSavedProjectionsRoundTrip(t *testing.T) {
+	w := newWorld(t, 4, 80)
+	for code, l := range w.ix.langs {
+		got, at, err := decodeProjection(l.proj.encode(nil, code, 1234), code)
+		if err != nil || at != 1234 {
+			t.Fatalf("%s: decode = %d, %v; want 1234, nil", code, at, err)
+		}
+		if diff := diffProjections(got, l.proj); diff != "" {
+			t.Errorf("%s: decoded projection differs (-saved +decoded):\n%s", code, diff)
+		}
+	}
+}
+
+// header is the start of a saved projection as encode writes it, for tests that forge one.
+type header struct {
+	format        uint64
+	mapping, lang string
+	at            uint64
+}
+
+// reseal replaces the header of the saved projection b and computes its checksum again: a file that
+// is whole and well-formed, but says what h says.
+func reseal(t *testing.T, b []byte, h func(*header)) []byte {
+	t.Helper()
+	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
+	old := header{d.uvarint(), d.string(), d.string(), d.uvarint()}
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	h(&old)
+	out := binary.AppendUvarint(append([]byte(nil), projectionMagic...), old.format)
+	out = appendString(appendString(out, old.mapping), old.lang)
+	out = append(binary.AppendUvarint(out, old.at), d.b...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
+}
+
+// TestSavedProjectionNeverTrusted: a saved projection that is missing, corrupt, of another format,
+// mapping version or language, or saved at a position the change log cannot replay from, is detected:
+// the start scans the store, and its projections and answers are those of the store.
+func TestSavedProjectionNeverTrusted(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// spoil changes the saved projection of "en"; head is the store's change-log head and
+		// trimmed the bytes of the file as saved before the change log was trimmed past it.
+		spoil   func(t *testing.T, b []byte, head uint64, trimmed []byte) []byte
+		wantLog string
+	}{
+		{"missing", func(*testing.T, []byte, uint64, []byte) []byte { return nil }, "no saved projection: scanning the store"},
+		{"a byte flipped", func(_ *testing.T, b []byte, _ uint64, _ []byte) []byte {
+			b[len(b)/2] ^= 0x10
+			return b
+		}, "saved projection unusable: scanning the store"},
+		{"truncated", func(_ *testing.T, b []byte, _ uint64, _ []byte) []byte { return b[:len(b)-9] }, "saved projection unusable: scanning the store"},
+		{"empty", func(*testing.T, []byte, uint64, []byte) []byte { return []byte{} }, "saved projection unusable: scanning the store"},
+		{"an older format", func(t *testing.T, b []byte, _ uint64, _ []byte) []byte {
+			return reseal(t, b, func(h *header) { h.format-- })
+		}, "saved projection unusable: scanning the store"},
+		{"another mapping version", func(t *testing.T, b []byte, _ uint64, _ []byte) []byte {
+			return reseal(t, b, func(h *header) { h.mapping += "-old" })
+		}, "saved projection unusable: scanning the store"},
+		{"another language's", func(t *testing.T, b []byte, _ uint64, _ []byte) []byte {
+			return reseal(t, b, func(h *header) { h.lang = "fr" })
+		}, "saved projection unusable: scanning the store"},
+		{"ahead of the store", func(t *testing.T, b []byte, head uint64, _ []byte) []byte {
+			return reseal(t, b, func(h *header) { h.at = head + 1 })
+		}, "saved projection is ahead of the store: scanning the store"},
+		{"behind the trimmed change log", func(_ *testing.T, _ []byte, _ uint64, trimmed []byte) []byte { return trimmed },
+			"saved projection is behind the trimmed change log: scanning the store"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 6, 60)
+			dir := filepath.Join(t.TempDir(), "index")
+			w.reopenWithin(t, dir)
+			path := projectionPath(dir, "en")
+			if _, err := w.ix.Checkpoint(ctx); err != nil {
+				t.Fatal(err)
+			}
+			early, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The change log moves on, is checkpointed and trimmed past the early file's position.
+			w.changeEverything(t)
+			syncAll(t, w.ix)
+			upTo, err := w.ix.Checkpoint(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.db.TrimChanges(ctx, upTo); err != nil {
+				t.Fatal(err)
+			}
+			w.ix.Close()
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := w.db.ChangeHead(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spoiled := tc.spoil(t, b, head, early); spoiled == nil {
+				err = os.Remove(path)
+			} else {
+				err = os.WriteFile(path, spoiled, 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix, logs := openLogged(t, dir, w.db)
+			w.ix = ix
+			if logs.FilterMessage(tc.wantLog).FilterField(zap.String("lang", "en")).Len() != 1 {
+				t.Errorf("start-up logged %v, want %q for en", logs.All(), tc.wantLog)
+			}
+			scanned := openIndex(t, filepath.Join(t.TempDir(), "index"), w.db)
+			sameProjections(t, ix, scanned)
+			scanned.Close()
+			sameAnswers(t, w)
+		})
+	}
+}
+
+// TestRebuiltIndexDropsItsProjection: a Bleve index rebuilt at start-up takes its saved projection
+// with it, so no projection outlives the index it was checkpointed with.
+func TestRebuiltIndexDropsItsProjection(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, 2, 40)
+	dir := filepath.Join(t.TempDir(), "index")
+	w.reopenWithin(t, dir)
+	if _, err := w.ix.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.ix.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "de.bleve")); err != nil {
+		t.Fatal(err)
+	}
+	ix, logs := openLogged(t, dir, w.db)
+	w.ix = ix
+	if _, err := os.Stat(projectionPath(dir, "de")); !os.IsNotExist(err) {
+		t.Errorf("de's projection after its index was rebuilt: %v, want it removed", err)
+	}
+	if logs.FilterMessage("no saved projection: scanning the store").Len() != 0 {
+		t.Errorf("a start with a fresh index looked for saved projections: %v", logs.All())
+	}
+	sameAnswers(t, w)
+}
+
+// projectionLayouts pins, per projectionFormat, the fields of what a saved projection holds. A change
+// to a row's fields fails TestProjectionFormatPinned until the format is bumped and its layout added
+// here, so that no file of the old layout is read as the new one.
+var projectionLayouts = map[int]string{
+	1: "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
+		"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
+		"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
+		"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}",
+}
+
+func TestProjectionFormatPinned(t *testing.T) {
+	var layout []string
+	for _, v := range []any{eventRow{}, eventLinks{}, placeRow{}} {
+		rt := reflect.TypeOf(v)
+		var fields []string
+		for i := range rt.NumField() {
+			fields = append(fields, rt.Field(i).Name+" "+rt.Field(i).Type.String())
+		}
+		layout = append(layout, rt.Name()+"{"+strings.Join(fields, ", ")+"}")
+	}
+	if got := strings.Join(layout, " "); got != projectionLayouts[projectionFormat] {
+		t.Errorf("the rows a projection saves are now\n\t%s\nnot the layout pinned for format %d: bump projectionFormat and pin this layout under it",
+			got, projectionFormat)
+	}
+}
+
+// FuzzDecodeProjection: no file, however damaged, makes decodeProjection panic or return a projection
+// that differs from what its bytes say when encoded again.
+func FuzzDecodeProjection(f *testing.F) {
+	p := newProjection()
+	for i, start := range []int64{10, 20, 20, 35} {
+		r := row(uint64(i+1), start, uint64(100+i%2))
+		p.events = append(p.events, r)
+		p.link(&r, eventLinks{orgs: []uint64{200}, terms: []uint64{300, uint64(301 + i)}, parent: uint64(i % 2 * 7)})
+	}
+	p.venues[100] = &placeRow{id: 100, author: 1, status: storage.StatusPublish, date: 1700000000}
+	p.orgs[200] = &placeRow{id: 200, author: 2, status: storage.StatusTrash, trashed: storage.StatusDraft}
+	good := p.encode(nil, "en", 42)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add(newProjection().encode(nil, "en", 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, at, err := decodeProjection(b, "en")
+		if err != nil {
+			return
+		}
+		if again, _, err := decodeProjection(got.encode(nil, "en", at), "en"); err != nil || diffProjections(again, got) != "" {
+			t.Errorf("a decoded projection does not survive encoding again: %v", err)
+		}
+	})
+}
