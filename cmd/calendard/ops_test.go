@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // runCmd runs a calendard command line against dir.
@@ -40,10 +42,37 @@ func TestReindex(t *testing.T) {
 	if err != nil || !strings.Contains(out, "rebuilt") {
 		t.Fatalf("reindex: %v %q", err, out)
 	}
+	requireSavedProjections(t, s.dir)
 	s = startServerIn(t, s.dir)
 	after := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz"})
 	if after.status != 200 || string(after.body) != string(before.body) {
 		t.Fatalf("after reindex: %d\n%s\nwant\n%s", after.status, after.body, before.body)
+	}
+}
+
+// requireSavedProjections fails the test unless every language's projection is saved in dir's
+// index, for the next start to read instead of scanning the store.
+func requireSavedProjections(t *testing.T, dir string) {
+	t.Helper()
+	for _, l := range storage.Langs {
+		if _, err := os.Stat(filepath.Join(dir, "index", string(l)+".projection")); err != nil {
+			t.Errorf("projection of %s: %v", l, err)
+		}
+	}
+}
+
+// TestShutdownSavesProjections: a server that stops checkpoints its index, so the next start reads
+// the projections it saved, and answers as before.
+func TestShutdownSavesProjections(t *testing.T) {
+	s := startServer(t)
+	s.create("/calendar/events/v1/events", concert())
+	before := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz"})
+	s.stop()
+	requireSavedProjections(t, s.dir)
+	s = startServerIn(t, s.dir)
+	after := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz"})
+	if after.status != 200 || string(after.body) != string(before.body) {
+		t.Fatalf("after a restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
 	}
 }
 

@@ -39,6 +39,12 @@ func reindex(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	// The checkpoint saves the projections beside the new indexes: the next start reads them instead
+	// of scanning the store again.
+	if _, err := ix.Checkpoint(ctx); err != nil {
+		ix.Close()
+		return err
+	}
 	if err := ix.Close(); err != nil {
 		return err
 	}
