@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -214,13 +215,14 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	at := d.uvarint()
 	p := newProjection()
 	p.events = make([]eventRow, 0, d.count())
+	links := make([]eventLinks, 0, cap(p.events))
 	for n := cap(p.events); len(p.events) < n && d.err == nil; {
 		r := eventRow{id: d.uvarint(), author: d.uvarint(), venue: d.uvarint(), date: d.varint(), startUTC: d.varint(),
 			startLocal: d.varint(), lat: math.Float64frombits(d.u64()), lng: math.Float64frombits(d.u64()),
 			status: d.state(), trashed: d.state()}
 		flags := d.byte()
 		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
-		l := eventLinks{orgs: d.ids(), terms: d.ids(), parent: d.uvarint()}
+		l := eventLinks{orgs: d.list(), terms: d.list(), parent: d.uvarint()}
 		switch {
 		case flags&^flagsKnown != 0:
 			d.fail("unknown flags")
@@ -228,7 +230,10 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 			d.fail("event rows out of order")
 		}
 		p.events = append(p.events, r)
-		p.link(&p.events[len(p.events)-1], l)
+		links = append(links, l)
+	}
+	if d.err == nil {
+		p.linkAll(links, &d)
 	}
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
 		for n := d.count(); len(places) < n && d.err == nil; {
@@ -249,10 +254,34 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	return p, at, nil
 }
 
+// linkAll links the decoded rows, links[i] being the links of p.events[i], into p's maps, and fails d
+// for an ID listed twice. The rows are linked in ID order, as a scan loads them, so that every set of
+// linked events grows at its end: linked in their order by start, the sets' insertions into the
+// middle of their arrays and the maps' growth were most of a load's work.
+func (p *projection) linkAll(links []eventLinks, d *decoder) {
+	order := make([]int, len(p.events))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(p.events[a].id, p.events[b].id) })
+	p.eventAt = make(map[uint64]int64, len(p.events))
+	p.links = make(map[uint64]eventLinks, len(p.events))
+	for k, i := range order {
+		if k > 0 && p.events[order[k-1]].id == p.events[i].id {
+			d.fail("event listed twice")
+			return
+		}
+		p.link(&p.events[i], links[i])
+	}
+}
+
 // decoder reads what encode wrote; its first failure sticks, and every read after it returns zero.
 type decoder struct {
 	b   []byte
 	err error
+	// ids holds the lists list returned, so that a file's millions of short lists take a few
+	// allocations rather than one each.
+	ids []uint64
 }
 
 func (d *decoder) fail(why string) {
@@ -329,17 +358,22 @@ func (d *decoder) string() string {
 	return s
 }
 
-// ids reads a list appendIDs wrote; an empty one is nil, as eventRowOf makes it.
-func (d *decoder) ids() []uint64 {
+// list reads a list appendIDs wrote; an empty one is nil, as eventRowOf makes it. Lists share
+// arrays, each capped at its length, so that an append to one copies it rather than overwrite the
+// next.
+func (d *decoder) list() []uint64 {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
-	ids := make([]uint64, n)
-	for i := range ids {
-		ids[i] = d.uvarint()
+	if len(d.ids)+n > cap(d.ids) {
+		d.ids = make([]uint64, 0, max(n, 1<<14))
 	}
-	return ids
+	start := len(d.ids)
+	for range n {
+		d.ids = append(d.ids, d.uvarint())
+	}
+	return d.ids[start:len(d.ids):len(d.ids)]
 }
 
 // writeFileAtomic replaces path with data: written to a temporary file beside it, synced, renamed

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -343,4 +344,18 @@ func FuzzDecodeProjection(f *testing.F) {
 			t.Errorf("a decoded projection does not survive encoding again: %v", err)
 		}
 	})
+}
+
+// TestDecodeRejectsAnEventTwice: rows in order by start may still name one event twice, at two
+// starts; such a file is corrupt, and linking it would leave one of the rows unreachable.
+func TestDecodeRejectsAnEventTwice(t *testing.T) {
+	p := newProjection()
+	p.events = []eventRow{row(1, 10, 100), row(2, 20, 100), row(1, 30, 100)}
+	if _, _, err := decodeProjection(p.encode(nil, "en", 7), "en"); !errors.Is(err, errProjection) {
+		t.Errorf("decoding an event listed twice: %v, want errProjection", err)
+	}
+	p.events = p.events[:2]
+	if _, _, err := decodeProjection(p.encode(nil, "en", 7), "en"); err != nil {
+		t.Errorf("decoding the same rows without the repeat: %v", err)
+	}
 }
