@@ -111,8 +111,10 @@ type Index struct {
 	dir   string
 	langs map[storage.Lang]*lang
 
-	// saving serializes the writers of the projection files, which share one temporary file each.
+	// saving serializes the writers of the projection files, which share one temporary file each;
+	// saved is the version the files hold, when they all hold the same.
 	saving sync.Mutex
+	saved  Version
 
 	// writing serializes the two writers of the projections and Bleve, the syncer and the consistency
 	// check's repairs, each from its read of the store to its last apply: otherwise a repair could

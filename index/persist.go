@@ -51,6 +51,12 @@ func projectionPath(dir string, code storage.Lang) string {
 func (ix *Index) save(at uint64) error {
 	ix.saving.Lock()
 	defer ix.saving.Unlock()
+	// Files that hold this version already are not written again: a node without writes would
+	// otherwise rewrite every projection at each scheduled checkpoint, and at start-up.
+	v := Version{at, ix.Version().Repairs}
+	if v == ix.saved {
+		return nil
+	}
 	var buf []byte
 	for code, l := range ix.langs {
 		l.mu.RLock()
@@ -60,6 +66,7 @@ func (ix *Index) save(at uint64) error {
 			return fmt.Errorf("index: save projection %s: %w", code, err)
 		}
 	}
+	ix.saved = v
 	return nil
 }
 
@@ -90,7 +97,7 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 		})
 	}
 	wg.Wait()
-	from := head
+	from, same := head, true
 	for code, s := range got {
 		why := ""
 		if s.err == nil {
@@ -108,9 +115,13 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 			return 0, false
 		}
 		from = min(from, s.at, ix.langs[code].checkpoint)
+		same = same && s.at == got[storage.Langs[0]].at
 	}
 	for code, s := range got {
 		ix.langs[code].proj = s.proj
+	}
+	if same {
+		ix.saved = Version{Applied: got[storage.Langs[0]].at}
 	}
 	return from, true
 }

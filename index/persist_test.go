@@ -359,3 +359,38 @@ func TestDecodeRejectsAnEventTwice(t *testing.T) {
 		t.Errorf("decoding the same rows without the repeat: %v", err)
 	}
 }
+
+// TestCheckpointSavesOnlyChanges: a checkpoint with nothing applied since the projections were saved,
+// or read at start-up, leaves their files alone; one after a change writes them again.
+func TestCheckpointSavesOnlyChanges(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, 3, 40)
+	dir := filepath.Join(t.TempDir(), "index")
+	w.reopenWithin(t, dir)
+	t.Cleanup(func() { w.ix.Close() })
+	path := projectionPath(dir, "en")
+	stat := func() os.FileInfo {
+		t.Helper()
+		if _, err := w.ix.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	saved := stat()
+	if !os.SameFile(saved, stat()) {
+		t.Error("a checkpoint with nothing new wrote the projection again")
+	}
+	w.reopenWithin(t, dir)
+	if !os.SameFile(saved, stat()) {
+		t.Error("the first checkpoint after a start from the saved projections wrote them again")
+	}
+	w.changeEverything(t)
+	syncAll(t, w.ix)
+	if os.SameFile(saved, stat()) {
+		t.Error("a checkpoint after changes left the projection as it was")
+	}
+}
