@@ -48,8 +48,10 @@ type app struct {
 	indexStore index.Store
 	// loading follows load's progress for the handler that answers meanwhile.
 	loading index.Loading
-	handler handlerSwitch
-	server  *http.Server
+	// terminal is stderr when it is a terminal, where load shows its progress as a bar; nil otherwise.
+	terminal io.Writer
+	handler  handlerSwitch
+	server   *http.Server
 	// metrics is what /metrics reports, for the loading handler and then the API's.
 	metrics *handlers.Metrics
 	jobs    *jobs.Jobs // nil until load
@@ -144,6 +146,9 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, db: db, indexStore: db, metrics: handlers.NewMetrics(log.Named("metrics"))}
+	if isTerminal(stderr) {
+		a.terminal = stderr
+	}
 	a.stopping, a.stopStopping = context.WithCancel(context.Background())
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		db.Close()
@@ -349,8 +354,11 @@ func (a *app) shutdown(errc <-chan error) error {
 const loadProgressEvery = 5 * time.Second
 
 // loadLogged is load with a log line every few seconds while it runs: a long first start shows it is
-// working, and how far it has come.
+// working, and how far it has come. On a terminal it shows a progress bar instead, as reindex does.
 func (a *app) loadLogged(ctx context.Context) error {
+	if a.terminal != nil {
+		return showProgress(a.terminal, a.loading.Progress, func() error { return a.load(ctx) })
+	}
 	return watch(loadProgressEvery, func() {
 		p := a.loading.Progress()
 		a.log.Info("loading the index", zap.String("phase", p.Phase), zap.Uint64("done", p.Done),
