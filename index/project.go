@@ -237,18 +237,7 @@ func merge(rows, add []eventRow) []eventRow {
 func (p *projection) link(r *eventRow, l eventLinks) {
 	p.eventAt[r.id] = r.startLocal
 	p.links[r.id] = l
-	if r.venue != 0 {
-		link(p.venueEvents, r.venue, r.id)
-	}
-	for _, o := range l.orgs {
-		link(p.orgEvents, o, r.id)
-	}
-	for _, t := range l.terms {
-		link(p.termEvents, t, r.id)
-	}
-	if l.parent != 0 {
-		link(p.seriesEvents, l.parent, r.id)
-	}
+	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { link(*sets, key, r.id) })
 }
 
 // unlink forgets what link recorded for an event row.
@@ -256,17 +245,23 @@ func (p *projection) unlink(r *eventRow) {
 	l := p.links[r.id]
 	delete(p.eventAt, r.id)
 	delete(p.links, r.id)
+	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { unlink(*sets, key, r.id) })
+}
+
+// eachSet calls f for every set of linked events an event row with links l belongs in: with the
+// field of p that holds that kind of set, and the key of the set.
+func (p *projection) eachSet(r *eventRow, l eventLinks, f func(sets *map[uint64]*roaring64.Bitmap, key uint64)) {
 	if r.venue != 0 {
-		unlink(p.venueEvents, r.venue, r.id)
+		f(&p.venueEvents, r.venue)
 	}
 	for _, o := range l.orgs {
-		unlink(p.orgEvents, o, r.id)
+		f(&p.orgEvents, o)
 	}
 	for _, t := range l.terms {
-		unlink(p.termEvents, t, r.id)
+		f(&p.termEvents, t)
 	}
 	if l.parent != 0 {
-		unlink(p.seriesEvents, l.parent, r.id)
+		f(&p.seriesEvents, l.parent)
 	}
 }
 
