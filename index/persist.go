@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
@@ -266,9 +267,9 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 }
 
 // linkAll links the decoded rows, links[i] being the links of p.events[i], into p's maps, and fails d
-// for an ID listed twice. The rows are linked in ID order, as a scan loads them, so that every set of
-// linked events grows at its end: linked in their order by start, the sets' insertions into the
-// middle of their arrays and the maps' growth were most of a load's work.
+// for an ID listed twice. The rows are taken in ID order, so that each set of linked events is
+// gathered as a sorted list and built at once: an Add per row and set, in the file's order by start,
+// inserted into the middle of the sets' arrays and was most of a load's work.
 func (p *projection) linkAll(links []eventLinks, d *decoder) {
 	order := make([]int, len(p.events))
 	for i := range order {
@@ -277,12 +278,27 @@ func (p *projection) linkAll(links []eventLinks, d *decoder) {
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(p.events[a].id, p.events[b].id) })
 	p.eventAt = make(map[uint64]int64, len(p.events))
 	p.links = make(map[uint64]eventLinks, len(p.events))
+	lists := map[*map[uint64]*roaring64.Bitmap]map[uint64][]uint64{}
+	for _, sets := range []*map[uint64]*roaring64.Bitmap{&p.venueEvents, &p.orgEvents, &p.termEvents, &p.seriesEvents} {
+		lists[sets] = map[uint64][]uint64{}
+	}
 	for k, i := range order {
-		if k > 0 && p.events[order[k-1]].id == p.events[i].id {
+		r := &p.events[i]
+		if k > 0 && p.events[order[k-1]].id == r.id {
 			d.fail("event listed twice")
 			return
 		}
-		p.link(&p.events[i], links[i])
+		p.eventAt[r.id] = r.startLocal
+		p.links[r.id] = links[i]
+		p.eachSet(r, links[i], func(sets *map[uint64]*roaring64.Bitmap, key uint64) {
+			ids := lists[sets]
+			ids[key] = append(ids[key], r.id)
+		})
+	}
+	for sets, ids := range lists {
+		for key, list := range ids {
+			(*sets)[key] = roaring64.BitmapOf(list...)
+		}
 	}
 }
 
