@@ -318,18 +318,13 @@ func (d *decoder) fail(why string) {
 	d.b = nil
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("truncated")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
 
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
+func (d *decoder) varint() int64 { return readVarint(d, binary.Varint) }
+
+// readVarint reads a number with read, binary.Uvarint or binary.Varint.
+func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail("truncated")
 		return 0
