@@ -106,10 +106,16 @@ type Source interface {
 	// bucket and each bucket's keys in order, and returns that revision.
 	Snapshot(ctx context.Context, put func(Op) error) (int64, error)
 	// Follow calls apply with the commits after revision after, in commit order and a few at a time
-	// (those that arrived together), until ctx is done or apply fails. It returns ErrHistoryGone when
+	// (those that arrived together), until ctx is done or apply fails. A commit without operations
+	// tells that nothing this store holds changed up to its revision: revisions the store shares with
+	// others (etcd's are the cluster's) move on without it (Progress). It returns ErrHistoryGone when
 	// those commits are no longer kept, apply's error, ctx's, or the backend's when it can no longer
 	// follow (then the same call can be made again from the last revision applied).
 	Follow(ctx context.Context, after int64, apply func([]Commit) error) error
+	// Progress asks the Follow in progress to tell, as a commit without operations, the store's
+	// revision once it has caught up with it. It may not be told (the follow was not caught up
+	// then): a caller waiting for a revision asks again.
+	Progress(ctx context.Context) error
 	// Revision returns the revision of the store's latest commit.
 	Revision(ctx context.Context) (int64, error)
 	// Compact discards the history of commits up to revision rev: Follow from before it then

@@ -94,8 +94,9 @@ func (r *snapshot) each(from, end string, put func(kv.Op) error) error {
 // a commit's events together and in order, each carrying the commit's revision, so consecutive
 // events of one revision are one commit; each watch response is told as one batch. A commit of keys
 // outside every bucket (an election's) is told with no operations, so that the follower's revision
-// moves on. A watch the cluster cancels for want of a leader (WithRequireLeader) ends with
-// ErrUnavailable rather than staying silent.
+// moves on. So is the cluster's revision when Progress asks for it (a progress notification). A
+// watch the cluster cancels for want of a leader (WithRequireLeader) ends with ErrUnavailable rather
+// than staying silent.
 func (s *Store) Follow(ctx context.Context, after int64, apply func([]kv.Commit) error) error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
@@ -105,6 +106,12 @@ func (s *Store) Follow(ctx context.Context, after int64, apply func([]kv.Commit)
 		}
 		if err := resp.Err(); err != nil {
 			return classify(ctx, err)
+		}
+		if resp.IsProgressNotify() {
+			if err := apply([]kv.Commit{{Rev: resp.Header.Revision}}); err != nil {
+				return err
+			}
+			continue
 		}
 		var commits []kv.Commit
 		for _, ev := range resp.Events {
@@ -126,6 +133,17 @@ func (s *Store) Follow(ctx context.Context, after int64, apply func([]kv.Commit)
 		return err
 	}
 	return fmt.Errorf("%w: the watch ended", ErrUnavailable)
+}
+
+// Progress implements kv.Source with a progress request on the watch's stream (the client keys its
+// streams by the context's metadata, which WithRequireLeader sets as Follow's does). The member
+// answers only when the watch has caught up and the revision is past the watch's start; otherwise the
+// request is dropped, and the caller asks again.
+func (s *Store) Progress(ctx context.Context) error {
+	if err := s.client.RequestProgress(clientv3.WithRequireLeader(ctx)); err != nil {
+		return classify(ctx, err)
+	}
+	return nil
 }
 
 // Revision implements kv.Source: a linearizable read's header tells the cluster's revision.

@@ -65,6 +65,8 @@ const (
 	stall = 10 * time.Second
 	// retry is the wait before a follow that failed is started again.
 	retry = time.Second
+	// progressEvery is how often a wait for a revision asks the source for its progress.
+	progressEvery = 100 * time.Millisecond
 	// copyBatch bounds the keys of a snapshot written in one local transaction.
 	copyBatch = 10000
 	// mmapSize is the address space the copy is mapped with from the start. bbolt grows its map
@@ -378,10 +380,13 @@ func (s *Store) advance(rev int64) {
 }
 
 // await waits until the copy has applied rev. It fails when ctx ends or when the copy applies
-// nothing for a stall.
+// nothing for a stall. Meanwhile it asks the source for its progress now and then: rev may be
+// another store's commit, on a cluster several stores share, which the copy hears of only so.
 func (s *Store) await(ctx context.Context, rev int64) error {
 	timer := time.NewTimer(stall)
 	defer timer.Stop()
+	ask := time.NewTicker(progressEvery)
+	defer ask.Stop()
 	for {
 		s.amu.Lock()
 		advanced := s.advanced
@@ -392,6 +397,8 @@ func (s *Store) await(ctx context.Context, rev int64) error {
 		select {
 		case <-advanced:
 			timer.Reset(stall)
+		case <-ask.C:
+			_ = s.src.Progress(ctx) // a failure is the follow's to report; the stall bounds the wait
 		case <-timer.C:
 			return fmt.Errorf("%w: revision %d not received within %v (at %d)", kv.ErrUnavailable, rev, stall, s.applied.Load())
 		case <-ctx.Done():

@@ -374,3 +374,15 @@ func TestOneNodePerCopy(t *testing.T) {
 	defer s.Close()
 	second("once it is made")
 }
+
+// TestCatchUpPastOtherPrefixes: a node opening while the cluster's latest commits are another
+// prefix's (several stores share one etcd) catches up: the cluster's revision moves with writes its
+// watch never sees.
+func TestCatchUpPastOtherPrefixes(t *testing.T) {
+	n := stoppedNode(t)
+	elsewhere := newNode(t, etcdtest.Shared(t)).source(t)
+	defer elsewhere.Close()
+	put(t, elsewhere, "x", "1")
+	s := n.open(t) // fails once the copy has waited a stall for its prefix's next commit
+	s.Close()
+}
