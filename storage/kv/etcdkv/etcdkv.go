@@ -53,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -95,8 +96,9 @@ var (
 	ErrTooLarge = kv.ErrTooLarge
 
 	// ErrContended is returned by an Update that conflicted with other writes on every one of its
-	// runs.
-	ErrContended = errors.New("etcdkv: write conflicted with others on every attempt")
+	// runs: the store is too busy for it now, and it is an ErrUnavailable, which the same call may
+	// not meet later.
+	ErrContended = fmt.Errorf("%w: write conflicted with others on every attempt", kv.ErrUnavailable)
 )
 
 // Config configures a Store. The zero value of every field but Endpoints has a usable default.
@@ -425,7 +427,14 @@ var _ kv.Source = (*Store)(nil)
 
 // UpdateAt implements kv.Source.
 func (s *Store) UpdateAt(ctx context.Context, fn func(kv.RwTx) error) (int64, error) {
-	for range maxAttempts {
+	for attempt := range maxAttempts {
+		if attempt > 0 {
+			// Every write takes the change log's next sequence number, so concurrent writes all
+			// conflict on that key: without a pause, the same writers would collide again at once.
+			if err := pause(ctx, backoff(attempt)); err != nil {
+				return 0, err
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
@@ -446,6 +455,12 @@ func (s *Store) UpdateAt(ctx context.Context, fn func(kv.RwTx) error) (int64, er
 		}
 	}
 	return 0, ErrContended
+}
+
+// backoff is the pause before the attempt-th run of a conflicting Update: random (so that the
+// writers that collided spread out), up to a bound that doubles with each attempt from 1 ms to 64 ms.
+func backoff(attempt int) time.Duration {
+	return time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 6)))
 }
 
 // write is a buffered write of one key: a value, or a deletion.
