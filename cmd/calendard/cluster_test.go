@@ -29,7 +29,7 @@ func TestMain(m *testing.M) { etcdtest.Main(m) }
 // clusterEnv is the configuration of a server in cluster mode on the package's etcd member, under a
 // prefix of its own. The store uses etcd's default transaction limits, as against a production
 // cluster, although the test member allows more.
-func clusterEnv(t *testing.T) []string { return etcdEnv(etcdtest.Shared(t).Config()) }
+func clusterEnv(t testing.TB) []string { return etcdEnv(etcdtest.Shared(t).Config()) }
 
 // etcdEnv is the configuration of a server in cluster mode on cfg's endpoints and prefix.
 func etcdEnv(cfg etcdkv.Config) []string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,8 +13,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,9 +24,19 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// backend is the store the servers of the end-to-end tests keep their records in: the bbolt file, or
+// etcd (cluster mode, on the package's embedded member), so that both answer the same requests the
+// same (make test runs the package on both). A test about the file itself (backups, the disk filling
+// up, its layout) starts its servers with fileEnv, on the file whatever the flag says.
+var backend = flag.String("backend", "bbolt", "the store of the servers tests start: bbolt or etcd")
+
+// fileEnv is the setting that keeps a test's server on the bbolt file with -backend=etcd.
+const fileEnv = "CALENDAR_ETCD_ENDPOINTS="
 
 const (
 	testOrigin   = "http://cal.test"
@@ -42,6 +55,27 @@ type server struct {
 	stopSync func()
 }
 
+// dirBackends holds, per data directory, the etcd settings of its servers and commands with
+// -backend=etcd (fileEnv for a directory kept on the file): a server started again on a directory,
+// or a command run on it, finds its records.
+var dirBackends sync.Map
+
+// backendEnv returns the etcd settings of the store of data directory dir under -backend=etcd, none
+// otherwise; env, a server's own settings, decides when it names etcd endpoints (or fileEnv).
+func backendEnv(t testing.TB, dir string, env []string) []string {
+	if *backend != "etcd" {
+		return nil
+	}
+	if slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "CALENDAR_ETCD_ENDPOINTS=") }) {
+		dirBackends.LoadOrStore(dir, slices.DeleteFunc(slices.Clone(env), func(e string) bool { return !strings.HasPrefix(e, "CALENDAR_ETCD_") }))
+		return nil
+	}
+	// The member's limits, as a production cluster raised for series and bulk writes (CLUSTER.md).
+	settings, _ := dirBackends.LoadOrStore(dir, append(clusterEnv(t),
+		"CALENDAR_ETCD_MAX_TXN_OPS="+strconv.Itoa(etcdtest.MaxTxnOps), "CALENDAR_ETCD_MAX_REQUEST_BYTES="+strconv.Itoa(etcdtest.MaxRequestBytes)))
+	return settings.([]string)
+}
+
 // startServer runs the app with a frozen clock and a fixed origin, so bodies are byte-stable.
 func startServer(t testing.TB, env ...string) *server {
 	t.Helper()
@@ -56,7 +90,7 @@ func startServerIn(t testing.TB, dir string, env ...string) *server {
 // startServerLogged is startServerIn with the app logging to log.
 func startServerLogged(t testing.TB, dir string, log *zap.Logger, env ...string) *server {
 	t.Helper()
-	a, err := openTestApp(dir, log, env...)
+	a, err := openTestApp(dir, log, append(backendEnv(t, dir, env), env...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +125,12 @@ func lookup(vars map[string]string, env ...string) func(string) string {
 		vars[k] = v
 	}
 	return func(k string) string { return vars[k] }
+}
+
+// overlay is getenv with env's "KEY=value" entries over it.
+func overlay(getenv func(string) string, env []string) func(string) string {
+	over := lookup(map[string]string{}, env...)
+	return func(k string) string { return cmp.Or(over(k), getenv(k)) }
 }
 
 // serveTestApp serves an opened app behind httptest until the test ends.
@@ -130,6 +170,9 @@ func (s *server) restart(env ...string) *server {
 // closes it (a server may have to open the directory next).
 func openDirStore(t *testing.T, cmd string, getenv func(string) string) *storage.DB {
 	t.Helper()
+	if getenv("CALENDAR_ETCD_ENDPOINTS") == "" {
+		getenv = overlay(getenv, backendEnv(t, getenv("CALENDAR_DATA_DIR"), nil))
+	}
 	cfg, err := parseConfig(cmd, nil, getenv, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ func runCmd(t *testing.T, dir string, args ...string) (string, error) {
 func runCmdStderr(t *testing.T, dir string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	env := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow}
-	err = run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+	env := lookup(map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow}, backendEnv(t, dir, nil)...)
+	err = run(context.Background(), args, env, &out, &errOut)
 	return out.String(), errOut.String(), err
 }
 
