@@ -30,13 +30,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // backend is the store the servers of the end-to-end tests keep their records in: the bbolt file, or
-// etcd (cluster mode, on the package's embedded member), so that both answer the same requests the
-// same (make test runs the package on both). A test about the file itself (backups, the disk filling
-// up, its layout) starts its servers with fileEnv, on the file whatever the flag says.
+// etcd (cluster mode, on the package's embedded member), so that both can be shown to answer the same
+// requests the same. A test that gives its server etcd settings of its own keeps them.
 var backend = flag.String("backend", "bbolt", "the store of the servers tests start: bbolt or etcd")
-
-// fileEnv is the setting that keeps a test's server on the bbolt file with -backend=etcd.
-const fileEnv = "CALENDAR_ETCD_ENDPOINTS="
 
 const (
 	testOrigin   = "http://cal.test"
@@ -56,12 +52,11 @@ type server struct {
 }
 
 // dirBackends holds, per data directory, the etcd settings of its servers and commands with
-// -backend=etcd (fileEnv for a directory kept on the file): a server started again on a directory,
-// or a command run on it, finds its records.
+// -backend=etcd: a server started again on a directory, or a command run on it, finds its records.
 var dirBackends sync.Map
 
 // backendEnv returns the etcd settings of the store of data directory dir under -backend=etcd, none
-// otherwise; env, a server's own settings, decides when it names etcd endpoints (or fileEnv).
+// otherwise; env, a server's own settings, decides when it names etcd endpoints.
 func backendEnv(t testing.TB, dir string, env []string) []string {
 	if *backend != "etcd" {
 		return nil
