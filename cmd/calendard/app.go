@@ -96,6 +96,21 @@ func openServedStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 // from the cluster when missing.
 const replicaName = "replica.db"
 
+// copyLogEvery is how many keys of a copy of the cluster go between two log lines: 100,000 events
+// are 1.26 million keys, copied at about 80,000 a second.
+const copyLogEvery = 200_000
+
+// logCopy counts the keys a copy of the cluster has written and logs the count each time it passes a
+// multiple of every: a first copy takes a while (15 s at 100k events) before the server listens.
+func logCopy(log *zap.Logger, every int) func(n int) {
+	copied := 0
+	return func(n int) {
+		if copied += n; copied%every < n {
+			log.Info("copying the cluster", zap.Int("keys", copied))
+		}
+	}
+}
+
 // minClusterHorizon is the least time a server keeps change-log entries in cluster mode.
 const minClusterHorizon = time.Hour
 
@@ -129,7 +144,7 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 	// fall behind and still catch up from the log rather than from a full read of the store.
 	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
 	rep, err := replica.Open(context.Background(), filepath.Join(cfg.DataDir, replicaName), st,
-		replica.Options{Logger: log.Named("replica")})
+		replica.Options{Logger: log.Named("replica"), Copied: logCopy(log, copyLogEvery)})
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -73,5 +78,22 @@ func TestChangeFeedOnAnyNode(t *testing.T) {
 	}
 	if again := a.changes(t, changesPath+"?since="+start.Next, ""); again.Next != f.Next {
 		t.Errorf("the nodes' cursors differ for one position: A %q, B %q", again.Next, f.Next)
+	}
+}
+
+// TestLogCopy: a copy of the cluster logs its count of keys each time it passes a multiple of the
+// step, whatever the sizes of the batches that pass it.
+func TestLogCopy(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	copied := logCopy(zap.New(core), 25)
+	for _, n := range []int{10, 10, 10, 30, 5, 40} {
+		copied(n)
+	}
+	var got []int64
+	for _, e := range logs.All() {
+		got = append(got, e.ContextMap()["keys"].(int64))
+	}
+	if want := []int64{30, 60, 105}; !slices.Equal(got, want) {
+		t.Errorf("logged at %v keys, want %v", got, want)
 	}
 }
