@@ -307,6 +307,7 @@ func (a *app) serve(ctx context.Context) error {
 			return errors.Join(ignoreCancel(ctx, err), a.shutdown(errc))
 		}
 	}
+	fitLoadedCalendar(a.log)
 	defer a.startSync()()
 	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.
 	stopJobs, err := a.startJobs(ctx)

@@ -1,6 +1,12 @@
 package main
 
-import "runtime/debug"
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+
+	"go.uber.org/zap"
+)
 
 // DefaultMemoryMB is the memory budget (CALENDAR_MEMORY_MB) when none is set, sized for a 1 GB VM: the
 // rest is for the kernel's page cache, which holds the store's file and the Bleve indexes that the
@@ -58,3 +64,28 @@ func (b memoryBudget) applyLimit() {
 		debug.SetMemoryLimit(b.limit)
 	}
 }
+
+// fitLoadedCalendar raises the runtime's soft memory limit, when one is set, to fitLimit's: once the
+// index has loaded, what the calendar holds whatever the budget (the projections of every event) is
+// known. It runs one collection to measure it.
+func fitLoadedCalendar(log *zap.Logger) {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return // no limit: tests, and serve with a budget of 0
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if fit := fitLimit(limit, int64(m.HeapAlloc)); fit != limit {
+		debug.SetMemoryLimit(fit)
+		log.Info("memory limit raised above the calendar", zap.Int64("calendar_mb", int64(m.HeapAlloc)>>20),
+			zap.Int64("budget_mb", limit>>20), zap.Int64("limit_mb", fit>>20))
+	}
+}
+
+// fitLimit is the soft limit for a budget's limit when the loaded calendar holds live bytes: at least
+// twice those. The projections stay live whatever the caches give back (about 100 MB per 100,000
+// events, 430 MB at 1M), and under a limit close to them the collector runs without pause: at 1M
+// events with the default 384 MiB the mix served 144 req/s, against 615 without a limit. A calendar
+// of up to about 200,000 events fits the default twice over, and keeps it.
+func fitLimit(limit, live int64) int64 { return max(limit, 2*live) }

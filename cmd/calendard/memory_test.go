@@ -110,3 +110,19 @@ func TestMemoryBudgetBoundsCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLimit: the runtime's limit stays the budget's while the loaded calendar fits in it twice,
+// and is twice the calendar otherwise.
+func TestFitLimit(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct{ limit, live, want int64 }{
+		{384 * mb, 108 * mb, 384 * mb}, // 100k events
+		{384 * mb, 192 * mb, 384 * mb},
+		{384 * mb, 430 * mb, 860 * mb}, // 1M events
+		{2048 * mb, 430 * mb, 2048 * mb},
+	} {
+		if got := fitLimit(tc.limit, tc.live); got != tc.want {
+			t.Errorf("fitLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", tc.limit/mb, tc.live/mb, got/mb, tc.want/mb)
+		}
+	}
+}
