@@ -128,35 +128,32 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 	for _, l := range langs {
 		perLang[l]++
 	}
-	err = a.db.Bulk(ctx, actor, func(b *storage.Bulk) error {
-		if err := s.terms(b); err != nil {
-			return err
-		}
-		for _, l := range storage.Langs {
-			if err := s.placesOf(b, l, perLang[l]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	// The places are generated before anything is written, so that randomness is drawn once and in the
+	// same order however many transactions the writes take.
+	parts := [][]func(*storage.Bulk) error{s.termWrites()}
+	for _, l := range storage.Langs {
+		parts = append(parts, s.placesOf(l, perLang[l]))
+	}
+	if err := bulkSplit(ctx, a.db, actor, parts...); err != nil {
 		return sum, err
 	}
+	s.listTerms()
 	for from := 0; from < n; from += seedChunk {
 		chunk := langs[from:min(from+seedChunk, n)]
-		err := a.db.Bulk(ctx, actor, func(b *storage.Bulk) error {
-			for _, l := range chunk {
-				in, err := s.event(l)
-				if err != nil {
-					return err
-				}
+		writes := make([]func(*storage.Bulk) error, len(chunk))
+		for i, l := range chunk {
+			in, err := s.event(l)
+			if err != nil {
+				return sum, err
+			}
+			writes[i] = func(b *storage.Bulk) error {
 				if _, err := b.CreateEvent(l, in); err != nil {
 					return fmt.Errorf("event in %s: %w", l, err)
 				}
+				return nil
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		if err := bulkSplit(ctx, a.db, actor, writes); err != nil {
 			return sum, err
 		}
 		if created != nil {
@@ -169,6 +166,41 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 		sum.organizers += len(s.places[l].organizers)
 	}
 	return sum, nil
+}
+
+// bulkSplit runs every write of parts, in order, in one transaction of db on behalf of a. When the
+// store answers that this is too large for one transaction (ErrTooLarge: in cluster mode etcd bounds
+// one), nothing was written, and each part is written again in transactions of its own, a single part
+// in two halves, and so on down to one write per transaction, whose ErrTooLarge is returned. As with
+// any Bulk function, a write must give the same result when it runs again: a refused transaction
+// hands its IDs back to the store's sequences, so the same writes in the same order get the same IDs.
+func bulkSplit(ctx context.Context, db *storage.DB, a storage.Actor, parts ...[]func(*storage.Bulk) error) error {
+	err := db.Bulk(ctx, a, func(b *storage.Bulk) error {
+		for _, part := range parts {
+			for _, write := range part {
+				if err := write(b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, storage.ErrTooLarge) {
+		return err
+	}
+	if len(parts) == 1 {
+		if len(parts[0]) < 2 {
+			return err
+		}
+		half := len(parts[0]) / 2
+		parts = [][]func(*storage.Bulk) error{parts[0][:half], parts[0][half:]}
+	}
+	for _, part := range parts {
+		if err := bulkSplit(ctx, db, a, part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func firstAdministrator(ctx context.Context, db *storage.DB) (storage.Actor, error) {
@@ -258,45 +290,58 @@ func (s *seeder) languages(n int) []storage.Lang {
 	return out
 }
 
-// terms creates the category tree and the tags; a term that already exists (a second seeding of the
-// same store) is reused.
-func (s *seeder) terms(b *storage.Bulk) error {
-	create := func(tax storage.Taxonomy, name string, parent *uint64) (string, error) {
-		t, err := b.CreateTerm(tax, &storage.TermInput{Name: &name, Parent: parent})
-		var exists *storage.TermExistsError
-		switch {
-		case errors.As(err, &exists):
-			return strconv.FormatUint(exists.ID, 10), nil
-		case err != nil:
-			return "", fmt.Errorf("%s %q: %w", tax, name, err)
-		}
-		return strconv.FormatUint(t.ID, 10), nil
+// termWrites returns the writes that create the category tree, then the tags, each recording its
+// term's ID in s; a term that already exists (a second seeding of the same store) is reused. A child's
+// write reads its parent's ID, recorded by an earlier write. listTerms completes s once they are done.
+func (s *seeder) termWrites() []func(*storage.Bulk) error {
+	var writes []func(*storage.Bulk) error
+	// create appends the write of one term; parent, when not "", names its parent category. A write
+	// that runs again (its transaction refused) records the same ID again.
+	create := func(tax storage.Taxonomy, name, parent string, ids map[string]string) {
+		writes = append(writes, func(b *storage.Bulk) error {
+			in := &storage.TermInput{Name: &name}
+			if parent != "" {
+				id, _ := strconv.ParseUint(s.categoryOf[parent], 10, 64)
+				in.Parent = &id
+			}
+			t, err := b.CreateTerm(tax, in)
+			var exists *storage.TermExistsError
+			switch {
+			case errors.As(err, &exists):
+				ids[name] = strconv.FormatUint(exists.ID, 10)
+			case err != nil:
+				return fmt.Errorf("%s %q: %w", tax, name, err)
+			default:
+				ids[name] = strconv.FormatUint(t.ID, 10)
+			}
+			return nil
+		})
 	}
 	for _, c := range categoryTree {
-		id, err := create(storage.TaxCategory, c.name, nil)
-		if err != nil {
-			return err
-		}
-		s.categories = append(s.categories, id)
-		s.categoryOf[c.name] = id
-		parent, _ := strconv.ParseUint(id, 10, 64)
+		create(storage.TaxCategory, c.name, "", s.categoryOf)
 		for _, child := range c.children {
-			cid, err := create(storage.TaxCategory, child, &parent)
-			if err != nil {
-				return err
-			}
-			s.categories = append(s.categories, cid)
-			s.categoryOf[child] = cid
+			create(storage.TaxCategory, child, c.name, s.categoryOf)
+		}
+	}
+	for _, tag := range tagNames() {
+		create(storage.TaxTag, tag.name, "", s.tagOf)
+	}
+	return writes
+}
+
+// listTerms lists the terms termWrites created, in their order of creation, and the tags an event of
+// each language may carry.
+func (s *seeder) listTerms() {
+	for _, c := range categoryTree {
+		s.categories = append(s.categories, s.categoryOf[c.name])
+		for _, child := range c.children {
+			s.categories = append(s.categories, s.categoryOf[child])
 		}
 	}
 	var common []string
 	for _, tag := range tagNames() {
-		id, err := create(storage.TaxTag, tag.name, nil)
-		if err != nil {
-			return err
-		}
+		id := s.tagOf[tag.name]
 		s.tags = append(s.tags, id)
-		s.tagOf[tag.name] = id
 		if tag.lang == "" {
 			common = append(common, id)
 		} else {
@@ -306,7 +351,6 @@ func (s *seeder) terms(b *storage.Bulk) error {
 	for _, l := range storage.Langs {
 		s.tagsOf[l] = append(s.tagsOf[l], common...)
 	}
-	return nil
 }
 
 // seedTag is a tag name and the language whose theme it is ("" for a tag of every language).
@@ -339,12 +383,14 @@ func tagNames() []seedTag {
 	return out
 }
 
-// placesOf creates the venues and organizers of language l, sized for its events.
-func (s *seeder) placesOf(b *storage.Bulk, l storage.Lang, events int) error {
+// placesOf generates the venues and organizers of language l, sized for its events, and returns the
+// writes that create them, each recording its record's ID in s.places[l].
+func (s *seeder) placesOf(l storage.Lang, events int) []func(*storage.Bulk) error {
 	v := vocabs[l]
 	p := &seedPlaces{}
 	s.places[l] = p
 	used := map[string]bool{}
+	var writes []func(*storage.Bulk) error
 	for i := range max(minPlaces, (events+eventsPerVenue-1)/eventsPerVenue) {
 		c := &v.cities[s.r.IntN(len(v.cities))]
 		name := s.placeName(v.venueName, v.venueKinds, v.names, c, i, used)
@@ -362,11 +408,15 @@ func (s *seeder) placesOf(b *storage.Bulk, l storage.Lang, events int) error {
 		if s.r.IntN(2) == 0 {
 			in.Website = ptrTo("https://" + slug.Normalize(name) + ".example")
 		}
-		id, err := b.CreateVenue(l, in)
-		if err != nil {
-			return fmt.Errorf("venue %q: %w", name, err)
-		}
-		p.venues = append(p.venues, seedVenue{id: id, name: name, city: c})
+		p.venues = append(p.venues, seedVenue{name: name, city: c})
+		writes = append(writes, func(b *storage.Bulk) error {
+			id, err := b.CreateVenue(l, in)
+			if err != nil {
+				return fmt.Errorf("venue %q: %w", name, err)
+			}
+			p.venues[i].id = id
+			return nil
+		})
 	}
 	for i := range max(minPlaces, (events+eventsPerOrganizer-1)/eventsPerOrganizer) {
 		c := &v.cities[s.r.IntN(len(v.cities))]
@@ -378,13 +428,17 @@ func (s *seeder) placesOf(b *storage.Bulk, l storage.Lang, events int) error {
 			Phone:     ptrTo(s.phone(c)),
 			Website:   ptrTo("https://www." + host),
 		}
-		id, err := b.CreateOrganizer(l, in)
-		if err != nil {
-			return fmt.Errorf("organizer %q: %w", name, err)
-		}
-		p.organizers = append(p.organizers, id)
+		p.organizers = append(p.organizers, 0)
+		writes = append(writes, func(b *storage.Bulk) error {
+			id, err := b.CreateOrganizer(l, in)
+			if err != nil {
+				return fmt.Errorf("organizer %q: %w", name, err)
+			}
+			p.organizers[i] = id
+			return nil
+		})
 	}
-	return nil
+	return writes
 }
 
 // placeName makes a name not yet used in this language: the store would return the earlier record for
