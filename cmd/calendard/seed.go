@@ -134,7 +134,8 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 	for _, l := range storage.Langs {
 		parts = append(parts, s.placesOf(l, perLang[l]))
 	}
-	if err := bulkSplit(ctx, a.db, actor, parts...); err != nil {
+	w := &bulkWriter{db: a.db, a: actor}
+	if err := w.write(ctx, parts...); err != nil {
 		return sum, err
 	}
 	s.listTerms()
@@ -153,7 +154,7 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 				return nil
 			}
 		}
-		if err := bulkSplit(ctx, a.db, actor, writes); err != nil {
+		if err := w.write(ctx, writes); err != nil {
 			return sum, err
 		}
 		if created != nil {
@@ -168,14 +169,33 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 	return sum, nil
 }
 
-// bulkSplit runs every write of parts, in order, in one transaction of db on behalf of a. When the
-// store answers that this is too large for one transaction (ErrTooLarge: in cluster mode etcd bounds
-// one), nothing was written, and each part is written again in transactions of its own, a single part
-// in two halves, and so on down to one write per transaction, whose ErrTooLarge is returned. As with
-// any Bulk function, a write must give the same result when it runs again: a refused transaction
-// hands its IDs back to the store's sequences, so the same writes in the same order get the same IDs.
-func bulkSplit(ctx context.Context, db *storage.DB, a storage.Actor, parts ...[]func(*storage.Bulk) error) error {
-	err := db.Bulk(ctx, a, func(b *storage.Bulk) error {
+// bulkWriter writes records in as few transactions as the store takes.
+type bulkWriter struct {
+	db *storage.DB
+	a  storage.Actor
+	// most, once the store has refused a transaction as too large, is the most writes a transaction
+	// may hold: a longer list is cut to it at once, rather than refused whole again and halved again.
+	most int
+}
+
+// write runs every write of parts, in order, in one transaction on behalf of w.a. When the store
+// answers that this is too large for one transaction (ErrTooLarge: in cluster mode etcd bounds one),
+// nothing was written, and each part is written again in transactions of its own, a single part in
+// two halves, and so on down to one write per transaction, whose ErrTooLarge is returned. As with any
+// Bulk function, a write must give the same result when it runs again: a refused transaction hands
+// its IDs back to the store's sequences, so the same writes in the same order get the same IDs.
+func (w *bulkWriter) write(ctx context.Context, parts ...[]func(*storage.Bulk) error) error {
+	if len(parts) == 1 && w.most > 0 && len(parts[0]) > w.most {
+		for rest := parts[0]; len(rest) > 0; {
+			n := min(w.most, len(rest))
+			if err := w.write(ctx, rest[:n]); err != nil {
+				return err
+			}
+			rest = rest[n:]
+		}
+		return nil
+	}
+	err := w.db.Bulk(ctx, w.a, func(b *storage.Bulk) error {
 		for _, part := range parts {
 			for _, write := range part {
 				if err := write(b); err != nil {
@@ -192,11 +212,11 @@ func bulkSplit(ctx context.Context, db *storage.DB, a storage.Actor, parts ...[]
 		if len(parts[0]) < 2 {
 			return err
 		}
-		half := len(parts[0]) / 2
-		parts = [][]func(*storage.Bulk) error{parts[0][:half], parts[0][half:]}
+		w.most = (len(parts[0]) + 1) / 2
+		parts = [][]func(*storage.Bulk) error{parts[0][:w.most], parts[0][w.most:]}
 	}
 	for _, part := range parts {
-		if err := bulkSplit(ctx, db, a, part); err != nil {
+		if err := w.write(ctx, part); err != nil {
 			return err
 		}
 	}
