@@ -38,13 +38,16 @@ func seedTestEnv(dir string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-// seedInto runs "calendard seed" on a new data directory and returns it.
-func seedInto(t *testing.T, events int, seedValue uint64) string {
+// seedInto runs "calendard seed" on a new data directory, with env's settings over seedTestEnv, and
+// returns it. The command's store is the one the directory's servers would have (-backend), unless
+// env names etcd endpoints.
+func seedInto(t *testing.T, events int, seedValue uint64, env ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	var stdout bytes.Buffer
 	args := []string{"seed", "--events", strconv.Itoa(events), "--seed", strconv.FormatUint(seedValue, 10)}
-	if err := run(context.Background(), args, seedTestEnv(dir), &stdout, io.Discard); err != nil {
+	getenv := overlay(seedTestEnv(dir), append(backendEnv(t, dir, env), env...))
+	if err := run(context.Background(), args, getenv, &stdout, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(stdout.String(), "seeded "+strconv.Itoa(events)+" events") {
@@ -53,11 +56,12 @@ func seedInto(t *testing.T, events int, seedValue uint64) string {
 	return dir
 }
 
-// readSeeded reads every record of dir through the store's paged scan.
-func readSeeded(t *testing.T, dir string) *seeded {
+// readSeeded reads every record of dir, with env's settings over seedTestEnv, through the store's
+// paged scan.
+func readSeeded(t *testing.T, dir string, env ...string) *seeded {
 	t.Helper()
 	ctx := context.Background()
-	db := openDirStore(t, "seed", seedTestEnv(dir))
+	db := openDirStore(t, "seed", overlay(seedTestEnv(dir), env))
 	defer db.Close()
 	var err error
 	out := &seeded{venues: map[uint64]*storage.Venue{}, organizers: map[uint64]*storage.Organizer{}}
@@ -108,6 +112,28 @@ func TestSeedIsDeterministic(t *testing.T) {
 	}
 	if len(first.records) == len(other.records) && cmp.Equal(first.records, other.records) {
 		t.Error("another seed gave the same records")
+	}
+}
+
+// TestSeedInClusterMode: with etcd's default limits (128 operations a transaction), far below what
+// the terms and places or a chunk of events write, the seed is written in smaller transactions and
+// gives the same records, with the same IDs, as on the backend of the other tests.
+func TestSeedInClusterMode(t *testing.T) {
+	t.Parallel()
+	const events = 300
+	want := readSeeded(t, seedInto(t, events, 5))
+	env := clusterEnv(t)
+	got := readSeeded(t, seedInto(t, events, 5, env...), env...)
+	if len(got.records) == 0 {
+		t.Fatal("no record in the cluster")
+	}
+	if diff := cmp.Diff(want.records, got.records); diff != "" {
+		t.Errorf("records of the cluster (-want +got):\n%s", diff)
+	}
+	for _, terms := range []struct{ want, got []*storage.Term }{{want.categories, got.categories}, {want.tags, got.tags}} {
+		if diff := cmp.Diff(toJSON(t, terms.want), toJSON(t, terms.got)); diff != "" {
+			t.Errorf("terms of the cluster (-want +got):\n%s", diff)
+		}
 	}
 }
 
