@@ -29,7 +29,8 @@ import (
 // Sizes of a generated calendar.
 const (
 	// seedChunk events go into one transaction: one fsync per chunk instead of one per event, while the
-	// transaction's dirty pages (and the change-log entries it collects) stay bounded.
+	// transaction's dirty pages (and the change-log entries it collects) stay bounded. A store that
+	// bounds its transactions (etcd, in cluster mode) gets them in smaller ones (bulkWriter).
 	seedChunk          = 2000
 	eventsPerVenue     = 20
 	eventsPerOrganizer = 30
@@ -128,8 +129,8 @@ func seedStore(ctx context.Context, a *app, n int, seedValue uint64, stderr io.W
 	for _, l := range langs {
 		perLang[l]++
 	}
-	// The places are generated before anything is written, so that randomness is drawn once and in the
-	// same order however many transactions the writes take.
+	// Records are generated before their transaction (the places here, the events chunk by chunk), so
+	// that randomness is drawn once and in the same order however many transactions w needs.
 	parts := [][]func(*storage.Bulk) error{s.termWrites()}
 	for _, l := range storage.Langs {
 		parts = append(parts, s.placesOf(l, perLang[l]))
