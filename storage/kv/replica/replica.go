@@ -407,9 +407,6 @@ func (s *Store) await(ctx context.Context, rev int64) error {
 	}
 }
 
-// Applied returns the source revision the copy holds.
-func (s *Store) Applied() int64 { return s.applied.Load() }
-
 // Path is the local file's path.
 func (s *Store) Path() string { return s.path }
 
