@@ -245,6 +245,7 @@ var bboltOnly = map[string]string{
 	"TestExtendSeriesGoesOnPastAFailure": "reopens the store at its path",
 	"TestEtcd":                           "runs the others on etcd",
 	"TestCluster":                        "runs the others on a copy of etcd",
+	"TestCompactHistory":                 "compacts a cluster's history, and checks a file does nothing",
 	"TestEtcdNamesEveryTest":             "checks these lists",
 	"TestRecordCacheBound":               "the decoded-record cache alone, no store",
 	"TestRecordCacheOptions":             "the cache bounds Open sets, whatever the backend",
