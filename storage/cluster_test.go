@@ -43,7 +43,10 @@ func TestCompactHistory(t *testing.T) {
 		return src.Follow(fctx, from, func([]kv.Commit) error { cancel(); return nil })
 	}
 
+	// Two commits: compaction keeps the revision it is given, so the follower's first one must be
+	// before it.
 	mustCreateEvent(t, db, admin, newEvent(t, "Before the first call"))
+	mustCreateEvent(t, db, admin, newEvent(t, "Just before the first call"))
 	if err := db.CompactHistory(ctx); err != nil {
 		t.Fatal(err)
 	}
