@@ -44,11 +44,7 @@ func serveLoop(t *testing.T, dir string, prepare func(*app), env ...string) *loo
 	t.Helper()
 	vars := map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_LISTEN_ADDR": "127.0.0.1:0", "CALENDAR_ADMIN_APP_PASSWORD": adminPass,
 		"CALENDAR_NOW": testNow, "CALENDAR_BASE_URL": testOrigin}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+	cfg, err := parseConfig("serve", nil, lookup(vars, append(backendEnv(t, dir, env), env...)...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

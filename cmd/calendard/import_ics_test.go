@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/richtext"
 )
 
@@ -129,9 +130,11 @@ func TestImportICSCommand(t *testing.T) {
 	if out := runImport(t, dir, "ics", "--dry-run", file); !strings.Contains(out, "dry run, nothing written") || !strings.Contains(out, "added 3,") {
 		t.Errorf("dry run output:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "calendar.db")); err != nil {
-		t.Fatal(err)
+	db := openDirStore(t, "import", importEnv(dir))
+	if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 0 {
+		t.Errorf("%d events after a dry run (%v)", n, err)
 	}
+	db.Close()
 	// Flags after the file, as after it or before it.
 	if out := runImport(t, dir, "ics", file, "--language", "fr"); !strings.Contains(out, "added 3, updated 0, trashed 0, unchanged 0, failed 0") {
 		t.Errorf("first import:\n%s", out)

@@ -81,11 +81,13 @@ func importEnv(dir string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-// runImport runs `calendard import SOURCE ARGS…` into dir and returns its output.
+// runImport runs `calendard import SOURCE ARGS…` into dir's store (the one its servers open) and
+// returns its output.
 func runImport(t *testing.T, dir, source string, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), append([]string{"import", source}, args...), importEnv(dir), &stdout, &stderr); err != nil {
+	env := overlay(importEnv(dir), backendEnv(t, dir, nil))
+	if err := run(context.Background(), append([]string{"import", source}, args...), env, &stdout, &stderr); err != nil {
 		t.Fatalf("import: %v\n%s", err, stderr.String())
 	}
 	return stdout.String()
