@@ -272,7 +272,7 @@ func TestBackupUnderLoadAndRestore(t *testing.T) {
 
 func TestRestoreIntoStoppedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	s := startServerIn(t, dir)
+	s := startServerIn(t, dir, fileEnv) // a restore installs a file into a data directory
 	kept := s.create("/calendar/events/v1/categories", map[string]any{"name": "Kept"})
 	s.stop()
 	file := filepath.Join(t.TempDir(), "b.db")
@@ -321,7 +321,10 @@ var progressLineRE = regexp.MustCompile(`^(backing up|restoring): [0-9.]+ [kMG]?
 // copy of a small store is long: whether lines show meanwhile depends on the machine's speed, but the
 // last line always gives the final figures.
 func TestBackupAndRestoreShowProgress(t *testing.T) {
-	dir := t.TempDir()
+	dir, fresh := t.TempDir(), filepath.Join(t.TempDir(), "restored")
+	// The progress is the file's bytes: a cluster backup has none to show (README, cluster mode).
+	keepOnFile(t, dir)
+	keepOnFile(t, fresh)
 	if _, err := runCmd(t, dir, "seed", "--events", "300"); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +364,6 @@ func TestBackupAndRestoreShowProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh := filepath.Join(t.TempDir(), "restored")
 	out, stderr, err := runCmdStderr(t, fresh, "restore", "--from", file, "--progress-every", "1us")
 	if err != nil || !strings.Contains(out, "restored") {
 		t.Fatalf("restore: %v %q", err, out)

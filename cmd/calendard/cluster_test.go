@@ -327,7 +327,7 @@ func TestMigrateAndBackupRoundTrip(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	s := startServerIn(t, dir)
+	s := startServerIn(t, dir, fileEnv) // the calendar.db that migrate moves into etcd
 	jazz := concert()
 	jazz["start_date"], jazz["end_date"] = "2027-05-01 20:00:00", "2027-05-01 22:00:00"
 	s.create("/calendar/events/v1/events", jazz)
@@ -352,7 +352,7 @@ func TestMigrateAndBackupRoundTrip(t *testing.T) {
 	command(withCluster(c.dir), "backup", "--to", backup, "--data-dir", c.dir)
 	restored := t.TempDir()
 	command(importEnv(restored), "restore", "--from", backup, "--data-dir", restored)
-	r := startServerIn(t, restored)
+	r := startServerIn(t, restored, fileEnv) // the embedded mode the backup restores into
 	if d := cmp.Diff(want, answers(r)); d != "" {
 		t.Errorf("the cluster backup restored into a file (-embedded +restored):\n%s", d)
 	}

@@ -178,6 +178,7 @@ func TestStaleSocketIsIgnored(t *testing.T) {
 
 func TestSecondOpenerFailsFast(t *testing.T) {
 	dir := t.TempDir()
+	keepOnFile(t, dir) // the lock is the file's
 	cfg, err := parseConfig("serve", []string{"--data-dir", dir}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)

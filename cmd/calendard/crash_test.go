@@ -44,6 +44,8 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
+	// The binary's store is the file, whose acknowledged writes must survive SIGKILL.
+	keepOnFile(t, dir)
 	acked := map[uint64]string{} // id → title of every event created with a 201
 	p := startBinary(t, bin, dir)
 	for round := range crashRounds {

@@ -55,8 +55,18 @@ type server struct {
 // -backend=etcd: a server started again on a directory, or a command run on it, finds its records.
 var dirBackends sync.Map
 
+// fileEnv, among a server's settings, keeps its data directory's records in the bbolt file under
+// -backend=etcd too, for a test about the file itself (its bytes, its lock, its crash safety, a
+// restore into it): backendEnv records the choice, so the commands run on the directory use the file.
+const fileEnv = "CALENDAR_ETCD_ENDPOINTS="
+
+// keepOnFile is fileEnv for a data directory on which a test runs commands before any server.
+func keepOnFile(t testing.TB, dir string) {
+	backendEnv(t, dir, []string{fileEnv})
+}
+
 // backendEnv returns the etcd settings of the store of data directory dir under -backend=etcd, none
-// otherwise; env, a server's own settings, decides when it names etcd endpoints.
+// otherwise; env, a server's own settings, decides when it names etcd endpoints or has fileEnv.
 func backendEnv(t testing.TB, dir string, env []string) []string {
 	if *backend != "etcd" {
 		return nil
