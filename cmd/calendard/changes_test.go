@@ -152,8 +152,9 @@ func TestChangeFeedLongPoll(t *testing.T) {
 }
 
 func TestChangeFeedErrors(t *testing.T) {
-	// No horizon, so that the log can be trimmed past a cursor at once.
-	s := startServer(t, "CALENDAR_CHANGES_HORIZON=0")
+	// No horizon, so that the log can be trimmed past a cursor at once; cluster mode keeps at least an
+	// hour, so the file it is.
+	s := startServer(t, "CALENDAR_CHANGES_HORIZON=0", fileEnv)
 	old := s.changes(t, changesPath, "").Next
 	s.create("/calendar/events/v1/events", concert())
 	for _, c := range []struct {

@@ -59,10 +59,11 @@ func TestRunJob(t *testing.T) {
 // server must still come back, and answer with the event.
 func TestRestartAfterTrimComesBack(t *testing.T) {
 	ctx := context.Background()
-	// No horizon: the defect's sequence trims the whole log.
-	s := startServer(t, "CALENDAR_CHANGES_HORIZON=0")
+	// No horizon: the defect's sequence trims the whole log; cluster mode keeps at least an hour, so
+	// the file it is.
+	s := startServer(t, "CALENDAR_CHANGES_HORIZON=0", fileEnv)
 	id := s.create("/calendar/events/v1/events", concert())
-	s = s.restart("CALENDAR_CHANGES_HORIZON=0")
+	s = s.restart("CALENDAR_CHANGES_HORIZON=0", fileEnv)
 	j := jobs.New(s.app.db, s.app.index, zaptest.NewLogger(t), time.UTC, s.app.cfg.clock())
 	for range 2 {
 		if err := j.Run(ctx, "trim-changes"); err != nil {
@@ -97,7 +98,7 @@ func restartWithin(t *testing.T, s *server, limit time.Duration) *server {
 	}
 	done := make(chan opened, 1)
 	go func() {
-		a, err := openTestApp(s.dir, zaptest.NewLogger(t))
+		a, err := openTestApp(s.dir, zaptest.NewLogger(t), backendEnv(t, s.dir, nil)...)
 		done <- opened{a, err}
 	}()
 	select {

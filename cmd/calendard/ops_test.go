@@ -112,7 +112,8 @@ func TestUserCommands(t *testing.T) {
 func TestAdminSettings(t *testing.T) {
 	openWith := func(dir string, vars map[string]string) error {
 		vars["CALENDAR_DATA_DIR"] = dir
-		cfg, err := parseConfig("serve", nil, func(k string) string { return vars[k] }, io.Discard)
+		getenv := overlay(func(k string) string { return vars[k] }, backendEnv(t, dir, nil))
+		cfg, err := parseConfig("serve", nil, getenv, io.Discard)
 		if err != nil {
 			return err
 		}

@@ -191,9 +191,9 @@ func TestSeriesHorizonJob(t *testing.T) {
 	}
 	s.stop()
 	later := "2027-03-10T00:00:00Z"
-	getenv := func(k string) string {
+	getenv := overlay(func(k string) string {
 		return map[string]string{"CALENDAR_NOW": later, "CALENDAR_ADMIN_APP_PASSWORD": adminPass}[k]
-	}
+	}, backendEnv(t, s.dir, nil))
 	if err := run(context.Background(), []string{"run-job", "extend-series", "--data-dir", s.dir}, getenv, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
