@@ -142,6 +142,15 @@ func restore(ctx context.Context, args []string, getenv func(string) string, std
 	if serverAnswers(ctx, dataDir) {
 		return fmt.Errorf("a server is running on %s: stop it before restoring", dataDir)
 	}
+	cfg, err := parseConfig("restore", []string{"--data-dir", dataDir}, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	// A node in cluster mode serves etcd's records: a file installed here would never show.
+	if cfg.etcd != nil {
+		return fmt.Errorf("restore installs a backup into an embedded data directory, and the CALENDAR_ETCD_* settings name a cluster: " +
+			"restore into a directory without them, then copy that store into the cluster with migrate --to-etcd")
+	}
 	if _, err := storage.Inspect(from, time.Second); err != nil {
 		return fmt.Errorf("refusing to restore %s: %w", from, err)
 	}

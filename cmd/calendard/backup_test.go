@@ -313,6 +313,28 @@ func TestRestoreIntoStoppedDirectory(t *testing.T) {
 	}
 }
 
+// TestRestoreRefusesInClusterMode: with the CALENDAR_ETCD_* settings the records are in etcd, where
+// a restore into the data directory would never show; the command says so and installs nothing.
+func TestRestoreRefusesInClusterMode(t *testing.T) {
+	dir := t.TempDir()
+	s := startServerIn(t, dir, fileEnv) // a backup of the embedded mode, taken of its file
+	s.create("/calendar/events/v1/categories", map[string]any{"name": "Kept"})
+	s.stop()
+	file := filepath.Join(t.TempDir(), "b.db")
+	if _, err := runCmd(t, dir, "backup", "--to", file); err != nil {
+		t.Fatal(err)
+	}
+	node := t.TempDir()
+	getenv := lookup(map[string]string{"CALENDAR_DATA_DIR": node}, "CALENDAR_ETCD_ENDPOINTS=http://127.0.0.1:2379")
+	err := run(context.Background(), []string{"restore", "--from", file}, getenv, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "migrate --to-etcd") {
+		t.Errorf("restore in cluster mode: %v, want a refusal that names migrate --to-etcd", err)
+	}
+	if _, err := os.Stat(filepath.Join(node, storeName)); !os.IsNotExist(err) {
+		t.Errorf("restore in cluster mode installed %s: %v", storeName, err)
+	}
+}
+
 // progressLineRE is a line of a copy's progress on a log: done of total, rate, time left.
 var progressLineRE = regexp.MustCompile(`^(backing up|restoring): [0-9.]+ [kMG]?B of ([0-9.]+ [kMG]?B), [0-9.]+ [kMG]?B/s, [0-9]+s left$`)
 
