@@ -204,6 +204,7 @@ func TestBackupUnderLoadAndRestore(t *testing.T) {
 		t.Fatalf("restore over a running server: %v", err)
 	}
 	fresh := filepath.Join(t.TempDir(), "restored")
+	keepOnFile(t, fresh) // a backup restores into an embedded data directory, whatever the original's mode
 	if out, err := runCmd(t, fresh, "restore", "--from", file); err != nil || !strings.Contains(out, "restored") {
 		t.Fatalf("restore: %v %q", err, out)
 	}

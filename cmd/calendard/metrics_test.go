@@ -147,7 +147,9 @@ func TestMetricsWhileLoading(t *testing.T) {
 // TestMetricsListener: with CALENDAR_METRICS_ADDR, /metrics is served there and the API's listener
 // answers it 404; the jobs' start-up runs show there once done.
 func TestMetricsListener(t *testing.T) {
-	l := serveLoop(t, t.TempDir(), nil, "CALENDAR_METRICS_ADDR=127.0.0.1:0")
+	// Every job's start-up run is the file's: in cluster mode those run once per cluster wait for the
+	// election (electJobLeader).
+	l := serveLoop(t, t.TempDir(), nil, "CALENDAR_METRICS_ADDR=127.0.0.1:0", fileEnv)
 	l.ready(t)
 	if code, body := httpDo(t, "GET", l.base+"/metrics", ""); code != http.StatusNotFound || !strings.Contains(string(body), "rest_no_route") {
 		t.Errorf("the API's /metrics: %d %s", code, body)
