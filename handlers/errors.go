@@ -212,8 +212,13 @@ type envelope struct {
 // errors are logged here, once, and their message stays the generic one.
 func (h *Handler) toEnvelope(rq *request, err error) envelope {
 	a, unexpected := answerFor(err)
-	if unexpected {
+	switch {
+	case unexpected:
 		h.log.Error("request failed", zap.String("request_id", rq.id), zap.Error(err))
+	case errors.Is(err, storage.ErrUnavailable):
+		// The client is told to retry; the operator needs the cause (etcd out of reach, a write
+		// that kept conflicting, a node's copy that did not receive its commit in time).
+		h.log.Warn("store unavailable", zap.String("request_id", rq.id), zap.Error(err))
 	}
 	e := envelope{status: a.status, code: a.code, message: a.message, retryAfter: a.retryAfter}
 	if a.anonymous != 0 && rq.actor.Anonymous() {

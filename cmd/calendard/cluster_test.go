@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"io"
 	"net/http"
 	"os"
@@ -16,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
@@ -190,7 +193,8 @@ func TestClusterOutage(t *testing.T) {
 	defer member.Close()
 	const timeout = 300 * time.Millisecond
 	env := []string{"CALENDAR_ETCD_ENDPOINTS=" + member.Endpoint, "CALENDAR_ETCD_TIMEOUT=" + timeout.String()}
-	s := startServer(t, env...)
+	logs, seen := observer.New(zapcore.WarnLevel)
+	s := startServerLogged(t, t.TempDir(), zap.New(zapcore.NewTee(zaptest.NewLogger(t).Core(), logs)), env...)
 	created := s.create("/calendar/events/v1/events", map[string]any{"title": "Before", "start_date": "2027-01-01 10:00", "end_date": "2027-01-01 11:00"})
 	revision := s.do(req{method: "GET", path: "/calendar/events/v1/events"}).header.Get("X-Calendar-Revision")
 	member.Close()
@@ -204,6 +208,9 @@ func TestClusterOutage(t *testing.T) {
 	if res.status != http.StatusServiceUnavailable || res.json(t)["code"] != "rest_store_unavailable" || res.header.Get("Retry-After") == "" {
 		t.Errorf("a write: %d Retry-After %q %s, want 503 rest_store_unavailable with Retry-After",
 			res.status, res.header.Get("Retry-After"), res.body)
+	}
+	if warned := seen.FilterMessage("store unavailable").All(); len(warned) == 0 || warned[0].ContextMap()["error"] == "" {
+		t.Errorf("the 503's cause is not in the log: %v", warned)
 	}
 	for _, path := range []string{"/calendar/events/v1/events/" + strconv.FormatUint(created, 10), "/calendar/events/v1/events?search=before"} {
 		res := s.do(req{method: "GET", path: path})
