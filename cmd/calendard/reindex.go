@@ -20,6 +20,11 @@ func reindex(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	stop, err := cfg.profile()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	db, err := openStore(cfg, zap.NewNop())
 	if err != nil {
 		return err

@@ -126,22 +126,35 @@ func newLogger(c Config, out io.Writer) *zap.Logger {
 	return zap.New(zapcore.NewCore(encoder, sink, c.logLevel), zap.AddCaller(), zap.ErrorOutput(sink))
 }
 
+// profile starts the CPU profile the flags ask for; stop ends it and closes its file.
+func (c *Config) profile() (stop func(), err error) {
+	if c.CPUProfile == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(c.CPUProfile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := parseConfig("serve", args, getenv, stderr)
 	if err != nil {
 		return err
 	}
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := cfg.profile()
+	if err != nil {
+		return err
 	}
+	defer stop()
 	log := newLogger(cfg, stderr)
 	cfg.budget().applyLimit()
 	a, err := open(ctx, cfg, log, stderr)
