@@ -274,21 +274,15 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 		}
 		progress.begin(PhaseBuilding, total)
 	}
-	batches := map[storage.Lang]*bleve.Batch{}
+	builders := map[storage.Lang]*builder{}
 	for _, l := range fresh {
-		batches[l.code] = l.bleve.NewBatch()
+		builders[l.code] = startBuilder(l)
 	}
-	flush := func(force bool) error {
-		for code, b := range batches {
-			if b.Size() >= scanPage || (force && b.Size() > 0) {
-				if err := ix.langs[code].bleve.Batch(b); err != nil {
-					return fmt.Errorf("index: rebuild %s: %w", code, err)
-				}
-				b.Reset()
-			}
+	defer func() {
+		for _, b := range builders {
+			b.stop()
 		}
-		return nil
-	}
+	}()
 	// Venues come first: events read their positions from this map instead of loading them again.
 	venues := map[uint64]*storage.Venue{}
 	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
@@ -300,29 +294,28 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 			progress.add(len(page.Events) + len(page.Venues) + len(page.Organizers))
 			for _, d := range documents(page, venues) {
 				ix.langs[d.lang].load(d)
-				if b := batches[d.lang]; b != nil {
-					if err := d.index(b); err != nil {
+				if b := builders[d.lang]; b != nil {
+					if err := b.add(d); err != nil {
 						return 0, err
 					}
 				}
-			}
-			if err := flush(false); err != nil {
-				return 0, err
 			}
 		}
 		if err := <-errc; err != nil {
 			return 0, err
 		}
 	}
-	if err := flush(true); err != nil {
-		return 0, err
+	for _, b := range builders {
+		if err := b.finish(); err != nil {
+			return 0, err
+		}
 	}
 	for _, l := range ix.langs {
 		l.proj.sort()
 	}
 	from := head
 	for _, l := range ix.langs {
-		if batches[l.code] != nil {
+		if builders[l.code] != nil {
 			if err := l.bleve.SetInternal(keyCheckpoint, binary.BigEndian.AppendUint64(nil, head)); err != nil {
 				return 0, err
 			}
@@ -331,6 +324,67 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 		from = min(from, l.checkpoint)
 	}
 	return from, nil
+}
+
+// builder feeds the documents of one language being rebuilt to its Bleve index from a goroutine of
+// its own, a batch at a time, so that the segments of several languages are built side by side and
+// beside the scan: a Batch call analyses its documents on every core but builds its segment on one,
+// and with the batches indexed in line one of the two cores idled through a third of a build.
+type builder struct {
+	l     *lang
+	batch *bleve.Batch
+	queue chan *bleve.Batch
+	// done receives the first error of the batches, or nil, once the queue is closed and drained.
+	done chan error
+}
+
+func startBuilder(l *lang) *builder {
+	queue := make(chan *bleve.Batch, 1)
+	b := &builder{l: l, batch: l.bleve.NewBatch(), queue: queue, done: make(chan error, 1)}
+	go func() {
+		var err error
+		for batch := range queue { // not b.queue, which finish clears
+			if err == nil {
+				err = l.bleve.Batch(batch)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("index: rebuild %s: %w", l.code, err)
+		}
+		b.done <- err
+	}()
+	return b
+}
+
+// add indexes d, handing the batch over once it is full.
+func (b *builder) add(d document) error {
+	if err := d.index(b.batch); err != nil {
+		return err
+	}
+	if b.batch.Size() >= scanPage {
+		b.queue <- b.batch
+		b.batch = b.l.bleve.NewBatch()
+	}
+	return nil
+}
+
+// finish indexes what is left and waits for every batch; it reports the first failure.
+func (b *builder) finish() error {
+	if b.batch.Size() > 0 {
+		b.queue <- b.batch
+	}
+	b.batch = nil
+	close(b.queue)
+	b.queue = nil
+	return <-b.done
+}
+
+// stop ends a builder that finish has not, waiting for the batch in progress.
+func (b *builder) stop() {
+	if b.queue != nil {
+		close(b.queue)
+		<-b.done
+	}
 }
 
 // count is the number of records a full scan reads.
