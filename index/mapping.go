@@ -16,6 +16,9 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
+	// Indexes written before prefixFilter name Bleve's edge n-gram filter in their stored mapping,
+	// which Bleve parses when it opens them: without the filter registered, they would be rebuilt.
+	_ "github.com/blevesearch/bleve/v2/analysis/token/edgengram"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"

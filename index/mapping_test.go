@@ -1,18 +1,28 @@
 package index
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/token/edgengram"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/registry"
 )
+
+// edgeNgrams is the configuration of Bleve's edge n-gram filter that prefixFilter replaces; the
+// tests find the filter by its type's name, as an old index's stored mapping does.
+var edgeNgrams = map[string]any{"type": "edge_ngram", "min": 2.0, "max": float64(maxPrefixRunes)}
 
 // The prefix filter must yield exactly the terms of Bleve's edge n-gram filter with the bounds it
 // replaces: indexes written before it hold those terms, and a search must find the same words in both.
 func TestPrefixFilterMatchesEdgeNgrams(t *testing.T) {
-	bleveGrams := edgengram.NewEdgeNgramFilter(edgengram.FRONT, 2, maxPrefixRunes)
+	bleveGrams, err := registry.NewCache().DefineTokenFilter("grams", edgeNgrams)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, words := range [][]string{
 		{},
 		{""},
@@ -45,4 +55,31 @@ func terms(ts analysis.TokenStream) []string {
 		out = append(out, string(tok.Term)+"@"+utoa(uint64(tok.Position))+":"+utoa(uint64(tok.Start))+"-"+utoa(uint64(tok.End)))
 	}
 	return out
+}
+
+// An index whose stored mapping names Bleve's edge n-gram filter, as every index written before
+// prefixFilter does, must still open: otherwise each would be rebuilt on upgrade.
+func TestIndexWithEdgeNgramMappingOpens(t *testing.T) {
+	m, err := newMapping("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.AddCustomTokenFilter("calendard_prefix_grams", edgeNgrams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.CustomAnalysis.Analyzers[analyzerPrefixes]["token_filters"] = []any{"to_lower", foldName, "calendard_prefix_grams"}
+	path := filepath.Join(t.TempDir(), "en.bleve")
+	idx, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, runtimeConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := closeBleve(idx); err != nil { // Close alone may not have persisted the mapping yet
+		t.Fatal(err)
+	}
+	idx, err = bleve.OpenUsing(path, runtimeConfig())
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	closeBleve(idx)
 }
