@@ -217,7 +217,7 @@ func TestRepairRefreshesTextMatches(t *testing.T) {
 	en := ix.langs["en"]
 	search := func() idSet {
 		t.Helper()
-		set, err := en.textMatches(ctx, storage.TypeEvent, "concert", ix.Version(), false)
+		set, err := en.textMatches(ctx, "concert", ix.Version(), false)
 		if err != nil {
 			t.Fatal(err)
 		}

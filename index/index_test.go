@@ -119,7 +119,7 @@ func TestLanguageSearch(t *testing.T) {
 			if err := idx.Batch(b); err != nil {
 				t.Fatal(err)
 			}
-			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.searched, Version{}, false)
+			got, err := l.textMatches(context.Background(), tc.searched, Version{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,7 +343,7 @@ func TestPrefixSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.search, func(t *testing.T) {
-			got, err := l.textMatches(context.Background(), storage.TypeEvent, tc.search, Version{}, false)
+			got, err := l.textMatches(context.Background(), tc.search, Version{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,7 +409,7 @@ func TestLongPhrase(t *testing.T) {
 		{append(slices.Clone(words[:31]), "unrelated"), [2]bool{false, false}},
 	} {
 		search := `"` + strings.Join(tc.phrase, " ") + `"`
-		got, err := l.textMatches(context.Background(), storage.TypeEvent, search, Version{}, false)
+		got, err := l.textMatches(context.Background(), search, Version{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -458,7 +458,7 @@ func TestSearchStopsAtItsDeadline(t *testing.T) {
 	}
 	l := &lang{code: "en", bleve: idx, mapping: m}
 	ctx := &expiringCtx{Context: context.Background(), n: 3}
-	set, err := l.textMatches(ctx, storage.TypeEvent, `"concert jazz"`, Version{}, false)
+	set, err := l.textMatches(ctx, `"concert jazz"`, Version{}, false)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("search went on past its context: %d words of matches, %v", len(set), err)
 	}

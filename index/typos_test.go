@@ -52,7 +52,7 @@ func TestTypoTolerance(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.search, func(t *testing.T) {
-			got, err := l.answer(context.Background(), storage.TypeEvent, tc.search, Version{}, func(text idSet) Page {
+			got, err := l.answer(context.Background(), tc.search, Version{}, func(text idSet) Page {
 				var p Page
 				for id := range texts {
 					if text == nil || text.has(id) {

@@ -88,7 +88,7 @@ func wordFormRecall(t *testing.T, l *lang, words [][]string) (found, pairs int, 
 	}
 	for w, forms := range words {
 		for s, searched := range forms {
-			got, err := l.textMatches(context.Background(), storage.TypeEvent, searched, Version{}, false)
+			got, err := l.textMatches(context.Background(), searched, Version{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func BenchmarkSearchWordForms(b *testing.B) {
 			var v uint64
 			for b.Loop() {
 				v++
-				if _, err := l.textMatches(context.Background(), storage.TypeEvent, forms[int(v)%len(forms)], Version{Applied: v}, false); err != nil {
+				if _, err := l.textMatches(context.Background(), forms[int(v)%len(forms)], Version{Applied: v}, false); err != nil {
 					b.Fatal(err)
 				}
 			}
