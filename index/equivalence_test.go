@@ -615,8 +615,8 @@ func TestEventsEqualBruteForce(t *testing.T) {
 	}
 }
 
-// TestCandidatesEqualBruteForce sends every query with an ID filter through the candidate path, which
-// the small random stores would otherwise rarely take.
+// TestCandidatesEqualBruteForce sends every query with an ID filter or a search through the candidate
+// path, which the small random stores would otherwise rarely take.
 func TestCandidatesEqualBruteForce(t *testing.T) {
 	share := candidateShare
 	candidateShare = 1
@@ -625,12 +625,11 @@ func TestCandidatesEqualBruteForce(t *testing.T) {
 	checked := 0
 	for i := 0; checked < 150; i++ {
 		f := w.randomEventFilter()
-		if len(f.Include)+len(f.Venues)+len(f.Orgs)+len(f.Categories)+len(f.Tags) == 0 {
+		if len(f.Include)+len(f.Venues)+len(f.Orgs)+len(f.Categories)+len(f.Tags)+len(f.Search) == 0 {
 			continue
 		}
 		checked++
 		w.checkEvents(t, i, f)
-
 	}
 }
 

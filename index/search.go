@@ -87,21 +87,21 @@ type Page struct {
 // Events answers an events list.
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	return l.answer(ctx, f.Search, ix.Version(), func(text idSet) Page { return l.events(f, text) })
+	return l.answer(ctx, f.Search, ix.Version(), func(text *roaring64.Bitmap) Page { return l.events(f, text) })
 }
 
 // events pages the events of f that text allows.
-func (l *lang) events(f *EventFilter, text idSet) Page {
+func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows := l.proj.events
 	if len(f.Include) == 0 {
 		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
 	}
-	if ids := l.proj.candidates(f, len(rows)); ids != nil {
-		return compile(f, text, l.proj, false).page(l.proj.rowsOf(ids))
+	if ids := l.proj.candidates(f, text, len(rows)); ids != nil {
+		return compile(f, nil, l.proj, false).page(l.proj.rowsOf(ids))
 	}
-	c := compile(f, text, l.proj, true)
+	c := compile(f, bitsOf(text), l.proj, true)
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
@@ -138,10 +138,14 @@ func (l *lang) events(f *EventFilter, text idSet) Page {
 var candidateShare = 96
 
 // candidates returns the IDs of the events that pass every ID-based filter (include, venue,
-// organizer, category, tag) when they are fewer than the window holds rows, so that only those are
-// visited; nil means "scan the window". Every other filter is still checked on each candidate.
-func (p *projection) candidates(f *EventFilter, window int) []uint64 {
+// organizer, category, tag, and the records text matched) when they are fewer than the window holds
+// rows, so that only those are visited; nil means "scan the window". Every other filter is still
+// checked on each candidate.
+func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window int) []uint64 {
 	var sets []*roaring64.Bitmap
+	if text != nil {
+		sets = append(sets, text)
+	}
 	if len(f.Include) > 0 {
 		sets = append(sets, roaring64.BitmapOf(f.Include...))
 	}
@@ -164,9 +168,9 @@ func (p *projection) candidates(f *EventFilter, window int) []uint64 {
 	if len(sets) == 0 {
 		return nil
 	}
-	ids := sets[0]
-	for _, set := range sets[1:] {
-		ids.And(set)
+	ids := sets[0] // text's set is shared: it must not be changed
+	if len(sets) > 1 {
+		ids = roaring64.FastAnd(sets...)
 	}
 	if int(ids.GetCardinality())*candidateShare > window {
 		return nil
@@ -395,11 +399,11 @@ type PlaceFilter struct {
 // Places answers a venues or organizers list, newest publication first.
 func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	return l.answer(ctx, f.Search, ix.Version(), func(text idSet) Page { return l.places(f, text) })
+	return l.answer(ctx, f.Search, ix.Version(), func(text *roaring64.Bitmap) Page { return l.places(f, text) })
 }
 
 // places pages the venues or organizers of f that text allows.
-func (l *lang) places(f *PlaceFilter, text idSet) Page {
+func (l *lang) places(f *PlaceFilter, text *roaring64.Bitmap) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	rows, links := l.proj.venues, l.proj.venueEvents
@@ -411,7 +415,7 @@ func (l *lang) places(f *PlaceFilter, text idSet) Page {
 		if f.Linked != nil && !slices.Contains(f.Linked, r.id) {
 			continue
 		}
-		if text != nil && !text.has(r.id) {
+		if text != nil && !text.Contains(r.id) {
 			continue
 		}
 		if !f.allows(r.author, r.status, r.trashed, r.date, f.Now) {
@@ -481,7 +485,7 @@ func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor
 // venue's ID in an events search costs nothing, whereas restricting the search to a type made Bleve
 // intersect the words' postings with the type's, which hold nearly every document: at 1M events that
 // was three fifths of a search's cost. Events and places lists searching the same words share a set.
-func (l *lang) textMatches(ctx context.Context, search string, v Version, typos bool) (idSet, error) {
+func (l *lang) textMatches(ctx context.Context, search string, v Version, typos bool) (*roaring64.Bitmap, error) {
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
 	}
@@ -509,7 +513,7 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 // answer answers a list: list pages the records text allows. A search that finds nothing is answered
 // again with typo tolerance (issue 17), and the page says so; one that finds something is never
 // widened.
-func (l *lang) answer(ctx context.Context, search string, v Version, list func(text idSet) Page) (Page, error) {
+func (l *lang) answer(ctx context.Context, search string, v Version, list func(text *roaring64.Bitmap) Page) (Page, error) {
 	text, err := l.textMatches(ctx, search, v, false)
 	if err != nil {
 		return Page{}, err
@@ -527,8 +531,11 @@ func (l *lang) answer(ctx context.Context, search string, v Version, list func(t
 }
 
 // matchingIDs walks the documents q matches with a bare searcher: every match is needed, unscored
-// and unsorted, so the top-N collector of a SearchRequest would only add a heap and allocations.
-func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
+// and unsorted, so the top-N collector of a SearchRequest would only add a heap and allocations. The
+// set is compressed: its size follows the matches, not the highest record ID, so that the text cache
+// holds the searches of a large calendar (a bitset over 1M IDs took 140 KB whatever it held, and the
+// cache thrashed), and a rare word's few matches can be visited instead of the window (candidates).
+func (l *lang) matchingIDs(ctx context.Context, q query.Query) (*roaring64.Bitmap, error) {
 	adv, err := l.bleve.Advanced()
 	if err != nil {
 		return nil, err
@@ -544,7 +551,7 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
 	}
 	defer s.Close()
 	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
-	out := idSet{} // non-nil even when nothing matches: nil would mean "no restriction"
+	var ids []uint64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -554,6 +561,9 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
 			return nil, err
 		}
 		if dm == nil {
+			out := roaring64.New() // non-nil even when nothing matches: nil would mean "no restriction"
+			out.AddMany(ids)
+			out.RunOptimize()
 			return out, nil
 		}
 		ext, err := r.ExternalID(dm.IndexInternalID)
@@ -561,9 +571,30 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (idSet, error) {
 			return nil, err
 		}
 		if id, err := strconv.ParseUint(ext[1:], 10, 64); err == nil {
-			out.add(id)
+			ids = append(ids, id)
 		}
 		sctx.DocumentMatchPool.Put(dm)
+	}
+}
+
+// bitsOf turns a compressed set into an idSet for a scan to probe, nil staying nil.
+func bitsOf(set *roaring64.Bitmap) idSet {
+	if set == nil {
+		return nil
+	}
+	out := idSet{}
+	if !set.IsEmpty() {
+		out = make(idSet, set.Maximum()/64+1)
+	}
+	buf := make([]uint64, 256)
+	for it := set.ManyIterator(); ; {
+		n := it.NextMany(buf)
+		if n == 0 {
+			return out
+		}
+		for _, id := range buf[:n] {
+			out.add(id)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package index
 import (
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/calendard/calendard/storage"
 )
 
@@ -17,7 +19,7 @@ const DefaultTextCacheBytes = 16 << 20 * 7
 type textCache struct {
 	mu      sync.Mutex
 	version Version
-	m       map[string]idSet
+	m       map[string]*roaring64.Bitmap
 	bytes   int
 	// limit bounds bytes: the language's share of Options.TextCacheBytes.
 	limit int
@@ -44,7 +46,7 @@ func (ix *Index) TextCacheStats() CacheStats {
 	return st
 }
 
-func (c *textCache) get(key string, v Version) (idSet, bool) {
+func (c *textCache) get(key string, v Version) (*roaring64.Bitmap, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.m[key]; ok && c.version == v {
@@ -56,25 +58,33 @@ func (c *textCache) get(key string, v Version) (idSet, bool) {
 }
 
 // put remembers set, computed from an index at version v or newer.
-func (c *textCache) put(key string, v Version, set idSet) {
+func (c *textCache) put(key string, v Version, set *roaring64.Bitmap) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case v.Less(c.version):
 		return // computed before the newest version seen: it may be stale already
 	case c.version.Less(v) || c.m == nil:
-		c.version, c.m, c.bytes = v, map[string]idSet{}, 0
+		c.version, c.m, c.bytes = v, map[string]*roaring64.Bitmap{}, 0
 	}
-	if 8*len(set) > c.limit {
+	size := setBytes(set)
+	if size > c.limit {
 		return // a set larger than the whole cache would only empty it
 	}
+	if old, ok := c.m[key]; ok {
+		c.bytes -= setBytes(old)
+		delete(c.m, key)
+	}
 	for k, old := range c.m {
-		if c.bytes+8*len(set) <= c.limit {
+		if c.bytes+size <= c.limit {
 			break
 		}
-		c.bytes -= 8 * len(old)
+		c.bytes -= setBytes(old)
 		delete(c.m, k)
 	}
 	c.m[key] = set
-	c.bytes += 8 * len(set)
+	c.bytes += size
 }
+
+// setBytes is what a remembered set counts against the cache's limit.
+func setBytes(set *roaring64.Bitmap) int { return int(set.GetSizeInBytes()) }

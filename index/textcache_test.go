@@ -3,17 +3,29 @@ package index
 import (
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/calendard/calendard/storage"
 )
 
+// spread is a set of n IDs far apart, whose size grows with n.
+func spread(n int) *roaring64.Bitmap {
+	set := roaring64.New()
+	for i := range uint64(n) {
+		set.Add(i * 70000)
+	}
+	return set
+}
+
 func TestTextCache(t *testing.T) {
-	const limit = 1 << 20
-	big := make(idSet, limit/8/2+1) // more than half the budget: two cannot stay together
+	big := spread(100)
+	limit := 2*setBytes(big) - 1 // big is more than half the budget: two cannot stay together
+	one := roaring64.BitmapOf(1)
 	type step struct {
 		op   string // get, put
 		key  string
 		v    Version
-		set  idSet
+		set  *roaring64.Bitmap
 		want bool // get: found
 	}
 	for _, tc := range []struct {
@@ -22,34 +34,34 @@ func TestTextCache(t *testing.T) {
 	}{
 		{"miss when empty", []step{{op: "get", key: "a", v: Version{Applied: 1}}}},
 		{"hit at the same position", []step{
-			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
 			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
 			{op: "get", key: "b", v: Version{Applied: 1}},
 		}},
 		{"miss at another position", []step{
-			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
 			{op: "get", key: "a", v: Version{Applied: 2}},
 			{op: "get", key: "a", v: Version{Applied: 0}},
 		}},
 		{"a newer position drops older entries", []step{
-			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
-			{op: "put", key: "b", v: Version{Applied: 2}, set: idSet{1}},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: one},
 			{op: "get", key: "b", v: Version{Applied: 2}, want: true},
 			{op: "get", key: "a", v: Version{Applied: 2}},
 			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
 		{"an older position is not stored", []step{
-			{op: "put", key: "b", v: Version{Applied: 2}, set: idSet{1}},
-			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: one},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
 			{op: "get", key: "a", v: Version{Applied: 1}},
 			{op: "get", key: "b", v: Version{Applied: 2}, want: true},
 		}},
 		{"a repair is a newer version", []step{
-			{op: "put", key: "a", v: Version{Applied: 3}, set: idSet{1}},
-			{op: "put", key: "b", v: Version{Applied: 3, Repairs: 1}, set: idSet{1}},
+			{op: "put", key: "a", v: Version{Applied: 3}, set: one},
+			{op: "put", key: "b", v: Version{Applied: 3, Repairs: 1}, set: one},
 			{op: "get", key: "a", v: Version{Applied: 3}},
 			{op: "get", key: "b", v: Version{Applied: 3, Repairs: 1}, want: true},
-			{op: "put", key: "c", v: Version{Applied: 2, Repairs: 2}, set: idSet{1}},
+			{op: "put", key: "c", v: Version{Applied: 2, Repairs: 2}, set: one},
 			{op: "get", key: "c", v: Version{Applied: 2, Repairs: 2}},
 		}},
 		{"the budget evicts", []step{
@@ -58,9 +70,16 @@ func TestTextCache(t *testing.T) {
 			{op: "get", key: "b", v: Version{Applied: 1}, want: true},
 			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
+		{"a set stored again replaces the first", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: one},
+			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
+			{op: "get", key: "b", v: Version{Applied: 1}, want: true},
+		}},
 		{"a set over the whole budget is not kept", []step{
-			{op: "put", key: "a", v: Version{Applied: 1}, set: idSet{1}},
-			{op: "put", key: "b", v: Version{Applied: 1}, set: make(idSet, limit/8+1)},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: spread(300)},
 			{op: "get", key: "b", v: Version{Applied: 1}},
 			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
 		}},
@@ -77,8 +96,12 @@ func TestTextCache(t *testing.T) {
 					}
 				}
 			}
-			if c.bytes > limit {
-				t.Errorf("holds %d bytes, over the budget", c.bytes)
+			held := 0
+			for _, set := range c.m {
+				held += setBytes(set)
+			}
+			if c.bytes != held || c.bytes > limit {
+				t.Errorf("counts %d bytes, holds %d; the budget is %d", c.bytes, held, limit)
 			}
 		})
 	}
@@ -89,12 +112,12 @@ func TestTextCacheStats(t *testing.T) {
 	ix := &Index{langs: map[storage.Lang]*lang{"en": en, "fr": fr}}
 	v := Version{Applied: 1}
 	en.texts.get("a", v) // miss
-	en.texts.put("a", v, idSet{1, 2})
+	en.texts.put("a", v, roaring64.BitmapOf(1, 2))
 	en.texts.get("a", v)                   // hit
 	en.texts.get("a", Version{Applied: 2}) // miss: another version
-	fr.texts.put("b", v, idSet{3})
+	fr.texts.put("b", v, roaring64.BitmapOf(3))
 	fr.texts.get("b", v) // hit
-	want := CacheStats{Entries: 2, Bytes: 8 * 3, Limit: 2 << 20, Hits: 2, Misses: 2}
+	want := CacheStats{Entries: 2, Bytes: setBytes(roaring64.BitmapOf(1, 2)) + setBytes(roaring64.BitmapOf(3)), Limit: 2 << 20, Hits: 2, Misses: 2}
 	if got := ix.TextCacheStats(); got != want {
 		t.Errorf("TextCacheStats() = %+v, want %+v", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/calendard/calendard/storage"
@@ -52,10 +53,10 @@ func TestTypoTolerance(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.search, func(t *testing.T) {
-			got, err := l.answer(context.Background(), tc.search, Version{}, func(text idSet) Page {
+			got, err := l.answer(context.Background(), tc.search, Version{}, func(text *roaring64.Bitmap) Page {
 				var p Page
 				for id := range texts {
-					if text == nil || text.has(id) {
+					if text == nil || text.Contains(id) {
 						p.IDs = append(p.IDs, id)
 					}
 				}

@@ -97,7 +97,7 @@ func wordFormRecall(t *testing.T, l *lang, words [][]string) (found, pairs int, 
 					continue
 				}
 				pairs++
-				if got.has(ids[[2]int{w, f}]) {
+				if contains(got, ids[[2]int{w, f}]) {
 					found++
 				} else {
 					missed = append(missed, searched+"→"+form)
