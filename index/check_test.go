@@ -93,6 +93,50 @@ func TestCheckRepairsDrift(t *testing.T) {
 	}
 }
 
+// The check reads an event's position from the venue pass, not from its venue loaded again: a clean
+// index must still check clean, and a row whose position drifted must still be repaired.
+func TestCheckComparesVenuePositions(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
+	venue, _, err := db.CreateVenue(ctx, admin, "en", &storage.VenueInput{
+		PostInput: storage.PostInput{Title: new("Hall")}, Geo: &storage.Geo{Lat: 52.37, Lng: 4.89}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := datetime.Parse("2030-05-01 20:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := db.CreateEvent(ctx, admin, "en", &storage.EventInput{PostInput: storage.PostInput{Title: new("Concert")},
+		Start: &start, End: &start, Venue: &storage.VenueRef{ID: venue.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	defer ix.Close()
+	counted := &loadCounter{Store: db}
+	ix.store = counted
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Fatalf("clean index: Check = %d, %v; want 0, nil", n, err)
+	}
+	if n := counted.loads.Load(); n != 0 {
+		t.Errorf("a clean check loaded records %d times besides its scan", n)
+	}
+	en := ix.langs["en"]
+	en.mu.Lock()
+	en.proj.event(e.ID).lat = 0
+	en.mu.Unlock()
+	if n, err := ix.Check(ctx); err != nil || n != 1 {
+		t.Fatalf("Check = %d, %v; want 1, nil", n, err)
+	}
+	en.mu.RLock()
+	defer en.mu.RUnlock()
+	if r := en.proj.event(e.ID); !r.hasGeo || r.lat != 52.37 || r.lng != 4.89 {
+		t.Errorf("position of event %d not repaired: %+v", e.ID, r)
+	}
+}
+
 // indexOneConcert is a store holding one event and an index built over it, closed at cleanup.
 func indexOneConcert(t *testing.T) (*storage.DB, *storage.Event, *Index) {
 	t.Helper()
@@ -101,6 +145,17 @@ func indexOneConcert(t *testing.T) (*storage.DB, *storage.Event, *Index) {
 	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
 	t.Cleanup(func() { ix.Close() })
 	return db, a, ix
+}
+
+// loadCounter counts the Loads, which a check makes only for what it finds drifted.
+type loadCounter struct {
+	Store
+	loads atomic.Int64
+}
+
+func (s *loadCounter) Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error) {
+	s.loads.Add(1)
+	return s.Store.Load(ctx, t, ids)
 }
 
 // pausedStore pauses its first Load after reading, until resume is closed; later Loads pass.
