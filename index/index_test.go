@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -246,6 +247,38 @@ func TestBoxHoldsTheCircle(t *testing.T) {
 		if Distance(lat, lng, plat, plng) <= radius && !b.contains(plat, plng) {
 			t.Fatalf("box around (%v, %v) r=%v excludes (%v, %v) at %v km", lat, lng, radius, plat, plng, Distance(lat, lng, plat, plng))
 		}
+	}
+}
+
+// surelyIn must never take in a point the haversine puts beyond the radius, anywhere on the globe, and
+// must spare the haversine most of the points within it (its diamond holds 2/π of a small circle).
+func TestSurelyInIsWithinTheRadius(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	within, sure := 0, 0
+	for range 200000 {
+		lat, lng := rng.Float64()*180-90, rng.Float64()*360-180
+		if rng.IntN(10) == 0 {
+			lat = []float64{-90, 90, 89.999, -89.999, 0}[rng.IntN(5)]
+			lng = []float64{-180, 180, 179.999, 0}[rng.IntN(4)]
+		}
+		radius := []float64{0, 0.01, 1, 25, 300, 5000}[rng.IntN(6)]
+		b := boxAround(lat, lng, radius)
+		spread := 2 * radius / earthRadiusKm * 180 / math.Pi
+		plat := max(-90, min(90, lat+(rng.Float64()*2-1)*spread))
+		plng := math.Remainder(lng+(rng.Float64()*2-1)*spread/max(0.05, math.Cos(lat*math.Pi/180)), 360)
+		d := Distance(lat, lng, plat, plng)
+		if b.surelyIn(plat, plng) {
+			sure++
+			if d > radius {
+				t.Fatalf("(%v, %v) is taken within %v km of (%v, %v), but lies %v km away", plat, plng, radius, lat, lng, d)
+			}
+		}
+		if d <= radius {
+			within++
+		}
+	}
+	if sure < within/3 {
+		t.Errorf("only %d of the %d points within their radius were known without the haversine", sure, within)
 	}
 }
 

@@ -321,6 +321,9 @@ func (c *scan) near(r *eventRow) bool {
 	if !c.box.contains(r.lat, r.lng) {
 		return false
 	}
+	if c.box.surelyIn(r.lat, r.lng) {
+		return true
+	}
 	h := (math.Float64bits(r.lat)*0x9E3779B97F4A7C15 + math.Float64bits(r.lng)) * 0xBF58476D1CE4E5B9
 	e := &c.box.seen[h>>(64-seenBits)]
 	if !e.set || e.lat != r.lat || e.lng != r.lng {
@@ -343,12 +346,16 @@ type box struct {
 	lat, lng   float64
 	dLat, dLng float64
 	anyLng     bool
-	seen       [1 << seenBits]seenPoint
+	// cosLat and reach are surelyIn's: the cosine of the centre's latitude, and the radius in degrees
+	// of a great circle less a margin far above any rounding of the haversine.
+	cosLat, reach float64
+	seen          [1 << seenBits]seenPoint
 }
 
 func boxAround(lat, lng, radiusKm float64) *box {
 	deg := 180 / math.Pi
-	b := &box{lat: lat, lng: lng, dLat: radiusKm/earthRadiusKm*deg + 1e-9}
+	b := &box{lat: lat, lng: lng, dLat: radiusKm/earthRadiusKm*deg + 1e-9,
+		cosLat: math.Cos(lat / deg), reach: radiusKm / earthRadiusKm * deg * (1 - 1e-9)}
 	if far := math.Abs(lat) + b.dLat; far >= 89 {
 		b.anyLng = true // near a pole every longitude may be close
 	} else {
@@ -369,6 +376,18 @@ func (b *box) contains(lat, lng float64) bool {
 		d = 360 - d
 	}
 	return d <= b.dLng
+}
+
+// surelyIn reports, without trigonometry, whether a point is certainly within the radius: the way from
+// it along its meridian to the centre's latitude, then along that parallel to the centre, is at least
+// as long as the great circle between them, so a point whose way is shorter than the radius is within
+// it. Most points of a circle are (a diamond's share, 2/π), and the rest are measured (near).
+func (b *box) surelyIn(lat, lng float64) bool {
+	d := math.Abs(lng - b.lng)
+	if d > 180 {
+		d = 360 - d
+	}
+	return math.Abs(lat-b.lat)+b.cosLat*d <= b.reach
 }
 
 // earthRadiusKm is the mean Earth radius of CONTRACT 5.2.
