@@ -311,18 +311,9 @@ func linked(m map[uint64]*roaring64.Bitmap, ids []uint64) idSet {
 		return nil
 	}
 	out := idSet{}
-	buf := make([]uint64, 256)
 	for _, id := range ids {
 		if set := m[id]; set != nil {
-			for it := set.ManyIterator(); ; {
-				n := it.NextMany(buf)
-				if n == 0 {
-					break
-				}
-				for _, e := range buf[:n] {
-					out.add(e)
-				}
-			}
+			out.addAll(set)
 		}
 	}
 	return out

@@ -605,14 +605,20 @@ func bitsOf(set *roaring64.Bitmap) idSet {
 	if !set.IsEmpty() {
 		out = make(idSet, set.Maximum()/64+1)
 	}
-	buf := make([]uint64, 256)
+	out.addAll(set)
+	return out
+}
+
+// addAll adds the IDs of a compressed set, a batch at a time.
+func (s *idSet) addAll(set *roaring64.Bitmap) {
+	var buf [256]uint64
 	for it := set.ManyIterator(); ; {
-		n := it.NextMany(buf)
+		n := it.NextMany(buf[:])
 		if n == 0 {
-			return out
+			return
 		}
 		for _, id := range buf[:n] {
-			out.add(id)
+			s.add(id)
 		}
 	}
 }
