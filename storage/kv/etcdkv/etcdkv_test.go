@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +40,23 @@ func open(t *testing.T, edit func(*etcdkv.Config)) *etcdkv.Store {
 	if edit != nil {
 		edit(&cfg)
 	}
+	return openConfig(t, cfg)
+}
+
+// twoNodes opens two stores on one new prefix, as two nodes of a cluster: a process runs one write
+// at a time, so a write that must meet another's commit in the middle of its run meets another
+// node's.
+func twoNodes(t *testing.T, edit func(*etcdkv.Config)) (*etcdkv.Store, *etcdkv.Store) {
+	t.Helper()
+	cfg := etcdtest.Shared(t).Config()
+	if edit != nil {
+		edit(&cfg)
+	}
+	return openConfig(t, cfg), openConfig(t, cfg)
+}
+
+func openConfig(t *testing.T, cfg etcdkv.Config) *etcdkv.Store {
+	t.Helper()
 	s, err := etcdkv.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +137,7 @@ func TestConcurrentIncrements(t *testing.T) {
 
 // TestReadsConflict: a write whose reads were changed by another commit between its read and its
 // commit runs again and writes from what is stored then; one whose reads were not changed runs once.
-// The other commit is made from inside the first run, so the interleaving is certain.
+// The other commit, another node's, is made from inside the first run, so the interleaving is certain.
 func TestReadsConflict(t *testing.T) {
 	tests := []struct {
 		name string
@@ -141,7 +159,7 @@ func TestReadsConflict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := open(t, nil)
+			s, other := twoNodes(t, nil)
 			mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, links, "a", "b", "c") })
 			runs := 0
 			var want string
@@ -149,9 +167,9 @@ func TestReadsConflict(t *testing.T) {
 				runs++
 				seen := tc.read(tx)
 				if runs == 1 {
-					mustUpdate(t, s, tc.meanwhile)
+					mustUpdate(t, other, tc.meanwhile)
 					// What a run started now reads: the value the retried run must store.
-					if err := s.Update(ctx, func(tx kv.RwTx) error { want = tc.read(tx); return errors.New("read only") }); err == nil {
+					if err := other.Update(ctx, func(tx kv.RwTx) error { want = tc.read(tx); return errors.New("read only") }); err == nil {
 						t.Fatal("the probe committed")
 					}
 				}
@@ -202,13 +220,13 @@ func deleteOne(bucket []byte, key string) func(kv.RwTx) error {
 // ErrCompacted, since kv runs a View's function once.
 func TestCompactedMidway(t *testing.T) {
 	srv := etcdtest.Shared(t)
-	s := open(t, nil)
+	s, other := twoNodes(t, nil)
 	mustUpdate(t, s, func(tx kv.RwTx) error { return putKeys(tx, recs, "a", "b") })
-	// compactAfterFirstRead reads "a", moves the store past the revision read at, compacts, and reads
-	// "b" at that revision.
+	// compactAfterFirstRead reads "a", moves the store past the revision read at (another node's
+	// write), compacts, and reads "b" at that revision.
 	compactAfterFirstRead := func(g kv.Getter) {
 		g.Get(recs, []byte("a"))
-		mustUpdate(t, s, putOne(links, "x", "moves the revision on"))
+		mustUpdate(t, other, putOne(links, "x", "moves the revision on"))
 		if err := srv.Compact(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -235,12 +253,12 @@ func TestCompactedMidway(t *testing.T) {
 // ErrContended, writing nothing, rather than spinning until its context ends; the service answers it
 // as a store unavailable for now (503), not as a failure of its own.
 func TestContended(t *testing.T) {
-	s := open(t, nil)
+	s, other := twoNodes(t, nil)
 	runs := 0
 	err := s.Update(ctx, func(tx kv.RwTx) error {
 		runs++
 		tx.Get(recs, []byte("hot"))
-		mustUpdate(t, s, putOne(recs, "hot", strconv.Itoa(runs)))
+		mustUpdate(t, other, putOne(recs, "hot", strconv.Itoa(runs)))
 		return tx.Put(recs, []byte("mine"), nil)
 	})
 	if !errors.Is(err, etcdkv.ErrContended) || !errors.Is(err, kv.ErrUnavailable) {
@@ -303,7 +321,7 @@ func TestWatch(t *testing.T) {
 // TestManyReads: a write that read more keys than etcd compares in one transaction is checked per
 // bucket instead, and still notices a change to what it read.
 func TestManyReads(t *testing.T) {
-	s := open(t, func(c *etcdkv.Config) { c.MaxTxnOps = 8 })
+	s, other := twoNodes(t, func(c *etcdkv.Config) { c.MaxTxnOps = 8 })
 	var names []string
 	for i := range 20 {
 		names = append(names, fmt.Sprintf("k%02d", i))
@@ -319,7 +337,7 @@ func TestManyReads(t *testing.T) {
 			total += len(tx.Get(links, []byte(k)))
 		}
 		if runs == 1 {
-			mustUpdate(t, s, putOne(links, "k07", "longer value"))
+			mustUpdate(t, other, putOne(links, "k07", "longer value"))
 		}
 		return tx.Put(recs, []byte("total"), []byte(strconv.Itoa(total)))
 	})
@@ -623,4 +641,33 @@ func TestConcurrentWritersAllLand(t *testing.T) {
 	if got := keys(t, s, recs); len(got) != writers*each {
 		t.Errorf("%d keys, want %d", len(got), writers*each)
 	}
+}
+
+// BenchmarkConcurrentWriters: eight writers through one store (one node), each write taking the next
+// sequence number as every write of calendard takes the change log's; on the package's one embedded
+// member, fsync on.
+func BenchmarkConcurrentWriters(b *testing.B) {
+	cfg := etcdtest.Shared(b).Config()
+	s, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.SetParallelism(8 / runtime.GOMAXPROCS(0))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			err := s.Update(ctx, func(tx kv.RwTx) error {
+				seq, err := tx.NextSequence(recs)
+				if err != nil {
+					return err
+				}
+				return tx.Put(recs, []byte(fmt.Sprintf("%08d", seq)), nil)
+			})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 }
