@@ -208,6 +208,7 @@ var etcdTests = []struct {
 	{"TestSeriesMaterialises", TestSeriesMaterialises},
 	{"TestSeriesRejectsBadRules", TestSeriesRejectsBadRules},
 	{"TestSeriesEdits", TestSeriesEdits},
+	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
 	{"TestSeriesPastStays", TestSeriesPastStays},
 	{"TestExtendSeries", TestExtendSeries},
 	{"TestBulkOccurrence", TestBulkOccurrence},

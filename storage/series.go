@@ -298,15 +298,22 @@ func (w *writer) excludeDay(c *Event, exclude bool) (bool, error) {
 }
 
 // exdateLine is the EXDATE naming the occurrence at t of parent p: a date for an all-day event, else
-// the wall clock with its TZID, or the UTC instant when the zone has no IANA name (UTC+2).
+// the wall clock with its TZID, or the UTC instant when the zone has no IANA name (UTC+2): a TZID the
+// rule parser cannot load would make the parent's recurrence unreadable, and the series uneditable.
 func exdateLine(p *Event, t time.Time) string {
 	switch {
 	case p.AllDay:
 		return "EXDATE;VALUE=DATE:" + t.Format("20060102")
-	case t.Location() != time.UTC && t.Location().String() == p.Timezone:
+	case t.Location() != time.UTC && t.Location().String() == p.Timezone && ianaZone(p.Timezone):
 		return "EXDATE;TZID=" + p.Timezone + ":" + t.Format("20060102T150405")
 	}
 	return "EXDATE:" + t.UTC().Format("20060102T150405Z")
+}
+
+// ianaZone reports whether name is a zone of the IANA database, as a TZID must be.
+func ianaZone(name string) bool {
+	_, err := time.LoadLocation(name)
+	return err == nil
 }
 
 // withoutDay removes day from every EXDATE of lines (read for a series starting at start), dropping

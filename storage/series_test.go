@@ -52,6 +52,34 @@ func weekly(t testing.TB, lines ...string) *EventInput {
 	return in
 }
 
+// TestSeriesInAFixedOffsetZone: trashing an occurrence of a series in a zone without an IANA name
+// (UTC+5) excludes it by its UTC instant, a line the parent's recurrence reads back: the series stays
+// editable, and restoring the occurrence brings its day back.
+func TestSeriesInAFixedOffsetZone(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	in := weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3")
+	in.Timezone = ptr("UTC+5")
+	p := mustCreateEvent(t, db, admin, in)
+	occ := occurrencesOf(t, db, p.ID)
+	if _, err := db.TrashEvent(ctx, admin, occ["2026-10-20"].ID); err != nil {
+		t.Fatal(err)
+	}
+	parent, _, _ := db.Event(ctx, p.ID)
+	if !slices.Contains(parent.Recurrence, "EXDATE:20261020T140000Z") {
+		t.Errorf("recurrence after trashing an occurrence: %q", parent.Recurrence)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{PostInput: PostInput{Title: ptr("Choir, renamed")}}); err != nil {
+		t.Fatalf("the series after trashing an occurrence: %v", err)
+	}
+	if _, err := db.UpdateEvent(ctx, admin, occ["2026-10-20"].ID, &EventInput{PostInput: PostInput{Status: ptr(StatusPublish)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-20", "2026-10-27"}) { // the occurrences after the parent
+		t.Errorf("days after the restore: %v", got)
+	}
+}
+
 // TestSeriesMaterialises: the parent is the first occurrence, every further one an event with the
 // parent's fields, its slug and dates in the event's zone.
 func TestSeriesMaterialises(t *testing.T) {
