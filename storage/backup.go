@@ -43,12 +43,13 @@ func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 
 // BackupFile writes a consistent copy of the store to path (see Backup). The copy goes to a temporary
 // file in the same directory, is synced, and is then renamed to path, so path never names a partial
-// copy: it holds either its previous content or the complete backup. through, when not nil, wraps the
-// file's writer: the backup command counts the bytes through it for its progress.
+// copy: it holds either its previous content or the complete backup. written, when not nil, is told
+// of the bytes as they are written, for the backup command's progress.
 //
 // A store on another backend (etcd, OpenStore) is copied into a new bbolt file as of one revision
-// (CopyTo), so that a backup restores into either mode; through then sees no bytes.
-func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Writer) io.Writer) (int64, error) {
+// (CopyTo), so that a backup restores into either mode; written is then told of the keys' and
+// values' bytes after each of the copy's transactions.
+func (db *DB) BackupFile(ctx context.Context, path string, written func(n int)) (int64, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -58,7 +59,7 @@ func (db *DB) BackupFile(ctx context.Context, path string, through func(io.Write
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
 	tmp := f.Name()
-	n, err := db.fillBackup(ctx, f, through)
+	n, err := db.fillBackup(ctx, f, written)
 	if err != nil {
 		os.Remove(tmp)
 		return n, err
@@ -78,14 +79,21 @@ const (
 )
 
 // fillBackup writes the backup into f, a new temporary file, and syncs and closes it.
-func (db *DB) fillBackup(ctx context.Context, f *os.File, through func(io.Writer) io.Writer) (int64, error) {
+func (db *DB) fillBackup(ctx context.Context, f *os.File, written func(n int)) (int64, error) {
+	if written == nil {
+		written = func(int) {}
+	}
 	if db.bolt == nil {
 		f.Close()
 		bdb, err := bolt.Open(f.Name(), 0o600, nil)
 		if err != nil {
 			return 0, fmt.Errorf("storage: backup: %w", err)
 		}
-		err = db.CopyTo(ctx, boltkv.New(bdb), CopyLimits{Ops: backupCopyOps, Bytes: backupCopyBytes}, nil)
+		var told int64
+		err = db.CopyTo(ctx, boltkv.New(bdb), CopyLimits{Ops: backupCopyOps, Bytes: backupCopyBytes}, func(_ int, copied int64) {
+			written(int(copied - told))
+			told = copied
+		})
 		if cerr := bdb.Close(); err == nil {
 			err = cerr
 		}
@@ -102,11 +110,7 @@ func (db *DB) fillBackup(ctx context.Context, f *os.File, through func(io.Writer
 	if err := f.Chmod(0o600); err != nil {
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
-	var w io.Writer = f
-	if through != nil {
-		w = through(f)
-	}
-	n, err := db.Backup(ctx, w)
+	n, err := db.Backup(ctx, reportingWriter{f, written})
 	if err != nil {
 		return n, err
 	}
@@ -181,4 +185,16 @@ func Inspect(path string, lockTimeout time.Duration) (schema uint64, err error) 
 		return nil
 	})
 	return schema, err
+}
+
+// reportingWriter tells written of every write to w.
+type reportingWriter struct {
+	w       io.Writer
+	written func(n int)
+}
+
+func (r reportingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	r.written(n)
+	return n, err
 }

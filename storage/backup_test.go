@@ -20,9 +20,10 @@ func TestBackupRoundTrip(t *testing.T) {
 		ids = append(ids, mustCreateEvent(t, db, admin, in).ID)
 	}
 	path := filepath.Join(t.TempDir(), "backup.db")
-	n, err := db.BackupFile(ctx, path, nil)
-	if err != nil || n == 0 {
-		t.Fatalf("backup: %d %v", n, err)
+	written := 0
+	n, err := db.BackupFile(ctx, path, func(n int) { written += n })
+	if err != nil || n == 0 || int64(written) != n {
+		t.Fatalf("backup: %d bytes (told of %d written), %v", n, written, err)
 	}
 	// A write after the backup is not in it.
 	late := mustCreateEvent(t, db, admin, newEvent(t, "Late"))

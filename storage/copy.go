@@ -44,8 +44,9 @@ var ErrNotEmpty = errors.New("storage: the copy's destination is not empty")
 // as of one read transaction: the store as of one commit (for etcd, one revision), while writers go
 // on. The copy is written in transactions within limits; the destination is marked unfinished until
 // the last one, so that a copy cut short is refused by Open instead of read as a store. progress, when
-// not nil, is told of the keys copied so far.
-func (db *DB) CopyTo(ctx context.Context, dst kv.Store, limits CopyLimits, progress func(keys int)) error {
+// not nil, is told after each transaction of the keys copied so far and of their and their values'
+// bytes.
+func (db *DB) CopyTo(ctx context.Context, dst kv.Store, limits CopyLimits, progress func(keys int, bytes int64)) error {
 	if limits.Ops <= 0 {
 		limits.Ops = DefaultCopyOps
 	}
@@ -71,7 +72,7 @@ func (db *DB) CopyTo(ctx context.Context, dst kv.Store, limits CopyLimits, progr
 	}
 	type put struct{ bucket, key, value []byte }
 	var batch []put
-	size, copied := 0, 0
+	size, copied, copiedBytes := 0, 0, int64(0)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -85,9 +86,10 @@ func (db *DB) CopyTo(ctx context.Context, dst kv.Store, limits CopyLimits, progr
 			return nil
 		})
 		copied += len(batch)
+		copiedBytes += int64(size)
 		batch, size = batch[:0], 0
 		if err == nil && progress != nil {
-			progress(copied)
+			progress(copied, copiedBytes)
 		}
 		return err
 	}

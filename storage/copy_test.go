@@ -62,11 +62,12 @@ func TestCopyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var reported int
-	if err := src.CopyTo(ctx, etcd, CopyLimits{Ops: 10}, func(n int) { reported = n }); err != nil {
+	var reportedBytes int64
+	if err := src.CopyTo(ctx, etcd, CopyLimits{Ops: 10}, func(n int, b int64) { reported, reportedBytes = n, b }); err != nil {
 		t.Fatalf("copy to etcd: %v", err)
 	}
-	if reported == 0 {
-		t.Error("no progress reported")
+	if reported == 0 || reportedBytes < int64(reported) {
+		t.Errorf("progress reported %d keys, %d bytes", reported, reportedBytes)
 	}
 	if d := cmp.Diff(want, dump(t, etcd)); d != "" {
 		t.Errorf("etcd copy (-want +got):\n%s", d)
@@ -82,8 +83,13 @@ func TestCopyRoundTrip(t *testing.T) {
 
 	// A backup in cluster mode: the etcd store into a new file.
 	path := filepath.Join(t.TempDir(), "backup.db")
-	if n, err := onEtcd.BackupFile(ctx, path, nil); err != nil || n == 0 {
+	written := 0
+	if n, err := onEtcd.BackupFile(ctx, path, func(n int) { written += n }); err != nil || n == 0 {
 		t.Fatalf("backup of the etcd copy: %d bytes, %v", n, err)
+	}
+	// The progress of a copy key by key: the keys' and values' bytes, those CopyTo reported.
+	if int64(written) != reportedBytes {
+		t.Errorf("the backup told of %d bytes written, want the %d of the store's keys and values", written, reportedBytes)
 	}
 	bdb, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -122,7 +128,7 @@ func TestCopyCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	err = src.CopyTo(cctx, boltkv.New(bdb), CopyLimits{Ops: 2}, func(int) { cancel() })
+	err = src.CopyTo(cctx, boltkv.New(bdb), CopyLimits{Ops: 2}, func(int, int64) { cancel() })
 	bdb.Close()
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted copy: %v", err)

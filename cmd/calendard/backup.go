@@ -123,7 +123,7 @@ func writeBackup(ctx context.Context, db *storage.DB, target string, stdout io.W
 		return fmt.Errorf("backup target %q is not an absolute path", target)
 	}
 	start := time.Now()
-	n, err := db.BackupFile(ctx, target, t.writer)
+	n, err := db.BackupFile(ctx, target, t.add)
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}

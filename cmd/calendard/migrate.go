@@ -69,7 +69,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return index.Progress{Phase: "copying keys to etcd", Done: copied.Load(), Started: start}
 	}
 	err = showProgress(stderr, progress, func() error {
-		return src.CopyTo(ctx, dst, limits, func(n int) { copied.Store(uint64(n)) })
+		return src.CopyTo(ctx, dst, limits, func(n int, _ int64) { copied.Store(uint64(n)) })
 	})
 	if errors.Is(err, storage.ErrNotEmpty) {
 		return fmt.Errorf("%w: the prefix %s holds a store already", err, ecfg.Prefix)

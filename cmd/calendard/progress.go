@@ -78,11 +78,14 @@ func (u unit) format(n float64) string {
 }
 
 // progressLine is the figures of p as one line of a log: done of total, the rate so far and the time
-// left at that rate.
+// left at that rate; without a total (a copy of a cluster key by key), what is done and the rate.
 func progressLine(p index.Progress, u unit, now time.Time) string {
 	rate := 0.0
 	if elapsed := now.Sub(p.Started).Seconds(); elapsed > 0 {
 		rate = float64(p.Done) / elapsed
+	}
+	if p.Total == 0 {
+		return fmt.Sprintf("%s: %s, %s/s", p.Phase, u.format(float64(p.Done)), u.format(rate))
 	}
 	return fmt.Sprintf("%s: %s of %s, %s/s, %s left", p.Phase, u.format(float64(p.Done)), u.format(float64(p.Total)),
 		u.format(rate), p.Remaining(now).Round(time.Second))
@@ -102,31 +105,33 @@ func progressDone(p index.Progress, u unit, now time.Time) string {
 // progressReporter shows a long operation's figures, read with progress and counted in u, on w: as a
 // progress bar (bar), or as a line a report. finish completes the bar, or closes the lines with the
 // final figures when the operation was long enough to show lines. Nothing shows until the operation
-// knows how much it has to do.
+// knows how much it has to do, or, when it cannot know (a copy of a cluster), has done something: its
+// bar is then a spinner with the count.
 func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar bool) (report func(), finish func(long bool)) {
+	shown := func(p index.Progress) bool { return p.Phase != "" && (p.Total > 0 || p.Done > 0) }
 	if !bar {
 		return func() {
-				if p := progress(); p.Phase != "" && p.Total > 0 {
+				if p := progress(); shown(p) {
 					fmt.Fprintln(w, progressLine(p, u, time.Now()))
 				}
 			}, func(long bool) {
-				if p := progress(); long && p.Phase != "" && p.Total > 0 {
+				if p := progress(); long && shown(p) {
 					fmt.Fprintln(w, progressDone(p, u, time.Now()))
 				}
 			}
 	}
 	var b *progressbar.ProgressBar
-	phase := ""
+	phase, known := "", false
 	return func() {
 			p := progress()
-			if p.Phase == "" || p.Total == 0 {
+			if !shown(p) {
 				return
 			}
-			if p.Phase != phase {
+			if p.Phase != phase || (p.Total > 0) != known {
 				if b != nil {
 					_ = b.Finish()
 				}
-				phase = p.Phase
+				phase, known = p.Phase, p.Total > 0
 				opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(p.Phase),
 					progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) })}
 				// A bar of bytes shows its rate in bytes; another shows it in items.
@@ -135,7 +140,15 @@ func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar b
 				} else {
 					opts = append(opts, progressbar.OptionShowIts())
 				}
-				b = progressbar.NewOptions64(int64(p.Total), opts...)
+				max := int64(p.Total)
+				if !known {
+					max = -1 // a spinner
+				}
+				b = progressbar.NewOptions64(max, opts...)
+			}
+			if !known {
+				_ = b.Set64(int64(p.Done))
+				return
 			}
 			_ = b.Set64(int64(min(p.Done, p.Total)))
 		}, func(bool) {
@@ -188,6 +201,9 @@ func (t *transfer) set(done, total uint64) {
 	t.done.Store(done)
 	t.total.Store(total)
 }
+
+// add counts n more bytes done.
+func (t *transfer) add(n int) { t.done.Add(uint64(n)) }
 
 // writer returns w counting into t what is written to it.
 func (t *transfer) writer(w io.Writer) io.Writer { return countingWriter{w: w, n: &t.done} }

@@ -108,6 +108,10 @@ func TestProgressLine(t *testing.T) {
 			"restoring: 999 B of 1.0 kB, 999 B/s, 0s left"},
 		{"nothing done yet", index.Progress{Phase: "restoring", Total: 4_500_000_000, Started: start}, byteCount, 0,
 			"restoring: 0 B of 4.5 GB, 0 B/s, 0s left"},
+		{"no total", index.Progress{Phase: "backing up", Done: 12_000_000, Started: start}, byteCount, 3 * time.Second,
+			"backing up: 12.0 MB, 4.0 MB/s"},
+		{"keys, no total", index.Progress{Phase: "copying keys to etcd", Done: 400_000, Started: start}, records, 5 * time.Second,
+			"copying keys to etcd: 400000, 80000/s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,5 +123,26 @@ func TestProgressLine(t *testing.T) {
 	p := index.Progress{Phase: "backing up", Done: 300_000_000, Total: 322_621_440, Started: start}
 	if got, want := progressDone(p, byteCount, start.Add(4*time.Second)), "backing up: done, 300.0 MB in 4s, 75.0 MB/s"; got != want {
 		t.Errorf("final line %q, want %q", got, want)
+	}
+}
+
+// TestProgressWithoutTotal: an operation that cannot know its total (a backup or a migration copying
+// a cluster key by key) shows nothing until it has done something, then its count: as lines on a log,
+// as a spinner on a terminal.
+func TestProgressWithoutTotal(t *testing.T) {
+	for _, bar := range []bool{false, true} {
+		var out bytes.Buffer
+		p := index.Progress{Phase: "backing up", Started: time.Now()}
+		report, finish := progressReporter(&out, func() index.Progress { return p }, byteCount, bar)
+		report()
+		if out.Len() != 0 {
+			t.Errorf("bar %v: %q shown before anything was done", bar, out.String())
+		}
+		p.Done = 2_500_000
+		report()
+		finish(true)
+		if got := out.String(); !strings.Contains(got, "backing up") || !strings.Contains(got, "2.5 MB") {
+			t.Errorf("bar %v: %q, want the phase and the bytes done", bar, got)
+		}
 	}
 }
