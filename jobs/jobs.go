@@ -154,6 +154,23 @@ func (j *Jobs) RunOnce(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// RunCluster runs once the jobs that run once per cluster, in the table's order, as RunOnce would:
+// a node calls it when it is elected, so that what the previous leader left undone (a publication due
+// since it died) or what this node's start-up skipped before the election is done at once, not at the
+// jobs' next scheduled time (extend-series: the next night).
+func (j *Jobs) RunCluster(ctx context.Context) error {
+	var errs []error
+	for _, s := range schedule {
+		if !s.cluster {
+			continue
+		}
+		if err := j.run(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Run runs the job called name once. An unknown name is an error listing the known ones; a job
 // already running returns ErrRunning.
 func (j *Jobs) Run(ctx context.Context, name string) error {

@@ -342,6 +342,28 @@ func TestPublishDueOnTheStore(t *testing.T) {
 	}
 }
 
+// TestRunCluster: an elected node runs the jobs run once per cluster, and only those; a node not
+// leading (its election lost since) runs none.
+func TestRunCluster(t *testing.T) {
+	for _, tc := range []struct {
+		leads bool
+		want  []string
+	}{
+		{true, []string{"publish", "extend"}},
+		{false, nil},
+	} {
+		j, f := newFake(t)
+		f.shared = true
+		j.Lead(func() bool { return tc.leads })
+		if err := j.RunCluster(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.calls, tc.want) {
+			t.Errorf("leading %v: calls %v, want %v", tc.leads, f.calls, tc.want)
+		}
+	}
+}
+
 // TestLead: a node that does not lead skips the jobs run once per cluster (publication, the series'
 // horizon) and the trimming itself, and still runs its own (its index checkpoint, its consistency
 // check), uncounted; run-job runs a cluster job anyway.

@@ -15,7 +15,8 @@ import (
 
 // TestCompactHistory: on a cluster node's store, each CompactHistory compacts etcd's history up to
 // the revision the previous call found, so that a follower from before it must copy the store again;
-// the first call only records. On an embedded store it does nothing.
+// the first call only records. A store opened on etcd itself is shared too. On an embedded store it
+// does nothing.
 func TestCompactHistory(t *testing.T) {
 	cfg := etcdtest.Shared(t).Config()
 	src, err := etcdkv.Open(ctx, cfg)
@@ -59,6 +60,20 @@ func TestCompactHistory(t *testing.T) {
 	}
 	if err := follows(); !errors.Is(err, kv.ErrHistoryGone) {
 		t.Errorf("following from before the first call, after the second: %v, want ErrHistoryGone", err)
+	}
+
+	// A store opened on etcd itself, as a command opens it, is the cluster's as well.
+	direct, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddb, err := OpenStore(direct, Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ddb.Close()
+	if !ddb.Shared() {
+		t.Error("a store opened on etcd itself is not Shared")
 	}
 
 	file, err := Open(filepath.Join(t.TempDir(), "calendar.db"), Options{})

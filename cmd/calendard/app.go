@@ -136,13 +136,14 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 	if err != nil {
 		return nil, err
 	}
+	// Every node's index follows the one change log, which the elected node trims to the horizon
+	// whatever the others have applied (jobs.Jobs.TrimChanges): the horizon is how far a node can
+	// fall behind and still catch up from the log rather than from a full read of the store. A
+	// command (run-job trim-changes) trims the cluster's log as the elected node does.
+	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
 	if !served {
 		return storage.OpenStore(st, opts)
 	}
-	// Every node's index follows the one change log, which the elected node trims to the horizon
-	// whatever the others have applied (jobs.Jobs.TrimChanges): the horizon is how far a node can
-	// fall behind and still catch up from the log rather than from a full read of the store.
-	opts.ChangesHorizon = max(opts.ChangesHorizon, minClusterHorizon)
 	rep, err := replica.Open(context.Background(), filepath.Join(cfg.DataDir, replicaName), st,
 		replica.Options{Logger: log.Named("replica"), Copied: logCopy(log, copyLogEvery)})
 	if err != nil {

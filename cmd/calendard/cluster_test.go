@@ -44,8 +44,21 @@ func etcdEnv(cfg etcdkv.Config) []string {
 // is told to; it is closed when the test ends.
 func openClusterStore(t *testing.T, env ...string) *storage.DB {
 	t.Helper()
-	db := openDirStore(t, "serve", lookup(map[string]string{"CALENDAR_DATA_DIR": t.TempDir(), "CALENDAR_NOW": testNow,
-		"CALENDAR_CHANGES_HORIZON": "0"}, env...))
+	// Straight on etcd, not through openStore: every process of a cluster keeps its change log an
+	// hour at least (minClusterHorizon).
+	cfg, err := parseConfig("serve", nil, lookup(map[string]string{"CALENDAR_DATA_DIR": t.TempDir(), "CALENDAR_NOW": testNow}, env...), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := etcdkv.Open(context.Background(), *cfg.etcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.OpenStore(st, storage.Options{Now: cfg.clock()})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if err := db.Close(); err != nil {
 			t.Error(err)
@@ -356,7 +369,14 @@ func TestMigrateAndBackupRoundTrip(t *testing.T) {
 	}
 
 	backup := filepath.Join(t.TempDir(), "cluster-backup.db")
-	command(withCluster(c.dir), "backup", "--to", backup, "--data-dir", c.dir)
+	var progress bytes.Buffer
+	if err := run(context.Background(), []string{"backup", "--to", backup, "--data-dir", c.dir, "--progress-every", "1us"}, withCluster(c.dir), io.Discard, &progress); err != nil {
+		t.Fatalf("backup: %v\n%s", err, progress.String())
+	}
+	// Copied key by key, the backup still tells how many bytes it has written.
+	if out := progress.String(); !strings.Contains(out, "backing up: done, ") || strings.Contains(out, "done, 0 B") {
+		t.Errorf("the cluster backup's progress:\n%s", out)
+	}
 	restored := t.TempDir()
 	command(importEnv(restored), "restore", "--from", backup, "--data-dir", restored)
 	r := startServerIn(t, restored, fileEnv) // the embedded mode the backup restores into
@@ -427,7 +447,8 @@ func (n *jobNode) ranPublication(t *testing.T) bool {
 }
 
 // TestJobLeaderFailover: of two nodes on one cluster, the elected one runs the cluster's jobs
-// (publication) and the other skips them; when the leader stops, the other is elected and runs them.
+// (publication) and the other skips them; when the leader stops, the other is elected and runs them,
+// at once and then on schedule.
 func TestJobLeaderFailover(t *testing.T) {
 	cluster := clusterEnv(t)
 	a := startJobNode(t, cluster...)
@@ -442,6 +463,14 @@ func TestJobLeaderFailover(t *testing.T) {
 	a.stop() // resigns
 	a.stop = func() {}
 	b.waitLead(t, 15*time.Second)
+	// Its start-up's run and the one above skipped publication: elected, it publishes at once, not at
+	// the next minute's scheduled run.
+	for deadline := time.Now().Add(5 * time.Second); b.published(t) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b.published(t) == 0 {
+		t.Error("the new leader did not publish on its election")
+	}
 	if !b.ranPublication(t) {
 		t.Error("the new leader did not run publication")
 	}
@@ -529,5 +558,23 @@ func TestReadyzFollowsTheCluster(t *testing.T) {
 			t.Fatalf("readyz once following again: %d %s", res.status, res.body)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRunJobTrimInClusterMode: calendard run-job trim-changes, a process of its own on the cluster,
+// trims the cluster's change log as the elected node does: to the horizon, which in cluster mode is
+// an hour at least whatever is configured, not to the checkpoint of its own data directory's index.
+func TestRunJobTrimInClusterMode(t *testing.T) {
+	cluster := clusterEnv(t)
+	s := startServer(t, cluster...)
+	s.create("/calendar/events/v1/events", concert())
+	var out bytes.Buffer
+	getenv := lookup(map[string]string{"CALENDAR_DATA_DIR": t.TempDir(), "CALENDAR_NOW": testNow, "CALENDAR_CHANGES_HORIZON": "0"}, cluster...)
+	if err := runJob(context.Background(), []string{"trim-changes"}, getenv, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := s.app.db.Changes(context.Background(), 0, 100)
+	if err != nil || len(changes) == 0 {
+		t.Errorf("change log after run-job trim-changes with a horizon of 0: %d entries, %v; want them kept an hour", len(changes), err)
 	}
 }

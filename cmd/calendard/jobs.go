@@ -87,8 +87,9 @@ func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 
 // electJobLeader makes the jobs that run once per cluster run on this node only while it is the one
 // elected through etcd, and campaigns until the returned stop is called (which resigns, so that
-// another node takes over at once). Until elected, this node skips them: a start-up's RunOnce before
-// the election leaves them to the leader or to the next scheduled run.
+// another node takes over at once). Until elected, this node skips them; once elected, it runs them
+// at once (Jobs.RunCluster), in the election's goroutine: a start-up's RunOnce before the election
+// skipped them, and a leader that died may have left a publication due.
 func (a *app) electJobLeader(ctx context.Context, j *jobs.Jobs) (stop func()) {
 	var leading atomic.Bool
 	j.Lead(leading.Load)
@@ -101,6 +102,9 @@ func (a *app) electJobLeader(ctx context.Context, j *jobs.Jobs) (stop func()) {
 			a.log.Info("jobs leadership", zap.Bool("leader", lead))
 			if a.jobLeader != nil {
 				a.jobLeader(lead)
+			}
+			if lead {
+				_ = j.RunCluster(ctx) // each failure is logged, and the schedule tries again
 			}
 		})
 	}()
