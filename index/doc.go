@@ -73,8 +73,7 @@ func (l *lang) load(d document) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if d.kind == storage.TypeEvent {
-		l.proj.events = append(l.proj.events, d.event)
-		l.proj.link(&d.event, d.links)
+		l.proj.appendLoaded(d.event, d.links)
 		return
 	}
 	l.applyLocked(d)

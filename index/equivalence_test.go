@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
@@ -732,5 +733,114 @@ func TestPlacesEqualBruteForce(t *testing.T) {
 			t.Fatalf("query %d %+v\n got %d %v typo-tolerant %v\nwant %d %v typo-tolerant %v", i, *f, got.Total, got.IDs, got.TypoTolerant,
 				want.Total, want.IDs, want.TypoTolerant)
 		}
+	}
+}
+
+// TestListedPageEqualsScan: an anonymous list without filters or with one category or tag, answered
+// from the keys of the listed rows (listedPage), pages its window as visiting every row does
+// (scanPage), whatever the window (a day, months, the default two years, empty, reversed), the page
+// and the caller without edit_posts; and still after events are changed, trashed and moved, a few at
+// a time (their keys put one by one) and many (built again).
+func TestListedPageEqualsScan(t *testing.T) {
+	for seed := range uint64(*seeds) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			w := newWorld(t, seed, 300)
+			r := w.rng
+			// Before every scheduled row is due, so that the counts answer.
+			now := testNow.Add(-1000 * time.Hour)
+			callers := []storage.Actor{{}}
+			for _, u := range w.users {
+				if !u.Can(storage.CapEditPosts) {
+					callers = append(callers, u)
+				}
+			}
+			for round := range 4 {
+				for i := range 100 {
+					f := &EventFilter{Lang: langs[r.IntN(len(langs))], Now: now, Limit: 1 + r.IntN(30)}
+					f.Actor = callers[r.IntN(len(callers))]
+					day := func() time.Time { return testNow.Truncate(24*time.Hour).AddDate(0, 0, r.IntN(1000)-100) }
+					switch r.IntN(4) {
+					case 0:
+						f.Start, f.End = day(), day().Add(24*time.Hour-time.Second)
+					case 1:
+						f.Start, f.End = testNow.Truncate(24*time.Hour), testNow.AddDate(2, 0, 0)
+					default:
+						f.Start = day()
+						f.End = f.Start.AddDate(0, r.IntN(6), r.IntN(40))
+					}
+					switch r.IntN(4) {
+					case 0:
+						f.Categories = []uint64{w.to.cats[r.IntN(len(w.to.cats))]}
+					case 1:
+						f.Tags = []uint64{w.to.tags[r.IntN(len(w.to.tags))]}
+					}
+					p := w.ix.langs[f.Lang].proj
+					keys, ok := p.listedKeys(f, nil)
+					if !ok {
+						t.Fatalf("round %d query %d: the keys do not answer %+v", round, i, *f)
+					}
+					total := p.scanPage(f, nil).Total
+					f.Offset = r.IntN(total + 5)
+					if want, got := p.scanPage(f, nil), p.listedPage(keys, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+						t.Fatalf("round %d query %d %+v\n got %d %v\nwant %d %v", round, i, *f, got.Total, got.IDs, want.Total, want.IDs)
+					}
+				}
+				for range []int{20, 100, 5, 0}[round] {
+					w.mutate(t)
+				}
+				syncAll(t, w.ix)
+			}
+		})
+	}
+}
+
+// TestListedKeysOnlyForPublicLists: the keys answer a list only when every row they hold is a match
+// and every match is there.
+func TestListedKeysOnlyForPublicLists(t *testing.T) {
+	p := newProjection()
+	p.putEvent(eventRow{id: 1, status: statePublish, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{terms: []uint64{7, 8}})
+	p.putEvent(eventRow{id: 2, status: stateFuture, date: testNow.Unix() + 60, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
+	editor := storage.Actor{UserID: 5, Role: storage.RoleEditor}
+	subscriber := storage.Actor{UserID: 6, Role: storage.RoleSubscriber}
+	tests := []struct {
+		name string
+		edit func(f *EventFilter)
+		text bool
+		want bool
+	}{
+		{"anonymous", func(*EventFilter) {}, false, true},
+		{"a subscriber", func(f *EventFilter) { f.Actor = subscriber }, false, true},
+		{"one category", func(f *EventFilter) { f.Categories = []uint64{7} }, false, true},
+		{"one tag", func(f *EventFilter) { f.Tags = []uint64{8} }, false, true},
+		{"two categories (a parent and its child)", func(f *EventFilter) { f.Categories = []uint64{7, 9} }, false, false},
+		{"a category and a tag", func(f *EventFilter) { f.Categories, f.Tags = []uint64{7}, []uint64{8} }, false, false},
+		{"an editor, who sees drafts", func(f *EventFilter) { f.Actor = editor }, false, false},
+		{"a status filter", func(f *EventFilter) { f.Statuses = []storage.Status{storage.StatusPublish} }, false, false},
+		{"a search", func(*EventFilter) {}, true, false},
+		{"include", func(f *EventFilter) { f.Include = []uint64{1} }, false, false},
+		{"a venue", func(f *EventFilter) { f.Venues = []uint64{1} }, false, false},
+		{"an organizer", func(f *EventFilter) { f.Orgs = []uint64{1} }, false, false},
+		{"a series", func(f *EventFilter) { f.Parent = 1 }, false, false},
+		{"featured", func(f *EventFilter) { f.Featured = ptr(true) }, false, false},
+		{"geo", func(f *EventFilter) { f.Geo = &Geo{} }, false, false},
+		{"collapsed series", func(f *EventFilter) { f.Collapse = true }, false, false},
+		{"a scheduled row due", func(f *EventFilter) { f.Now = testNow.Add(time.Minute) }, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &EventFilter{Now: testNow, Start: testNow.Add(-time.Hour), End: testNow.Add(time.Hour), Limit: 10}
+			tc.edit(f)
+			var text *roaring64.Bitmap
+			if tc.text {
+				text = roaring64.BitmapOf(1)
+			}
+			keys, ok := p.listedKeys(f, text)
+			if ok != tc.want {
+				t.Fatalf("listedKeys answers: %v, want %v", ok, tc.want)
+			}
+			if ok && !slices.Equal(keys, []rowKey{{testNow.Unix(), 1}}) {
+				t.Errorf("keys %v, want event 1's", keys)
+			}
+		})
 	}
 }

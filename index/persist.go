@@ -246,6 +246,7 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	}
 	if d.err == nil {
 		p.linkAll(links, &d)
+		p.rebuildKeys()
 	}
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
 		for n := d.count(); len(places) < n && d.err == nil; {

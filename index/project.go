@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -97,6 +98,30 @@ type projection struct {
 	termEvents  map[uint64]*roaring64.Bitmap
 	// The occurrences of each series, by its parent (post_parent).
 	seriesEvents map[uint64]*roaring64.Bitmap
+	// listed holds the position keys of the publicly listed rows (rowListed), in row order, and
+	// termListed those of each term's: an anonymous list without filters, or with one category or
+	// tag, counts and pages its date window from them instead of visiting every row (listedPage).
+	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
+	// earliest: from then until the publication job rewrites the row, it is listed without being in
+	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
+	// unsorted (appendLoaded): sort builds them then.
+	listed     []rowKey
+	termListed map[uint64][]rowKey
+	scheduled  map[uint64]int64
+	dueFrom    int64
+	keysReady  bool
+}
+
+// rowKey is a row's position key: rows are ordered by local start, then ID.
+type rowKey struct {
+	startLocal int64
+	id         uint64
+}
+
+func keyOf(r *eventRow) rowKey { return rowKey{r.startLocal, r.id} }
+
+func compareKeys(a, b rowKey) int {
+	return cmp.Or(cmp.Compare(a.startLocal, b.startLocal), cmp.Compare(a.id, b.id))
 }
 
 func newProjection() *projection {
@@ -110,6 +135,10 @@ func newProjection() *projection {
 		termEvents:  map[uint64]*roaring64.Bitmap{},
 
 		seriesEvents: map[uint64]*roaring64.Bitmap{},
+		termListed:   map[uint64][]rowKey{},
+		scheduled:    map[uint64]int64{},
+		dueFrom:      math.MaxInt64,
+		keysReady:    true,
 	}
 }
 
@@ -133,9 +162,7 @@ func placeRowOf(p *storage.Post) *placeRow {
 	return &placeRow{id: p.ID, author: p.Author, status: p.Status, trashed: p.TrashedFrom, date: p.Date.Unix()}
 }
 
-func compareRows(a, b *eventRow) int {
-	return cmp.Or(cmp.Compare(a.startLocal, b.startLocal), cmp.Compare(a.id, b.id))
-}
+func compareRows(a, b *eventRow) int { return compareKeys(keyOf(a), keyOf(b)) }
 
 // find returns the position of the row for id, or -1.
 func (p *projection) find(id uint64) int {
@@ -168,6 +195,11 @@ type eventPut struct {
 // A row whose position key (startLocal, id) is unchanged is replaced where it stands; the rows that
 // move are taken out in one compacting pass, and they and the new rows are merged in sorted.
 func (p *projection) putEvents(puts []eventPut) {
+	if len(puts) > keysPutOneByOne && p.keysReady {
+		// Each key put costs a copy of its list: past a few, one pass over every row costs less.
+		p.keysReady = false
+		defer p.rebuildKeys()
+	}
 	last := make(map[uint64]int, len(puts))
 	for i := range puts {
 		last[puts[i].row.id] = i
@@ -194,6 +226,101 @@ func (p *projection) putEvents(puts []eventPut) {
 	}
 	p.events = deleteAt(p.events, moved)
 	p.events = merge(p.events, add)
+}
+
+// keysPutOneByOne is how many rows putEvents puts into listed and termListed one by one; a larger
+// batch (the change log replayed at start-up) has them built again in one pass.
+const keysPutOneByOne = 64
+
+// rowListed reports whether a row is listed for anyone (a published event not hidden from listings),
+// whoever asks and whenever: what listed holds.
+func rowListed(r *eventRow) bool { return r.status == statePublish && !r.hidden }
+
+// rowScheduled reports whether a row is listed once its publication date comes.
+func rowScheduled(r *eventRow) bool { return r.status == stateFuture && !r.hidden }
+
+// putKeys records r, with links l, in listed, termListed and scheduled.
+func (p *projection) putKeys(r *eventRow, l eventLinks) {
+	if rowScheduled(r) {
+		p.scheduled[r.id] = r.date
+		p.dueFrom = min(p.dueFrom, r.date)
+	}
+	if !rowListed(r) {
+		return
+	}
+	k := keyOf(r)
+	p.listed = insertKey(p.listed, k)
+	for _, t := range l.terms {
+		p.termListed[t] = insertKey(p.termListed[t], k)
+	}
+}
+
+// dropKeys forgets what putKeys recorded.
+func (p *projection) dropKeys(r *eventRow, l eventLinks) {
+	if date, ok := p.scheduled[r.id]; ok {
+		delete(p.scheduled, r.id)
+		if date == p.dueFrom {
+			p.dueFrom = math.MaxInt64
+			for _, d := range p.scheduled {
+				p.dueFrom = min(p.dueFrom, d)
+			}
+		}
+	}
+	if !rowListed(r) {
+		return
+	}
+	k := keyOf(r)
+	p.listed = removeKey(p.listed, k)
+	for _, t := range l.terms {
+		if keys := removeKey(p.termListed[t], k); len(keys) > 0 {
+			p.termListed[t] = keys
+		} else {
+			delete(p.termListed, t)
+		}
+	}
+}
+
+// insertKey adds k to the ordered keys, once.
+func insertKey(keys []rowKey, k rowKey) []rowKey {
+	i, found := slices.BinarySearchFunc(keys, k, compareKeys)
+	if found {
+		return keys
+	}
+	return slices.Insert(keys, i, k)
+}
+
+// removeKey takes k out of the ordered keys, if it is there.
+func removeKey(keys []rowKey, k rowKey) []rowKey {
+	if i, found := slices.BinarySearchFunc(keys, k, compareKeys); found {
+		return slices.Delete(keys, i, i+1)
+	}
+	return keys
+}
+
+// rebuildKeys fills listed, termListed and scheduled from the ordered rows, in one pass.
+func (p *projection) rebuildKeys() {
+	p.listed, p.termListed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64][]rowKey{}, map[uint64]int64{}, math.MaxInt64
+	for i := range p.events {
+		r := &p.events[i]
+		if rowListed(r) {
+			k := keyOf(r)
+			p.listed = append(p.listed, k)
+			for _, t := range p.links[r.id].terms {
+				// A term named twice by one event is listed once.
+				if keys := p.termListed[t]; len(keys) == 0 || keys[len(keys)-1] != k {
+					p.termListed[t] = append(keys, k)
+				}
+			}
+		} else if rowScheduled(r) {
+			p.scheduled[r.id] = r.date
+			p.dueFrom = min(p.dueFrom, r.date)
+		}
+	}
+	// Appending left up to twice the room each term's keys need, 60 MB at 1M events.
+	for t, keys := range p.termListed {
+		p.termListed[t] = slices.Clone(keys)
+	}
+	p.keysReady = true
 }
 
 // deleteAt removes the rows at the given positions, in one pass from the first of them.
@@ -237,12 +364,18 @@ func merge(rows, add []eventRow) []eventRow {
 func (p *projection) link(r *eventRow, l eventLinks) {
 	p.eventAt[r.id] = r.startLocal
 	p.links[r.id] = l
+	if p.keysReady {
+		p.putKeys(r, l)
+	}
 	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { link(*sets, key, r.id) })
 }
 
 // unlink forgets what link recorded for an event row.
 func (p *projection) unlink(r *eventRow) {
 	l := p.links[r.id]
+	if p.keysReady {
+		p.dropKeys(r, l)
+	}
 	delete(p.eventAt, r.id)
 	delete(p.links, r.id)
 	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { unlink(*sets, key, r.id) })
@@ -265,9 +398,18 @@ func (p *projection) eachSet(r *eventRow, l eventLinks, f func(sets *map[uint64]
 	}
 }
 
+// appendLoaded adds a row of a full load, whose rows come in no order: sort orders them once all are
+// in, and builds the keys then.
+func (p *projection) appendLoaded(r eventRow, l eventLinks) {
+	p.keysReady = false
+	p.events = append(p.events, r)
+	p.link(&r, l)
+}
+
 // sort orders rows appended by a full load.
 func (p *projection) sort() {
 	slices.SortFunc(p.events, func(a, b eventRow) int { return compareRows(&a, &b) })
+	p.rebuildKeys()
 }
 
 func (p *projection) removeEvent(id uint64) {
@@ -319,12 +461,15 @@ func linked(m map[uint64]*roaring64.Bitmap, ids []uint64) idSet {
 	return out
 }
 
-// window returns the rows whose local start can fall within [lo, hi] UTC seconds: a zone moves a wall
-// clock at most 15 hours from UTC, so the run is widened by that and the caller checks startUTC.
+// windowSlack is how far a zone moves a wall clock from UTC, at most: rows are ordered by local
+// start, and a window's bounds are UTC instants.
+const windowSlack = 15 * 3600
+
+// window returns the rows whose local start can fall within [lo, hi] UTC seconds: the run is widened
+// by windowSlack and the caller checks startUTC.
 func (p *projection) window(lo, hi int64) []eventRow {
-	const slack = 15 * 3600
-	from, _ := slices.BinarySearchFunc(p.events, lo-slack, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
-	to, _ := slices.BinarySearchFunc(p.events, hi+slack+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	from, _ := slices.BinarySearchFunc(p.events, lo-windowSlack, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	to, _ := slices.BinarySearchFunc(p.events, hi+windowSlack+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
 	if to < from { // lo after hi: an empty window, not an error (CONTRACT 5.2)
 		return nil
 	}

@@ -38,8 +38,7 @@ func row(id uint64, start int64, venue uint64) eventRow {
 func built(puts map[uint64]eventPut) *projection {
 	p := newProjection()
 	for _, put := range puts {
-		p.events = append(p.events, put.row)
-		p.link(&put.row, put.links)
+		p.appendLoaded(put.row, put.links)
 	}
 	p.sort()
 	return p
@@ -61,10 +60,12 @@ func diffProjections(got, want *projection) string {
 	if slices.Equal(got.events, want.events) && maps.Equal(got.eventAt, want.eventAt) &&
 		maps.EqualFunc(got.links, want.links, sameLinks) && sameSets(got.venueEvents, want.venueEvents) &&
 		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) &&
-		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) {
+		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) &&
+		slices.Equal(got.listed, want.listed) && maps.EqualFunc(got.termListed, want.termListed, slices.Equal) &&
+		maps.Equal(got.scheduled, want.scheduled) && got.dueFrom == want.dueFrom && got.keysReady == want.keysReady {
 		return ""
 	}
-	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}), cmpopts.EquateEmpty(),
+	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}, rowKey{}), cmpopts.EquateEmpty(),
 		cmp.Transformer("ids", func(b *roaring64.Bitmap) []uint64 { return b.ToArray() }))
 }
 
@@ -154,6 +155,9 @@ func TestPutEventsAsOneByOne(t *testing.T) {
 						r.startLocal = old.row.startLocal // an in-place change
 					}
 					r.hidden = rng.IntN(2) == 0
+					// Published, scheduled (listed once due) or a draft: what listed and scheduled hold.
+					r.status = []state{statePublish, stateFuture, stateDraft}[rng.IntN(3)]
+					r.date = int64(rng.IntN(1000))
 					puts = append(puts, eventPut{r, eventLinks{orgs: ids(), terms: ids()}})
 				}
 				batched.putEvents(puts)

@@ -94,14 +94,23 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	rows := l.proj.events
+	if keys, ok := l.proj.listedKeys(f, text); ok {
+		return l.proj.listedPage(keys, f)
+	}
+	return l.proj.scanPage(f, text)
+}
+
+// scanPage pages the events of f that text allows by visiting rows: those of the ID filters' and the
+// search's candidates when they are few, else every row of the date window.
+func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
+	rows := p.events
 	if len(f.Include) == 0 {
-		rows = l.proj.window(f.Start.Unix(), f.End.Unix())
+		rows = p.window(f.Start.Unix(), f.End.Unix())
 	}
-	if ids := l.proj.candidates(f, text, len(rows)); ids != nil {
-		return compile(f, nil, l.proj, false).page(l.proj.rowsOf(ids))
+	if ids := p.candidates(f, text, len(rows)); ids != nil {
+		return compile(f, nil, p, false).page(p.rowsOf(ids))
 	}
-	c := compile(f, bitsOf(text), l.proj, true)
+	c := compile(f, bitsOf(text), p, true)
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
@@ -126,6 +135,65 @@ func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 	page := Page{Total: count, IDs: make([]uint64, len(matched))}
 	for i, r := range matched {
 		page.IDs[i] = r.id
+	}
+	return page
+}
+
+// listedKeys returns the keys of the rows that answer f, when the projection keeps them: a list of
+// every event in a date window that anyone may see (no filter but the dates and at most one category
+// or tag, no search) for a caller who sees no more than that (without edit_posts, no status filter),
+// while no scheduled row is due (dueFrom). That is the front page of every calendar and of each of
+// its categories, and at 1M events visiting their windows' rows was most of their cost.
+func (p *projection) listedKeys(f *EventFilter, text *roaring64.Bitmap) ([]rowKey, bool) {
+	if text != nil || len(f.Include)+len(f.Venues)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil ||
+		f.Geo != nil || f.Collapse || f.Statuses != nil || f.Actor.Can(storage.CapEditPosts) ||
+		f.Now.Unix() >= p.dueFrom || !p.keysReady {
+		return nil, false
+	}
+	switch terms := slices.Concat(f.Categories, f.Tags); len(terms) {
+	case 0:
+		return p.listed, true
+	case 1:
+		return p.termListed[terms[0]], true
+	}
+	return nil, false
+}
+
+// listedPage pages the rows of keys (listedKeys) that start within f's window. A row far enough inside
+// the window (windowSlack) starts within it in any zone: those are counted by two binary searches and
+// paged by position; only the rows near the window's ends are tested one by one.
+func (p *projection) listedPage(keys []rowKey, f *EventFilter) Page {
+	lo, hi := f.Start.Unix(), f.End.Unix()
+	if hi < lo {
+		return Page{IDs: []uint64{}} // an empty window, not an error (CONTRACT 5.2)
+	}
+	at := func(t int64) int {
+		i, _ := slices.BinarySearchFunc(keys, t, func(k rowKey, t int64) int { return cmp.Compare(k.startLocal, t) })
+		return i
+	}
+	from, coreFrom := at(lo-windowSlack), at(lo+windowSlack)
+	coreTo, to := max(at(hi-windowSlack+1), coreFrom), at(hi+windowSlack+1)
+	edge := func(keys []rowKey) []uint64 {
+		var ids []uint64
+		for _, k := range keys {
+			if r := p.event(k.id); r != nil && r.startUTC >= lo && r.startUTC <= hi {
+				ids = append(ids, k.id)
+			}
+		}
+		return ids
+	}
+	low, high := edge(keys[from:coreFrom]), edge(keys[coreTo:to])
+	core := keys[coreFrom:coreTo]
+	page := Page{Total: len(low) + len(core) + len(high), IDs: []uint64{}}
+	for k := f.Offset; k < min(f.Offset+f.Limit, page.Total); k++ {
+		switch {
+		case k < len(low):
+			page.IDs = append(page.IDs, low[k])
+		case k < len(low)+len(core):
+			page.IDs = append(page.IDs, core[k-len(low)].id)
+		default:
+			page.IDs = append(page.IDs, high[k-len(low)-len(core)])
+		}
 	}
 	return page
 }
