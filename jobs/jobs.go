@@ -145,13 +145,7 @@ func (j *Jobs) Stop(ctx context.Context) error {
 // has been logged. A job already running (a scheduled run came first) is skipped. The server calls it
 // at start-up.
 func (j *Jobs) RunOnce(ctx context.Context) error {
-	var errs []error
-	for _, s := range schedule {
-		if err := j.run(ctx, s); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return j.runEach(ctx, func(entry) bool { return true })
 }
 
 // RunCluster runs once the jobs that run once per cluster, in the table's order, as RunOnce would:
@@ -159,9 +153,14 @@ func (j *Jobs) RunOnce(ctx context.Context) error {
 // since it died) or what this node's start-up skipped before the election is done at once, not at the
 // jobs' next scheduled time (extend-series: the next night).
 func (j *Jobs) RunCluster(ctx context.Context) error {
+	return j.runEach(ctx, func(s entry) bool { return s.cluster })
+}
+
+// runEach runs once, in the table's order, each job that which selects, and joins their errors.
+func (j *Jobs) runEach(ctx context.Context, which func(entry) bool) error {
 	var errs []error
 	for _, s := range schedule {
-		if !s.cluster {
+		if !which(s) {
 			continue
 		}
 		if err := j.run(ctx, s); err != nil {
