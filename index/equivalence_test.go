@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/RoaringBitmap/roaring/v2"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -736,11 +737,12 @@ func TestPlacesEqualBruteForce(t *testing.T) {
 	}
 }
 
-// TestListedPageEqualsScan: an anonymous list without filters or with one category or tag, answered
-// from the keys of the listed rows (listedPage), pages its window as visiting every row does
-// (scanPage), whatever the window (a day, months, the default two years, empty, reversed), the page
-// and the caller without edit_posts; and still after events are changed, trashed and moved, a few at
-// a time (their keys put one by one) and many (built again).
+// TestListedPageEqualsScan: an anonymous list without filters or with categories, tags and a search
+// (each led by its keys or tested by event ID), answered from the keys of the listed rows
+// (listedPage), pages its window as visiting every row does (scanPage), whatever the window (a day,
+// months, the default two years, empty, reversed), the page and the caller without edit_posts; and
+// still after events are changed, trashed and moved, a few at a time (their keys put one by one) and
+// many (built again).
 func TestListedPageEqualsScan(t *testing.T) {
 	for seed := range uint64(*seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -768,20 +770,32 @@ func TestListedPageEqualsScan(t *testing.T) {
 						f.Start = day()
 						f.End = f.Start.AddDate(0, r.IntN(6), r.IntN(40))
 					}
-					switch r.IntN(4) {
-					case 0:
-						f.Categories = []uint64{w.to.cats[r.IntN(len(w.to.cats))]}
-					case 1:
-						f.Tags = []uint64{w.to.tags[r.IntN(len(w.to.tags))]}
+					some := func(ids []uint64, most int) []uint64 {
+						out := make([]uint64, r.IntN(most+1))
+						for i := range out {
+							out[i] = ids[r.IntN(len(ids))]
+						}
+						return out
+					}
+					f.Categories, f.Tags = some(w.to.cats, 3), some(w.to.tags, 2)
+					var text *roaring64.Bitmap
+					if r.IntN(3) == 0 {
+						// A search's matches: any records, events or not, of any language; a few
+						// (the search leads) or many (a term leads, the search tests).
+						text = roaring64.New()
+						for range r.IntN([]int{5, 50, 400}[r.IntN(3)]) {
+							text.Add(1 + r.Uint64N(2000))
+						}
 					}
 					p := w.ix.langs[f.Lang].proj
-					keys, ok := p.listedKeys(f, nil)
+					want := p.scanPage(f, text)
+					f.Offset = r.IntN(want.Total + 5)
+					want = p.scanPage(f, text)
+					got, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) })
 					if !ok {
 						t.Fatalf("round %d query %d: the keys do not answer %+v", round, i, *f)
 					}
-					total := p.scanPage(f, nil).Total
-					f.Offset = r.IntN(total + 5)
-					if want, got := p.scanPage(f, nil), p.listedPage(keys, f); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+					if got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
 						t.Fatalf("round %d query %d %+v\n got %d %v\nwant %d %v", round, i, *f, got.Total, got.IDs, want.Total, want.IDs)
 					}
 				}
@@ -812,11 +826,12 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 		{"a subscriber", func(f *EventFilter) { f.Actor = subscriber }, false, true},
 		{"one category", func(f *EventFilter) { f.Categories = []uint64{7} }, false, true},
 		{"one tag", func(f *EventFilter) { f.Tags = []uint64{8} }, false, true},
-		{"two categories (a parent and its child)", func(f *EventFilter) { f.Categories = []uint64{7, 9} }, false, false},
-		{"a category and a tag", func(f *EventFilter) { f.Categories, f.Tags = []uint64{7}, []uint64{8} }, false, false},
+		{"two categories (a parent and its child)", func(f *EventFilter) { f.Categories = []uint64{7, 9} }, false, true},
+		{"a category and a tag", func(f *EventFilter) { f.Categories, f.Tags = []uint64{7}, []uint64{8} }, false, true},
+		{"a search", func(*EventFilter) {}, true, true},
+		{"a search and a tag", func(f *EventFilter) { f.Tags = []uint64{8} }, true, true},
 		{"an editor, who sees drafts", func(f *EventFilter) { f.Actor = editor }, false, false},
 		{"a status filter", func(f *EventFilter) { f.Statuses = []storage.Status{storage.StatusPublish} }, false, false},
-		{"a search", func(*EventFilter) {}, true, false},
 		{"include", func(f *EventFilter) { f.Include = []uint64{1} }, false, false},
 		{"a venue", func(f *EventFilter) { f.Venues = []uint64{1} }, false, false},
 		{"an organizer", func(f *EventFilter) { f.Orgs = []uint64{1} }, false, false},
@@ -834,13 +849,75 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 			if tc.text {
 				text = roaring64.BitmapOf(1)
 			}
-			keys, ok := p.listedKeys(f, text)
+			page, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) })
 			if ok != tc.want {
-				t.Fatalf("listedKeys answers: %v, want %v", ok, tc.want)
+				t.Fatalf("the keys answer: %v, want %v", ok, tc.want)
 			}
-			if ok && !slices.Equal(keys, []rowKey{{testNow.Unix(), 1}}) {
-				t.Errorf("keys %v, want event 1's", keys)
+			if ok && (page.Total != 1 || !slices.Equal(page.IDs, []uint64{1})) {
+				t.Errorf("page %+v, want event 1 only", page)
 			}
 		})
+	}
+}
+
+// TestListedAtEitherWay: the positions of a search's listed rows are the same whether its matches
+// are looked up one by one (few) or probed while visiting every listed row (many).
+func TestListedAtEitherWay(t *testing.T) {
+	p := newProjection()
+	for id := range uint64(400) {
+		status := statePublish
+		if id%3 == 0 {
+			status = stateDraft
+		}
+		p.putEvent(eventRow{id: id + 1, status: status, hidden: id%7 == 0, startUTC: int64(id % 50), startLocal: int64(id % 50)}, eventLinks{})
+	}
+	for _, n := range []int{1, 3, 10, 100, 390} {
+		set := roaring64.New()
+		for i := range uint64(n) {
+			set.Add(1 + i*400/uint64(n))
+		}
+		set.Add(5000) // not an event
+		var want []uint32
+		for i, k := range p.listed {
+			if set.Contains(k.id) {
+				want = append(want, uint32(i))
+			}
+		}
+		if got := p.listedAt(set).ToArray(); !slices.Equal(got, want) {
+			t.Errorf("%d matches: positions %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestSearchRemembersPositions: a search's listed rows' positions are found once and remembered
+// beside its matches, until a row changes.
+func TestSearchRemembersPositions(t *testing.T) {
+	p := newProjection()
+	for id := range uint64(200) {
+		p.putEvent(eventRow{id: id + 1, status: statePublish, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
+	}
+	l := &lang{proj: p, texts: textCache{limit: 1 << 20}}
+	text := roaring64.New()
+	text.AddRange(1, 61)
+	l.texts.put("many", Version{Applied: 1}, text)
+	f := &EventFilter{Now: testNow, Start: testNow.Add(-time.Hour), End: testNow.Add(time.Hour), Limit: 500}
+	want := p.scanPage(f, text)
+	var first *roaring.Bitmap
+	for i := range 2 {
+		if got := l.events(f, text); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+			t.Fatalf("list %d: %+v, want %+v", i, got, want)
+		}
+		at := l.texts.listedAt(text, p.gen)
+		if at == nil || i > 0 && at != first {
+			t.Fatalf("after list %d: positions %p, want those of the first list (%p)", i, at, first)
+		}
+		first = at
+	}
+	p.putEvent(eventRow{id: 500, status: statePublish, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
+	if at := l.texts.listedAt(text, p.gen); at != nil {
+		t.Errorf("after a change: positions %v, want none", at)
+	}
+	if got := l.events(f, text); got.Total != want.Total || l.texts.listedAt(text, p.gen) == nil {
+		t.Errorf("after a change: %+v, and no positions remembered", got)
 	}
 }

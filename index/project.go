@@ -2,8 +2,10 @@ package index
 
 import (
 	"cmp"
+	"github.com/RoaringBitmap/roaring/v2"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -110,7 +112,14 @@ type projection struct {
 	scheduled  map[uint64]int64
 	dueFrom    int64
 	keysReady  bool
+	// gen changes whenever a row does: what was derived from the rows at one generation (a search's
+	// listed keys, textCache) is good for that generation only. Generations are unique across
+	// projections, since a language's projection may be replaced by another.
+	gen uint64
 }
+
+// generations numbers the generations of every projection.
+var generations atomic.Uint64
 
 // rowKey is a row's position key: rows are ordered by local start, then ID.
 type rowKey struct {
@@ -139,6 +148,7 @@ func newProjection() *projection {
 		scheduled:    map[uint64]int64{},
 		dueFrom:      math.MaxInt64,
 		keysReady:    true,
+		gen:          generations.Add(1),
 	}
 }
 
@@ -321,6 +331,31 @@ func (p *projection) rebuildKeys() {
 		p.termListed[t] = slices.Clone(keys)
 	}
 	p.keysReady = true
+	p.gen = generations.Add(1)
+}
+
+// listedAt returns the positions in listed of the listed rows among the IDs of set. A few IDs are
+// looked up one by one; past one in candidateShare of the listed rows, as candidates would be, it
+// costs less to visit every listed row and probe set as a bitset.
+func (p *projection) listedAt(set *roaring64.Bitmap) *roaring.Bitmap {
+	at := roaring.New()
+	if int(set.GetCardinality())*candidateShare <= len(p.listed) {
+		for it := set.Iterator(); it.HasNext(); {
+			if r := p.event(it.Next()); r != nil && rowListed(r) {
+				i, _ := slices.BinarySearchFunc(p.listed, keyOf(r), compareKeys)
+				at.Add(uint32(i))
+			}
+		}
+	} else {
+		bits := bitsOf(set)
+		for i, k := range p.listed {
+			if bits.has(k.id) {
+				at.Add(uint32(i))
+			}
+		}
+	}
+	at.RunOptimize()
+	return at
 }
 
 // deleteAt removes the rows at the given positions, in one pass from the first of them.
@@ -362,6 +397,7 @@ func merge(rows, add []eventRow) []eventRow {
 
 // link records an event row's position key and its links.
 func (p *projection) link(r *eventRow, l eventLinks) {
+	p.gen = generations.Add(1)
 	p.eventAt[r.id] = r.startLocal
 	p.links[r.id] = l
 	if p.keysReady {
@@ -372,6 +408,7 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 
 // unlink forgets what link recorded for an event row.
 func (p *projection) unlink(r *eventRow) {
+	p.gen = generations.Add(1)
 	l := p.links[r.id]
 	if p.keysReady {
 		p.dropKeys(r, l)

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"github.com/RoaringBitmap/roaring/v2"
 	"math"
 	"slices"
 	"strconv"
@@ -94,8 +95,16 @@ func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if keys, ok := l.proj.listedKeys(f, text); ok {
-		return l.proj.listedPage(keys, f)
+	textAt := func() *roaring.Bitmap {
+		if at := l.texts.listedAt(text, l.proj.gen); at != nil {
+			return at
+		}
+		at := l.proj.listedAt(text)
+		l.texts.putListedAt(text, l.proj.gen, at)
+		return at
+	}
+	if page, ok := l.proj.listedPage(f, text, textAt); ok {
+		return page
 	}
 	return l.proj.scanPage(f, text)
 }
@@ -139,63 +148,230 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 	return page
 }
 
-// listedKeys returns the keys of the rows that answer f, when the projection keeps them: a list of
-// every event in a date window that anyone may see (no filter but the dates and at most one category
-// or tag, no search) for a caller who sees no more than that (without edit_posts, no status filter),
-// while no scheduled row is due (dueFrom). That is the front page of every calendar and of each of
-// its categories, and at 1M events visiting their windows' rows was most of their cost.
-func (p *projection) listedKeys(f *EventFilter, text *roaring64.Bitmap) ([]rowKey, bool) {
-	if text != nil || len(f.Include)+len(f.Venues)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil ||
-		f.Geo != nil || f.Collapse || f.Statuses != nil || f.Actor.Can(storage.CapEditPosts) ||
-		f.Now.Unix() >= p.dueFrom || !p.keysReady {
-		return nil, false
-	}
-	switch terms := slices.Concat(f.Categories, f.Tags); len(terms) {
-	case 0:
-		return p.listed, true
-	case 1:
-		return p.termListed[terms[0]], true
-	}
-	return nil, false
+// keyFilter is one filter of a list answered from keys (listedPage): lists, whose union holds the
+// position keys of the listed rows the filter allows, and sets, whose union holds every event it
+// allows. size is how many keys its lists hold within the window, or for a search, whose listed rows
+// are only found when it leads (textAt), how many records it matched.
+type keyFilter struct {
+	lists [][]rowKey
+	sets  []*roaring64.Bitmap
+	size  int
 }
 
-// listedPage pages the rows of keys (listedKeys) that start within f's window. A row far enough inside
-// the window (windowSlack) starts within it in any zone: those are counted by two binary searches and
-// paged by position; only the rows near the window's ends are tested one by one.
-func (p *projection) listedPage(keys []rowKey, f *EventFilter) Page {
-	lo, hi := f.Start.Unix(), f.End.Unix()
-	if hi < lo {
-		return Page{IDs: []uint64{}} // an empty window, not an error (CONTRACT 5.2)
+// listedPage answers f from the keys of the listed rows, when it can: a list that anyone may see
+// (the front page of a calendar, of each category and tag, a search, and their combinations: no
+// filter but the dates, categories, tags and a search) for a caller who sees no more than that
+// (without edit_posts, no status filter), while no scheduled row is due (dueFrom). At 1M events
+// visiting their windows' rows was most of their cost. The filter with the fewest keys within the
+// window leads, and the others test its rows by event ID; a search leads with the positions of its
+// listed rows in listed (textAt: remembered beside its matches, or found, at about the cost of one
+// scan, and remembered).
+func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap) (Page, bool) {
+	if len(f.Include)+len(f.Venues)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil || f.Geo != nil ||
+		f.Collapse || f.Statuses != nil || f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
+		return Page{}, false
 	}
-	at := func(t int64) int {
-		i, _ := slices.BinarySearchFunc(keys, t, func(k rowKey, t int64) int { return cmp.Compare(k.startLocal, t) })
-		return i
+	w := window{f.Start.Unix(), f.End.Unix()}
+	if w.hi < w.lo {
+		return Page{IDs: []uint64{}}, true // an empty window, not an error (CONTRACT 5.2)
 	}
-	from, coreFrom := at(lo-windowSlack), at(lo+windowSlack)
-	coreTo, to := max(at(hi-windowSlack+1), coreFrom), at(hi+windowSlack+1)
-	edge := func(keys []rowKey) []uint64 {
-		var ids []uint64
-		for _, k := range keys {
-			if r := p.event(k.id); r != nil && r.startUTC >= lo && r.startUTC <= hi {
-				ids = append(ids, k.id)
+	var filters []keyFilter
+	for _, ids := range [][]uint64{f.Categories, f.Tags} {
+		if len(ids) == 0 {
+			continue
+		}
+		var kf keyFilter
+		for _, id := range ids {
+			keys := w.keys(p.termListed[id])
+			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
+			if set := p.termEvents[id]; set != nil {
+				kf.sets = append(kf.sets, set)
 			}
 		}
-		return ids
+		filters = append(filters, kf)
 	}
-	low, high := edge(keys[from:coreFrom]), edge(keys[coreTo:to])
-	core := keys[coreFrom:coreTo]
-	page := Page{Total: len(low) + len(core) + len(high), IDs: []uint64{}}
+	if text != nil {
+		filters = append(filters, keyFilter{sets: []*roaring64.Bitmap{text}, size: int(text.GetCardinality())})
+	}
+	if len(filters) == 0 {
+		return p.pageKeys([][]rowKey{w.keys(p.listed)}, nil, w, f), true
+	}
+	lead := 0
+	for i, kf := range filters {
+		if kf.size < filters[lead].size {
+			lead = i
+		}
+	}
+	var tests [][]*roaring64.Bitmap
+	for i, kf := range filters {
+		if i != lead {
+			tests = append(tests, kf.sets)
+		}
+	}
+	if filters[lead].lists == nil {
+		return p.pageAt(textAt(), tests, w, f), true
+	}
+	return p.pageKeys(filters[lead].lists, tests, w, f), true
+}
+
+// window is a list's date window, [lo, hi] in UTC seconds. Keys are ordered by local start, which a
+// zone moves by up to windowSlack from UTC: a key far enough inside the window starts within it in
+// any zone, and only those near its ends are tested one by one (has).
+type window struct{ lo, hi int64 }
+
+// keys returns the keys whose local start can fall within w.
+func (w window) keys(keys []rowKey) []rowKey {
+	from, to := keyAt(keys, w.lo-windowSlack), keyAt(keys, w.hi+windowSlack+1)
+	return keys[from:max(from, to)]
+}
+
+// core returns the positions in keys (within w.keys) of the keys surely within w: [from, to).
+func (w window) core(keys []rowKey) (from, to int) {
+	from = keyAt(keys, w.lo+windowSlack)
+	return from, max(keyAt(keys, w.hi-windowSlack+1), from)
+}
+
+// has reports whether the row of k starts within w.
+func (w window) has(p *projection, k rowKey) bool {
+	if k.startLocal >= w.lo+windowSlack && k.startLocal <= w.hi-windowSlack {
+		return true
+	}
+	r := p.event(k.id)
+	return r != nil && r.startUTC >= w.lo && r.startUTC <= w.hi
+}
+
+// keyAt is the position of the first key starting at t or later.
+func keyAt(keys []rowKey, t int64) int {
+	i, _ := slices.BinarySearchFunc(keys, t, func(k rowKey, t int64) int { return cmp.Compare(k.startLocal, t) })
+	return i
+}
+
+// edgesAndCore pages a window whose rows are, in order, the IDs low, core rows named by coreID, and the
+// IDs high.
+func edgesAndCore(low []uint64, core int, coreID func(i int) uint64, high []uint64, f *EventFilter) Page {
+	page := Page{Total: len(low) + core + len(high), IDs: []uint64{}}
 	for k := f.Offset; k < min(f.Offset+f.Limit, page.Total); k++ {
 		switch {
 		case k < len(low):
 			page.IDs = append(page.IDs, low[k])
-		case k < len(low)+len(core):
-			page.IDs = append(page.IDs, core[k-len(low)].id)
+		case k < len(low)+core:
+			page.IDs = append(page.IDs, coreID(k-len(low)))
 		default:
-			page.IDs = append(page.IDs, high[k-len(low)-len(core)])
+			page.IDs = append(page.IDs, high[k-len(low)-core])
 		}
 	}
 	return page
+}
+
+// pageKeys pages the rows of f's window among the union of lists (each ordered, within w.keys)
+// that every test allows: a test is a union of sets of event IDs. One list without tests is counted
+// by two binary searches and paged by position; otherwise its rows are visited in order.
+func (p *projection) pageKeys(lists [][]rowKey, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
+	if len(lists) == 1 && len(tests) == 0 {
+		keys := lists[0]
+		coreFrom, coreTo := w.core(keys)
+		edge := func(keys []rowKey) []uint64 {
+			var ids []uint64
+			for _, k := range keys {
+				if w.has(p, k) {
+					ids = append(ids, k.id)
+				}
+			}
+			return ids
+		}
+		core := keys[coreFrom:coreTo]
+		return edgesAndCore(edge(keys[:coreFrom]), len(core), func(i int) uint64 { return core[i].id }, edge(keys[coreTo:]), f)
+	}
+	page := Page{IDs: []uint64{}}
+	heads := slices.Clone(lists)
+	for {
+		next, found := rowKey{}, false
+		for _, h := range heads {
+			if len(h) > 0 && (!found || compareKeys(h[0], next) < 0) {
+				next, found = h[0], true
+			}
+		}
+		if !found {
+			return page
+		}
+		for i, h := range heads {
+			// An event in several of a filter's terms is listed once.
+			if len(h) > 0 && h[0] == next {
+				heads[i] = h[1:]
+			}
+		}
+		p.count(&page, next, w, tests, f)
+	}
+}
+
+// pageAt pages the rows of f's window among the listed rows at the positions at holds that every
+// test allows. Without tests the rows surely within the window are counted by two ranks and paged by
+// selecting their positions.
+func (p *projection) pageAt(at *roaring.Bitmap, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
+	from, to := keyAt(p.listed, w.lo-windowSlack), keyAt(p.listed, w.hi+windowSlack+1)
+	visit := func(from, to int, each func(k rowKey)) {
+		it := at.Iterator()
+		it.AdvanceIfNeeded(uint32(from))
+		for it.HasNext() {
+			i := int(it.Next())
+			if i >= to {
+				return
+			}
+			each(p.listed[i])
+		}
+	}
+	if len(tests) > 0 {
+		page := Page{IDs: []uint64{}}
+		visit(from, to, func(k rowKey) { p.count(&page, k, w, tests, f) })
+		return page
+	}
+	coreFrom, coreTo := w.core(p.listed[from:max(from, to)])
+	coreFrom, coreTo = from+coreFrom, from+coreTo
+	edge := func(from, to int) []uint64 {
+		var ids []uint64
+		visit(from, to, func(k rowKey) {
+			if w.has(p, k) {
+				ids = append(ids, k.id)
+			}
+		})
+		return ids
+	}
+	before := rankBelow(at, coreFrom)
+	core := int(rankBelow(at, coreTo) - before)
+	return edgesAndCore(edge(from, coreFrom), core, func(i int) uint64 {
+		pos, _ := at.Select(uint32(before) + uint32(i)) // within the core's count: always found
+		return p.listed[pos].id
+	}, edge(coreTo, to), f)
+}
+
+// rankBelow counts the positions at holds below i.
+func rankBelow(at *roaring.Bitmap, i int) uint64 {
+	if i == 0 {
+		return 0
+	}
+	return at.Rank(uint32(i - 1))
+}
+
+// count counts the row of k on page when it starts within w and every test allows it, and lists it
+// when it falls within f's page.
+func (p *projection) count(page *Page, k rowKey, w window, tests [][]*roaring64.Bitmap, f *EventFilter) {
+	if !w.has(p, k) || !allows(tests, k.id) {
+		return
+	}
+	if page.Total >= f.Offset && page.Total < f.Offset+f.Limit {
+		page.IDs = append(page.IDs, k.id)
+	}
+	page.Total++
+}
+
+// allows reports whether id is in one of the sets of every test.
+func allows(tests [][]*roaring64.Bitmap, id uint64) bool {
+	for _, sets := range tests {
+		if !slices.ContainsFunc(sets, func(s *roaring64.Bitmap) bool { return s.Contains(id) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // candidateShare sets when candidates beat a scan: a candidate costs a map lookup and a binary search

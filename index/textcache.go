@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/RoaringBitmap/roaring/v2"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -16,10 +17,15 @@ const DefaultTextCacheBytes = 16 << 20 * 7
 // version of the index: a search word comes back in many lists (other filters, other pages), and
 // walking its postings costs more than the rest of a list. Entries of an older version are dropped as
 // soon as a newer one is seen. The sets are shared and never modified.
+//
+// Beside a set, the cache may keep the positions of the publicly listed events it holds in the
+// projection's listed keys, which an anonymous search pages from (projection.listedPage): they were
+// found for one generation of the projection (projection.gen) and are good for no other.
 type textCache struct {
 	mu      sync.Mutex
 	version Version
 	m       map[string]*roaring64.Bitmap
+	listed  map[*roaring64.Bitmap]listedAt
 	bytes   int
 	// limit bounds bytes: the language's share of Options.TextCacheBytes.
 	limit int
@@ -57,6 +63,57 @@ func (c *textCache) get(key string, v Version) (*roaring64.Bitmap, bool) {
 	return nil, false
 }
 
+// listedAt are the positions of a set's listed events (projection.listedAt), at a generation of the
+// projection; gen 0 means none yet (generations start at 1).
+type listedAt struct {
+	gen uint64
+	at  *roaring.Bitmap
+}
+
+// listedAt returns the positions kept for set at generation gen, or nil.
+func (c *textCache) listedAt(set *roaring64.Bitmap, gen uint64) *roaring.Bitmap {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.listed[set]; l.gen == gen {
+		return l.at
+	}
+	return nil
+}
+
+// putListedAt keeps the positions of set's listed events at generation gen, while set is one of the
+// cache's; other sets make room for them as for a set.
+func (c *textCache) putListedAt(set *roaring64.Bitmap, gen uint64, at *roaring.Bitmap) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.listed[set]
+	if !ok {
+		return
+	}
+	c.bytes -= old.size()
+	c.listed[set] = listedAt{}
+	l := listedAt{gen, at}
+	for k, s := range c.m {
+		if c.bytes+l.size() <= c.limit {
+			break
+		}
+		if s != set {
+			c.drop(k, s)
+		}
+	}
+	if c.bytes+l.size() <= c.limit {
+		c.listed[set] = l
+		c.bytes += l.size()
+	}
+}
+
+// size is what the positions count against the cache's limit.
+func (l listedAt) size() int {
+	if l.at == nil {
+		return 0
+	}
+	return int(l.at.GetSizeInBytes())
+}
+
 // put remembers set, computed from an index at version v or newer.
 func (c *textCache) put(key string, v Version, set *roaring64.Bitmap) {
 	c.mu.Lock()
@@ -65,25 +122,31 @@ func (c *textCache) put(key string, v Version, set *roaring64.Bitmap) {
 	case v.Less(c.version):
 		return // computed before the newest version seen: it may be stale already
 	case c.version.Less(v) || c.m == nil:
-		c.version, c.m, c.bytes = v, map[string]*roaring64.Bitmap{}, 0
+		c.version, c.m, c.listed, c.bytes = v, map[string]*roaring64.Bitmap{}, map[*roaring64.Bitmap]listedAt{}, 0
 	}
 	size := setBytes(set)
 	if size > c.limit {
 		return // a set larger than the whole cache would only empty it
 	}
 	if old, ok := c.m[key]; ok {
-		c.bytes -= setBytes(old)
-		delete(c.m, key)
+		c.drop(key, old)
 	}
 	for k, old := range c.m {
 		if c.bytes+size <= c.limit {
 			break
 		}
-		c.bytes -= setBytes(old)
-		delete(c.m, k)
+		c.drop(k, old)
 	}
 	c.m[key] = set
+	c.listed[set] = listedAt{}
 	c.bytes += size
+}
+
+// drop forgets the set of key and its listed events' positions.
+func (c *textCache) drop(key string, set *roaring64.Bitmap) {
+	c.bytes -= setBytes(set) + c.listed[set].size()
+	delete(c.m, key)
+	delete(c.listed, set)
 }
 
 // setBytes is what a remembered set counts against the cache's limit.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/RoaringBitmap/roaring/v2"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -21,12 +22,15 @@ func TestTextCache(t *testing.T) {
 	big := spread(100)
 	limit := 2*setBytes(big) - 1 // big is more than half the budget: two cannot stay together
 	one := roaring64.BitmapOf(1)
+	two := roaring64.BitmapOf(2)
 	type step struct {
-		op   string // get, put
+		op   string // get, put; keys, keysOf: the positions of set's listed events at generation gen
 		key  string
 		v    Version
 		set  *roaring64.Bitmap
-		want bool // get: found
+		want bool // get, keysOf: found
+		gen  uint64
+		keys int // keys: how many positions
 	}
 	for _, tc := range []struct {
 		name  string
@@ -83,6 +87,45 @@ func TestTextCache(t *testing.T) {
 			{op: "get", key: "b", v: Version{Applied: 1}},
 			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
 		}},
+		{"a set's positions are kept for their generation", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "keysOf", set: one, gen: 1},
+			{op: "keys", set: one, gen: 1, keys: 3},
+			{op: "keysOf", set: one, gen: 1, want: true},
+			{op: "keysOf", set: one, gen: 2},
+			{op: "keys", set: one, gen: 2, keys: 2},
+			{op: "keysOf", set: one, gen: 2, want: true},
+			{op: "keysOf", set: one, gen: 1},
+		}},
+		{"no positions for a set the cache does not hold", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "keys", set: two, gen: 1, keys: 3},
+			{op: "keysOf", set: two, gen: 1},
+		}},
+		{"positions go with their set", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "keys", set: one, gen: 1, keys: 3},
+			{op: "put", key: "a", v: Version{Applied: 1}, set: two},
+			{op: "keysOf", set: one, gen: 1},
+			{op: "keys", set: two, gen: 1, keys: 3},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: one},
+			{op: "keysOf", set: two, gen: 1},
+		}},
+		{"positions over the budget are not kept, the set stays", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "keys", set: big, gen: 1, keys: 200},
+			{op: "keysOf", set: big, gen: 1},
+			{op: "get", key: "a", v: Version{Applied: 1}, want: true},
+			{op: "keys", set: big, gen: 1, keys: 1},
+			{op: "keysOf", set: big, gen: 1, want: true},
+		}},
+		{"the budget evicts a set with its positions", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "keys", set: big, gen: 1, keys: 8},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: spread(100)},
+			{op: "keysOf", set: big, gen: 1},
+			{op: "get", key: "a", v: Version{Applied: 1}},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := textCache{limit: limit}
@@ -94,11 +137,21 @@ func TestTextCache(t *testing.T) {
 					if _, ok := c.get(s.key, s.v); ok != s.want {
 						t.Errorf("step %d: get(%q, %+v) found %v, want %v", i, s.key, s.v, ok, s.want)
 					}
+				case "keys":
+					at := roaring.New()
+					for i := range uint32(s.keys) {
+						at.Add(i * 70000) // far apart, as spread: the size grows with the count
+					}
+					c.putListedAt(s.set, s.gen, at)
+				case "keysOf":
+					if at := c.listedAt(s.set, s.gen); (at != nil) != s.want {
+						t.Errorf("step %d: listedAt(%v, %d) found %v, want %v", i, s.set, s.gen, at != nil, s.want)
+					}
 				}
 			}
 			held := 0
 			for _, set := range c.m {
-				held += setBytes(set)
+				held += setBytes(set) + c.listed[set].size()
 			}
 			if c.bytes != held || c.bytes > limit {
 				t.Errorf("counts %d bytes, holds %d; the budget is %d", c.bytes, held, limit)
@@ -120,5 +173,32 @@ func TestTextCacheStats(t *testing.T) {
 	want := CacheStats{Entries: 2, Bytes: setBytes(roaring64.BitmapOf(1, 2)) + setBytes(roaring64.BitmapOf(3)), Limit: 2 << 20, Hits: 2, Misses: 2}
 	if got := ix.TextCacheStats(); got != want {
 		t.Errorf("TextCacheStats() = %+v, want %+v", got, want)
+	}
+}
+
+// TestTextCachePositionsMakeRoom: positions too large for the room left evict other sets, never
+// their own.
+func TestTextCachePositionsMakeRoom(t *testing.T) {
+	a, b := spread(100), spread(100)
+	at := roaring.New()
+	for i := range uint32(50) {
+		at.Add(i * 70000)
+	}
+	c := textCache{limit: setBytes(a) + setBytes(b) + int(at.GetSizeInBytes()) - 1}
+	v := Version{Applied: 1}
+	c.put("a", v, a)
+	c.put("b", v, b)
+	c.putListedAt(b, 1, at)
+	if got := c.listedAt(b, 1); got != at {
+		t.Fatalf("the positions were not kept")
+	}
+	if _, ok := c.get("b", v); !ok {
+		t.Errorf("the positions' own set was evicted")
+	}
+	if _, ok := c.get("a", v); ok {
+		t.Errorf("the other set stayed over the budget")
+	}
+	if want := setBytes(b) + int(at.GetSizeInBytes()); c.bytes != want {
+		t.Errorf("counts %d bytes, holds %d", c.bytes, want)
 	}
 }
