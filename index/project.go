@@ -101,8 +101,9 @@ type projection struct {
 	// The occurrences of each series, by its parent (post_parent).
 	seriesEvents map[uint64]*roaring64.Bitmap
 	// listed holds the position keys of the publicly listed rows (rowListed), in row order, and
-	// termListed those of each term's: an anonymous list without filters, or with one category or
-	// tag, counts and pages its date window from them instead of visiting every row (listedPage).
+	// termListed those of each term's: an anonymous list without filters but the dates, categories,
+	// tags and a search counts and pages its date window from them instead of visiting every row
+	// (listedPage).
 	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
 	// earliest: from then until the publication job rewrites the row, it is listed without being in
 	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
