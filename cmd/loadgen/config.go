@@ -35,6 +35,8 @@ type config struct {
 	// Off by default: the generator shares the server's cores, and decompressing every answer there
 	// would measure the client as much as the server.
 	gzip bool
+	// replay, a loopback address, serves a replay of base-url there instead of driving it (replay.go).
+	replay string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -48,6 +50,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "time limit of one request")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed of the request mix")
 	fs.BoolVar(&c.gzip, "gzip", false, "ask for gzip-compressed answers and decompress them, as browsers do")
+	fs.StringVar(&c.replay, "replay", "", "instead of driving base-url, serve at this loopback host:port each answer of base-url\n"+
+		"fetched once and then copied from memory: the ceiling of any server under the mix")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -57,6 +61,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var err error
 	if c.base, err = loopbackURL(*base); err != nil {
 		return c, err
+	}
+	if c.replay != "" {
+		if _, err := loopbackURL("http://" + c.replay); err != nil {
+			return c, fmt.Errorf("replay: %q is not a loopback host:port", c.replay)
+		}
 	}
 	switch {
 	case c.clients < 1 || c.clients > maxClients:

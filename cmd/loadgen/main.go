@@ -7,6 +7,9 @@
 // that its filters and search words exist in the data it targets (calendard seed makes such data). It
 // stops by itself after -duration or -requests, whichever comes first. It only connects to loopback
 // addresses: it is for measuring a local server, not for loading someone else's.
+//
+// With -replay it serves, instead, each answer of the server fetched once and then copied from
+// memory: the same mix driven against that twice measures the most any server can do on the machine.
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -40,6 +44,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := newClient(cfg)
+	if cfg.replay != "" {
+		l, err := net.Listen("tcp", cfg.replay)
+		if err != nil {
+			return err
+		}
+		return serveReplay(ctx, c, l, stderr)
+	}
 	t, err := discover(ctx, c)
 	if err != nil {
 		return fmt.Errorf("discover the data of %s: %w", cfg.base, err)
