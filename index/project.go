@@ -2,12 +2,12 @@ package index
 
 import (
 	"cmp"
-	"github.com/RoaringBitmap/roaring/v2"
 	"math"
 	"slices"
 	"sync/atomic"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/calendard/calendard/storage"

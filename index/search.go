@@ -3,13 +3,13 @@ package index
 import (
 	"cmp"
 	"context"
-	"github.com/RoaringBitmap/roaring/v2"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"

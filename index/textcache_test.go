@@ -1,9 +1,9 @@
 package index
 
 import (
-	"github.com/RoaringBitmap/roaring/v2"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/calendard/calendard/storage"
