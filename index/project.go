@@ -113,8 +113,8 @@ type projection struct {
 	scheduled  map[uint64]int64
 	dueFrom    int64
 	keysReady  bool
-	// gen changes whenever a row does: what was derived from the rows at one generation (a search's
-	// listed keys, textCache) is good for that generation only. Generations are unique across
+	// gen changes whenever a row does: what was derived from the rows at one generation (the
+	// positions of a search's listed rows, textCache) is good for that generation only. Generations are unique across
 	// projections, since a language's projection may be replaced by another.
 	gen uint64
 }

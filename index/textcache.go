@@ -91,19 +91,24 @@ func (c *textCache) putListedAt(set *roaring64.Bitmap, gen uint64, at *roaring.B
 	}
 	c.bytes -= old.size()
 	c.listed[set] = listedAt{}
-	l := listedAt{gen, at}
-	for k, s := range c.m {
-		if c.bytes+l.size() <= c.limit {
-			break
-		}
-		if s != set {
-			c.drop(k, s)
-		}
-	}
-	if c.bytes+l.size() <= c.limit {
+	if l := (listedAt{gen, at}); c.makeRoom(l.size(), set) {
 		c.listed[set] = l
 		c.bytes += l.size()
 	}
+}
+
+// makeRoom drops sets other than keep, with their positions, until size more bytes fit the limit, and
+// reports whether they do.
+func (c *textCache) makeRoom(size int, keep *roaring64.Bitmap) bool {
+	for k, s := range c.m {
+		if c.bytes+size <= c.limit {
+			break
+		}
+		if s != keep {
+			c.drop(k, s)
+		}
+	}
+	return c.bytes+size <= c.limit
 }
 
 // size is what the positions count against the cache's limit.
@@ -131,12 +136,7 @@ func (c *textCache) put(key string, v Version, set *roaring64.Bitmap) {
 	if old, ok := c.m[key]; ok {
 		c.drop(key, old)
 	}
-	for k, old := range c.m {
-		if c.bytes+size <= c.limit {
-			break
-		}
-		c.drop(k, old)
-	}
+	c.makeRoom(size, nil) // always room in the end: size is within the limit
 	c.m[key] = set
 	c.listed[set] = listedAt{}
 	c.bytes += size
