@@ -896,7 +896,7 @@ func TestSearchRemembersPositions(t *testing.T) {
 	for id := range uint64(200) {
 		p.putEvent(eventRow{id: id + 1, status: statePublish, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
 	}
-	l := &lang{proj: p, texts: textCache{limit: 1 << 20}}
+	l := &lang{proj: p, texts: &textCache{limit: 1 << 20}}
 	text := roaring64.New()
 	text.AddRange(1, 61)
 	l.texts.put("many", Version{Applied: 1}, text)

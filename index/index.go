@@ -87,9 +87,10 @@ type lang struct {
 
 	mu   sync.RWMutex
 	proj *projection
-	// texts remembers search matches; Bleve is updated before the version moves, so a search
-	// started after reading a version sees at least that version's text.
-	texts textCache
+	// texts remembers search matches, the Index's one cache shared by every language; Bleve is
+	// updated before the version moves, so a search started after reading a version sees at least
+	// that version's text.
+	texts *textCache
 }
 
 // Options configures Open.
@@ -98,8 +99,8 @@ type Options struct {
 	Logger *zap.Logger
 	// Loading, when set, follows Open's progress while it runs.
 	Loading *Loading
-	// TextCacheBytes bounds the memory the remembered search matches of all languages hold, shared
-	// equally among them; zero means DefaultTextCacheBytes.
+	// TextCacheBytes bounds the memory the remembered search matches of all languages hold together;
+	// zero means DefaultTextCacheBytes.
 	TextCacheBytes int
 }
 
@@ -110,6 +111,8 @@ type Index struct {
 	// dir holds the Bleve indexes and the saved projections.
 	dir   string
 	langs map[storage.Lang]*lang
+	// texts is the languages' one cache of search matches: one budget, spent where the searches are.
+	texts *textCache
 
 	// saving serializes the writers of the projection files, which share one temporary file each;
 	// saved is the version the files hold, when they all hold the same.
@@ -153,7 +156,8 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{store: store, log: log, dir: dir, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{})}
+	ix := &Index{store: store, log: log, dir: dir, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{}),
+		texts: &textCache{limit: cmp.Or(opts.TextCacheBytes, DefaultTextCacheBytes)}}
 	// The indexes open one after another: opening them side by side saved nothing measurable, and
 	// Bleve's shared registry is not known to be safe for it.
 	start := time.Now()
@@ -164,7 +168,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 			ix.Close()
 			return nil, err
 		}
-		l.texts.limit = cmp.Or(opts.TextCacheBytes, DefaultTextCacheBytes) / len(storage.Langs)
+		l.texts = ix.texts
 		ix.langs[code] = l
 		if fresh {
 			rebuild = append(rebuild, l)

@@ -752,7 +752,7 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 	if strings.TrimSpace(search) == "" {
 		return nil, nil
 	}
-	key := search
+	key := string(l.code) + "\x00" + search
 	if typos {
 		key = "typos\x00" + key
 	}

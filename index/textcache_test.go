@@ -1,6 +1,9 @@
 package index
 
 import (
+	"context"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -160,17 +163,51 @@ func TestTextCache(t *testing.T) {
 	}
 }
 
-func TestTextCacheStats(t *testing.T) {
-	en, fr := &lang{code: "en", texts: textCache{limit: 1 << 20}}, &lang{code: "fr", texts: textCache{limit: 1 << 20}}
-	ix := &Index{langs: map[storage.Lang]*lang{"en": en, "fr": fr}}
+// TestTextCacheShared: the languages share one cache of text matches: the same search in two
+// languages is two entries, each language's own, and a language may spend more than its share of
+// the budget while another spends less.
+func TestTextCacheShared(t *testing.T) {
+	ctx := context.Background()
+	texts := &textCache{}
+	en, fr := diskLang(t, "en"), diskLang(t, "fr")
+	en.texts, fr.texts = texts, texts
+	ix := &Index{langs: map[storage.Lang]*lang{"en": en, "fr": fr}, texts: texts}
+	for _, d := range []struct {
+		l    *lang
+		id   uint64
+		text string
+	}{{en, 1, "concert jazz"}, {en, 2, "concert rock"}, {fr, 3, "concert"}} {
+		b := d.l.bleve.NewBatch()
+		doc := document{kind: storage.TypeEvent, id: d.id, text: []string{d.text}}
+		if err := doc.index(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.l.bleve.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
 	v := Version{Applied: 1}
-	en.texts.get("a", v) // miss
-	en.texts.put("a", v, roaring64.BitmapOf(1, 2))
-	en.texts.get("a", v)                   // hit
-	en.texts.get("a", Version{Applied: 2}) // miss: another version
-	fr.texts.put("b", v, roaring64.BitmapOf(3))
-	fr.texts.get("b", v) // hit
-	want := CacheStats{Entries: 2, Bytes: setBytes(roaring64.BitmapOf(1, 2)) + setBytes(roaring64.BitmapOf(3)), Limit: 2 << 20, Hits: 2, Misses: 2}
+	searches := []struct {
+		l      *lang
+		search string
+		want   []uint64
+	}{{en, "concert", []uint64{1, 2}}, {en, "jazz", []uint64{1}}, {fr, "concert", []uint64{3}}}
+	// Room for the three sets and no more: half of it would not hold the English two.
+	for _, s := range searches {
+		texts.limit += setBytes(roaring64.BitmapOf(s.want...))
+	}
+	for round := range 2 {
+		for _, s := range searches {
+			got, err := s.l.textMatches(ctx, s.search, v, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.ToArray(), s.want) {
+				t.Errorf("round %d: %s %q matched %v, want %v", round, s.l.code, s.search, got.ToArray(), s.want)
+			}
+		}
+	}
+	want := CacheStats{Entries: 3, Bytes: texts.limit, Limit: texts.limit, Hits: 3, Misses: 3}
 	if got := ix.TextCacheStats(); got != want {
 		t.Errorf("TextCacheStats() = %+v, want %+v", got, want)
 	}
@@ -200,5 +237,23 @@ func TestTextCachePositionsMakeRoom(t *testing.T) {
 	}
 	if want := setBytes(b) + int(at.GetSizeInBytes()); c.bytes != want {
 		t.Errorf("counts %d bytes, holds %d", c.bytes, want)
+	}
+}
+
+// TestOpenSharesTextCache: Open gives every language the index's one cache, bounded by the option.
+func TestOpenSharesTextCache(t *testing.T) {
+	dir := t.TempDir()
+	ix, err := Open(context.Background(), filepath.Join(dir, "index"), openStore(t, dir), Options{TextCacheBytes: 5 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.texts.limit != 5<<20 {
+		t.Errorf("limit %d, want %d", ix.texts.limit, 5<<20)
+	}
+	for code, l := range ix.langs {
+		if l.texts != ix.texts {
+			t.Errorf("%s has a text cache of its own", code)
+		}
 	}
 }

@@ -91,7 +91,7 @@ func TestMemoryBudgetBoundsCaches(t *testing.T) {
 		"items":       b.items,
 		"records":     b.records - b.records/16,
 		"terms":       b.records / 16,
-		"search_text": b.texts / len(storage.Langs) * len(storage.Langs),
+		"search_text": b.texts,
 	} {
 		got, ok := m.value("calendard_cache_limit_bytes", "cache", cache)
 		if !ok || int(got) != want {
@@ -103,7 +103,7 @@ func TestMemoryBudgetBoundsCaches(t *testing.T) {
 	m = scrape(t, s.ts.URL+"/metrics")
 	for cache, want := range map[string]int{
 		"records":     storage.DefaultRecordCacheBytes - storage.DefaultRecordCacheBytes/16,
-		"search_text": index.DefaultTextCacheBytes / len(storage.Langs) * len(storage.Langs),
+		"search_text": index.DefaultTextCacheBytes,
 	} {
 		if got, ok := m.value("calendard_cache_limit_bytes", "cache", cache); !ok || int(got) != want {
 			t.Errorf("no budget, cache %s: limit %v (found %v), want %d", cache, got, ok, want)
