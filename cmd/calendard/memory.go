@@ -32,14 +32,17 @@ type memoryBudget struct {
 // anonymous memory right after start-up), the pages being computed for the clients being served,
 // and room for the garbage collector, which with a soft limit collects earlier rather than grow.
 // Among the caches, the list answers and the rendered items get most: a list answered from the
-// list cache costs a twentieth of one computed, and one built from cached items a third; decoded
-// records save the JSON decoding of a page's records and what they embed; search matches, kept per
-// language and dropped whenever the index moves, the least.
+// list cache costs a twentieth of one computed, and one built from cached items a third. Search
+// matches come next: at 1M events a set is 30 KB on average, a list answer 40 KB, and both are hit
+// about as often, but a set saves a search of Bleve (about 6 ms at 1M) where an answer saves about
+// 1 ms; with 4 % the sets of the mix's searches did not fit at 1M and 8 % served 15-25 % more
+// requests (docs/BENCHMARKS.md). Decoded records, which save the JSON decoding of a page's records
+// and what they embed on an item miss, gave them half of theirs without a measurable loss.
 const (
 	listsShare   = 12
 	itemsShare   = 12
-	recordsShare = 8
-	textsShare   = 4
+	recordsShare = 4
+	textsShare   = 8
 )
 
 // splitBudget spends a budget of mb MiB; 0 is no budget.
