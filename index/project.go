@@ -100,19 +100,22 @@ type projection struct {
 	termEvents  map[uint64]*roaring64.Bitmap
 	// The occurrences of each series, by its parent (post_parent).
 	seriesEvents map[uint64]*roaring64.Bitmap
-	// listed holds the position keys of the publicly listed rows (rowListed), in row order, and
-	// termListed those of each term's: an anonymous list without filters but the dates, categories,
-	// tags and a search counts and pages its date window from them instead of visiting every row
-	// (listedPage).
+	// listed holds the position keys of the publicly listed rows (rowListed), in row order;
+	// termListed those of each term's, venueListed each venue's and placeListed those at each
+	// position (a venue's, copied into its events' rows): an anonymous list without filters but the
+	// dates, categories, tags, venues, a geo filter and a search counts and pages its date window
+	// from them instead of visiting every row (listedPage).
 	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
 	// earliest: from then until the publication job rewrites the row, it is listed without being in
 	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
 	// unsorted (appendLoaded): sort builds them then.
-	listed     []rowKey
-	termListed map[uint64][]rowKey
-	scheduled  map[uint64]int64
-	dueFrom    int64
-	keysReady  bool
+	listed      []rowKey
+	termListed  map[uint64][]rowKey
+	venueListed map[uint64][]rowKey
+	placeListed map[point][]rowKey
+	scheduled   map[uint64]int64
+	dueFrom     int64
+	keysReady   bool
 	// gen changes whenever a row does: what was derived from the rows at one generation (the
 	// positions of a search's listed rows, textCache) is good for that generation only. Generations are unique across
 	// projections, since a language's projection may be replaced by another.
@@ -130,6 +133,9 @@ type rowKey struct {
 
 func keyOf(r *eventRow) rowKey { return rowKey{r.startLocal, r.id} }
 
+// point is a row's position, for the geo filter's keys.
+type point struct{ lat, lng float64 }
+
 func compareKeys(a, b rowKey) int {
 	return cmp.Or(cmp.Compare(a.startLocal, b.startLocal), cmp.Compare(a.id, b.id))
 }
@@ -146,6 +152,8 @@ func newProjection() *projection {
 
 		seriesEvents: map[uint64]*roaring64.Bitmap{},
 		termListed:   map[uint64][]rowKey{},
+		venueListed:  map[uint64][]rowKey{},
+		placeListed:  map[point][]rowKey{},
 		scheduled:    map[uint64]int64{},
 		dueFrom:      math.MaxInt64,
 		keysReady:    true,
@@ -239,7 +247,7 @@ func (p *projection) putEvents(puts []eventPut) {
 	p.events = merge(p.events, add)
 }
 
-// keysPutOneByOne is how many rows putEvents puts into listed and termListed one by one; a larger
+// keysPutOneByOne is how many rows putEvents puts into their lists of keys one by one; a larger
 // batch (the change log replayed at start-up) has them built again in one pass.
 const keysPutOneByOne = 64
 
@@ -250,7 +258,7 @@ func rowListed(r *eventRow) bool { return r.status == statePublish && !r.hidden 
 // rowScheduled reports whether a row is listed once its publication date comes.
 func rowScheduled(r *eventRow) bool { return r.status == stateFuture && !r.hidden }
 
-// putKeys records r, with links l, in listed, termListed and scheduled.
+// putKeys records r, with links l, in listed, termListed, venueListed, placeListed and scheduled.
 func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	if rowScheduled(r) {
 		p.scheduled[r.id] = r.date
@@ -263,6 +271,13 @@ func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	p.listed = insertKey(p.listed, k)
 	for _, t := range l.terms {
 		p.termListed[t] = insertKey(p.termListed[t], k)
+	}
+	if r.venue != 0 {
+		p.venueListed[r.venue] = insertKey(p.venueListed[r.venue], k)
+	}
+	if r.hasGeo {
+		at := point{r.lat, r.lng}
+		p.placeListed[at] = insertKey(p.placeListed[at], k)
 	}
 }
 
@@ -283,11 +298,13 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 	k := keyOf(r)
 	p.listed = removeKey(p.listed, k)
 	for _, t := range l.terms {
-		if keys := removeKey(p.termListed[t], k); len(keys) > 0 {
-			p.termListed[t] = keys
-		} else {
-			delete(p.termListed, t)
-		}
+		removeKeyOf(p.termListed, t, k)
+	}
+	if r.venue != 0 {
+		removeKeyOf(p.venueListed, r.venue, k)
+	}
+	if r.hasGeo {
+		removeKeyOf(p.placeListed, point{r.lat, r.lng}, k)
 	}
 }
 
@@ -300,6 +317,22 @@ func insertKey(keys []rowKey, k rowKey) []rowKey {
 	return slices.Insert(keys, i, k)
 }
 
+// removeKeyOf takes k out of the keys of m at key, and forgets them once empty.
+func removeKeyOf[K comparable](m map[K][]rowKey, key K, k rowKey) {
+	if keys := removeKey(m[key], k); len(keys) > 0 {
+		m[key] = keys
+	} else {
+		delete(m, key)
+	}
+}
+
+// clipLists copies every list of m into just the room it needs.
+func clipLists[K comparable](m map[K][]rowKey) {
+	for key, keys := range m {
+		m[key] = slices.Clone(keys)
+	}
+}
+
 // removeKey takes k out of the ordered keys, if it is there.
 func removeKey(keys []rowKey, k rowKey) []rowKey {
 	if i, found := slices.BinarySearchFunc(keys, k, compareKeys); found {
@@ -308,9 +341,11 @@ func removeKey(keys []rowKey, k rowKey) []rowKey {
 	return keys
 }
 
-// rebuildKeys fills listed, termListed and scheduled from the ordered rows, in one pass.
+// rebuildKeys fills listed, termListed, venueListed, placeListed and scheduled from the ordered rows,
+// in one pass.
 func (p *projection) rebuildKeys() {
-	p.listed, p.termListed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64][]rowKey{}, map[uint64]int64{}, math.MaxInt64
+	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
+	p.termListed, p.venueListed, p.placeListed = map[uint64][]rowKey{}, map[uint64][]rowKey{}, map[point][]rowKey{}
 	for i := range p.events {
 		r := &p.events[i]
 		if rowListed(r) {
@@ -322,15 +357,22 @@ func (p *projection) rebuildKeys() {
 					p.termListed[t] = append(keys, k)
 				}
 			}
+			if r.venue != 0 {
+				p.venueListed[r.venue] = append(p.venueListed[r.venue], k)
+			}
+			if r.hasGeo {
+				at := point{r.lat, r.lng}
+				p.placeListed[at] = append(p.placeListed[at], k)
+			}
 		} else if rowScheduled(r) {
 			p.scheduled[r.id] = r.date
 			p.dueFrom = min(p.dueFrom, r.date)
 		}
 	}
-	// Appending left up to twice the room each term's keys need, 60 MB at 1M events.
-	for t, keys := range p.termListed {
-		p.termListed[t] = slices.Clone(keys)
-	}
+	// Appending left up to twice the room each list needs, 60 MB for the terms' at 1M events.
+	clipLists(p.termListed)
+	clipLists(p.venueListed)
+	clipLists(p.placeListed)
 	p.keysReady = true
 	p.gen = generations.Add(1)
 }

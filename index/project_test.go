@@ -62,10 +62,11 @@ func diffProjections(got, want *projection) string {
 		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) &&
 		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) &&
 		slices.Equal(got.listed, want.listed) && maps.EqualFunc(got.termListed, want.termListed, slices.Equal) &&
+		maps.EqualFunc(got.venueListed, want.venueListed, slices.Equal) && maps.EqualFunc(got.placeListed, want.placeListed, slices.Equal) &&
 		maps.Equal(got.scheduled, want.scheduled) && got.dueFrom == want.dueFrom && got.keysReady == want.keysReady {
 		return ""
 	}
-	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}, rowKey{}), cmpopts.EquateEmpty(),
+	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}, rowKey{}, point{}), cmpopts.EquateEmpty(),
 		cmp.Transformer("ids", func(b *roaring64.Bitmap) []uint64 { return b.ToArray() }))
 }
 
@@ -155,6 +156,10 @@ func TestPutEventsAsOneByOne(t *testing.T) {
 						r.startLocal = old.row.startLocal // an in-place change
 					}
 					r.hidden = rng.IntN(2) == 0
+					if r.venue != 0 && rng.IntN(4) != 0 {
+						// The venue's position, which may have moved: a few positions per venue.
+						r.hasGeo, r.lat, r.lng = true, float64(rng.IntN(3)), float64(r.venue)
+					}
 					// Published, scheduled (listed once due) or a draft: what listed and scheduled hold.
 					r.status = []state{statePublish, stateFuture, stateDraft}[rng.IntN(3)]
 					r.date = int64(rng.IntN(1000))

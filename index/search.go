@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"math"
 	"slices"
@@ -151,24 +152,28 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 // keyFilter is one filter of a list answered from keys (listedPage): lists, whose union holds the
 // position keys of the listed rows the filter allows, and sets, whose union holds every event it
 // allows. size is how many keys its lists hold within the window, or for a search, whose listed rows
-// are only found when it leads (textAt), how many records it matched.
+// are only found when it leads (textAt), how many records it matched. disjoint says that no key is in
+// two of its lists (a row has one venue and one position), so that they are counted one by one; a
+// geo filter has no sets (its rows are told by their position) and only ever leads.
 type keyFilter struct {
-	lists [][]rowKey
-	sets  []*roaring64.Bitmap
-	size  int
+	lists    [][]rowKey
+	sets     []*roaring64.Bitmap
+	size     int
+	disjoint bool
 }
 
 // listedPage answers f from the keys of the listed rows, when it can: a list that anyone may see
-// (the front page of a calendar, of each category and tag, a search, and their combinations: no
-// filter but the dates, categories, tags and a search) for a caller who sees no more than that
-// (without edit_posts, no status filter), while no scheduled row is due (dueFrom). At 1M events
-// visiting their windows' rows was most of their cost. The filter with the fewest keys within the
-// window leads, and the others test its rows by event ID; a search leads with the positions of its
-// listed rows in listed (textAt: remembered beside its matches, or found, at about the cost of one
-// scan, and remembered).
+// (the front page of a calendar, of each category, tag and venue, a search, a geo filter, and their
+// combinations: no filter but the dates, categories, tags, venues, geo and a search) for a caller who
+// sees no more than that (without edit_posts, no status filter), while no scheduled row is due
+// (dueFrom). At 1M events visiting their windows' rows was most of their cost. The filter with the
+// fewest keys within the window leads, and the others test its rows by event ID; a search leads with
+// the positions of its listed rows in listed (textAt: remembered beside its matches, or found, at
+// about the cost of one scan, and remembered). A geo filter that would not lead leaves the list to
+// the scan, which tests positions row by row.
 func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap) (Page, bool) {
-	if len(f.Include)+len(f.Venues)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil || f.Geo != nil ||
-		f.Collapse || f.Statuses != nil || f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
+	if len(f.Include)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil || f.Collapse || f.Statuses != nil ||
+		f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
 		return Page{}, false
 	}
 	w := window{f.Start.Unix(), f.End.Unix()}
@@ -176,31 +181,49 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		return Page{IDs: []uint64{}}, true // an empty window, not an error (CONTRACT 5.2)
 	}
 	var filters []keyFilter
-	for _, ids := range [][]uint64{f.Categories, f.Tags} {
-		if len(ids) == 0 {
+	for _, by := range []struct {
+		ids      []uint64
+		lists    map[uint64][]rowKey
+		sets     map[uint64]*roaring64.Bitmap
+		disjoint bool
+	}{{f.Categories, p.termListed, p.termEvents, false}, {f.Tags, p.termListed, p.termEvents, false},
+		{f.Venues, p.venueListed, p.venueEvents, true}} {
+		if len(by.ids) == 0 {
 			continue
 		}
-		var kf keyFilter
+		kf := keyFilter{disjoint: by.disjoint}
+		ids := by.ids
+		if by.disjoint {
+			ids = slices.Compact(slices.Sorted(slices.Values(ids))) // a venue named twice is counted once
+		}
 		for _, id := range ids {
-			keys := w.keys(p.termListed[id])
+			keys := w.keys(by.lists[id])
 			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
-			if set := p.termEvents[id]; set != nil {
+			if set := by.sets[id]; set != nil {
 				kf.sets = append(kf.sets, set)
 			}
 		}
 		filters = append(filters, kf)
 	}
+	geo := -1
+	if f.Geo != nil {
+		geo = len(filters)
+		filters = append(filters, p.placeFilter(f.Geo, w))
+	}
 	if text != nil {
 		filters = append(filters, keyFilter{sets: []*roaring64.Bitmap{text}, size: int(text.GetCardinality())})
 	}
 	if len(filters) == 0 {
-		return p.pageKeys([][]rowKey{w.keys(p.listed)}, nil, w, f), true
+		return p.pageKeys([][]rowKey{w.keys(p.listed)}, false, nil, w, f), true
 	}
 	lead := 0
 	for i, kf := range filters {
 		if kf.size < filters[lead].size {
 			lead = i
 		}
+	}
+	if geo >= 0 && lead != geo {
+		return Page{}, false
 	}
 	var tests [][]*roaring64.Bitmap
 	for i, kf := range filters {
@@ -211,7 +234,29 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 	if filters[lead].lists == nil {
 		return p.pageAt(textAt(), tests, w, f), true
 	}
-	return p.pageKeys(filters[lead].lists, tests, w, f), true
+	return p.pageKeys(filters[lead].lists, filters[lead].disjoint, tests, w, f), true
+}
+
+// placeFilter is the geo filter g as keys within w: the lists of the positions g allows, tested as
+// the scan tests a row's (scan.near).
+func (p *projection) placeFilter(g *Geo, w window) keyFilter {
+	kf := keyFilter{disjoint: true}
+	var b *box
+	if g.Point {
+		b = boxAround(g.Lat, g.Lng, g.RadiusKm)
+	}
+	for at, keys := range p.placeListed {
+		if b != nil && !b.near(at.lat, at.lng) {
+			continue
+		}
+		if keys = w.keys(keys); len(keys) > 0 {
+			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
+		}
+	}
+	if kf.lists == nil {
+		kf.lists = [][]rowKey{} // leads with nothing to list, never with a search's positions
+	}
+	return kf
 }
 
 // window is a list's date window, [lo, hi] in UTC seconds. Keys are ordered by local start, which a
@@ -264,44 +309,94 @@ func edgesAndCore(low []uint64, core int, coreID func(i int) uint64, high []uint
 }
 
 // pageKeys pages the rows of f's window among the union of lists (each ordered, within w.keys)
-// that every test allows: a test is a union of sets of event IDs. One list without tests is counted
-// by two binary searches and paged by position; otherwise its rows are visited in order.
-func (p *projection) pageKeys(lists [][]rowKey, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
+// that every test allows: a test is a union of sets of event IDs. Without tests, one list is counted
+// by two binary searches and paged by position, and disjoint lists are counted each so and paged by
+// merging their first rows; otherwise the rows of every list are visited in order.
+func (p *projection) pageKeys(lists [][]rowKey, disjoint bool, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
 	if len(lists) == 1 && len(tests) == 0 {
 		keys := lists[0]
 		coreFrom, coreTo := w.core(keys)
-		edge := func(keys []rowKey) []uint64 {
-			var ids []uint64
-			for _, k := range keys {
-				if w.has(p, k) {
-					ids = append(ids, k.id)
-				}
-			}
-			return ids
-		}
 		core := keys[coreFrom:coreTo]
-		return edgesAndCore(edge(keys[:coreFrom]), len(core), func(i int) uint64 { return core[i].id }, edge(keys[coreTo:]), f)
+		return edgesAndCore(w.edge(p, keys[:coreFrom]), len(core), func(i int) uint64 { return core[i].id }, w.edge(p, keys[coreTo:]), f)
 	}
 	page := Page{IDs: []uint64{}}
-	heads := slices.Clone(lists)
-	for {
-		next, found := rowKey{}, false
-		for _, h := range heads {
-			if len(h) > 0 && (!found || compareKeys(h[0], next) < 0) {
-				next, found = h[0], true
+	m := newKeyMerge(lists)
+	if disjoint && len(tests) == 0 {
+		for _, keys := range lists {
+			coreFrom, coreTo := w.core(keys)
+			page.Total += coreTo - coreFrom + len(w.edge(p, keys[:coreFrom])) + len(w.edge(p, keys[coreTo:]))
+		}
+		for at := 0; at < f.Offset+f.Limit; {
+			k, ok := m.next()
+			if !ok {
+				break
+			}
+			if w.has(p, k) {
+				if at >= f.Offset {
+					page.IDs = append(page.IDs, k.id)
+				}
+				at++
 			}
 		}
-		if !found {
-			return page
-		}
-		for i, h := range heads {
-			// An event in several of a filter's terms is listed once.
-			if len(h) > 0 && h[0] == next {
-				heads[i] = h[1:]
-			}
-		}
-		p.count(&page, next, w, tests, f)
+		return page
 	}
+	for k, ok := m.next(); ok; k, ok = m.next() {
+		p.count(&page, k, w, tests, f)
+	}
+	return page
+}
+
+// edge returns the IDs of the rows of keys that start within w, of keys near its ends.
+func (w window) edge(p *projection, keys []rowKey) []uint64 {
+	var ids []uint64
+	for _, k := range keys {
+		if w.has(p, k) {
+			ids = append(ids, k.id)
+		}
+	}
+	return ids
+}
+
+// keyMerge walks the union of ordered lists of keys in order, each key once (an event in several of a
+// filter's terms is listed once): a heap of the lists by their first key.
+type keyMerge [][]rowKey
+
+func newKeyMerge(lists [][]rowKey) *keyMerge {
+	m := make(keyMerge, 0, len(lists))
+	for _, keys := range lists {
+		if len(keys) > 0 {
+			m = append(m, keys)
+		}
+	}
+	heap.Init(&m)
+	return &m
+}
+
+// next returns the smallest key not returned yet, or false when there is none.
+func (m *keyMerge) next() (rowKey, bool) {
+	if len(*m) == 0 {
+		return rowKey{}, false
+	}
+	k := (*m)[0][0]
+	for len(*m) > 0 && (*m)[0][0] == k {
+		if (*m)[0] = (*m)[0][1:]; len((*m)[0]) == 0 {
+			heap.Pop(m)
+		} else {
+			heap.Fix(m, 0)
+		}
+	}
+	return k, true
+}
+
+func (m keyMerge) Len() int           { return len(m) }
+func (m keyMerge) Less(i, j int) bool { return compareKeys(m[i][0], m[j][0]) < 0 }
+func (m keyMerge) Swap(i, j int)      { m[i], m[j] = m[j], m[i] }
+func (m *keyMerge) Push(x any)        { *m = append(*m, x.([]rowKey)) }
+func (m *keyMerge) Pop() any {
+	old := *m
+	last := old[len(old)-1]
+	*m = old[:len(old)-1]
+	return last
 }
 
 // pageAt pages the rows of f's window among the listed rows at the positions at holds that every
@@ -552,26 +647,25 @@ func nonZero(id uint64) []uint64 {
 	return []uint64{id}
 }
 
-// near applies the geo filter: coordinates required, and with a point, the distance; the bounding
-// box rules out most rows before any trigonometry, and the many events of one venue share their
-// venue's position, so each distance is remembered by position.
+// near applies the geo filter: coordinates required, and with a point, the distance.
 func (c *scan) near(r *eventRow) bool {
-	if !r.hasGeo {
+	return r.hasGeo && (!c.Geo.Point || c.box.near(r.lat, r.lng))
+}
+
+// near reports whether a position is within the radius of b's centre. The bounding box rules out
+// most positions before any trigonometry, and the many events of one venue share their venue's
+// position, so each distance is remembered by position.
+func (b *box) near(lat, lng float64) bool {
+	if !b.contains(lat, lng) {
 		return false
 	}
-	if !c.Geo.Point {
+	if b.surelyIn(lat, lng) {
 		return true
 	}
-	if !c.box.contains(r.lat, r.lng) {
-		return false
-	}
-	if c.box.surelyIn(r.lat, r.lng) {
-		return true
-	}
-	h := (math.Float64bits(r.lat)*0x9E3779B97F4A7C15 + math.Float64bits(r.lng)) * 0xBF58476D1CE4E5B9
-	e := &c.box.seen[h>>(64-seenBits)]
-	if !e.set || e.lat != r.lat || e.lng != r.lng {
-		*e = seenPoint{lat: r.lat, lng: r.lng, set: true, in: Distance(c.Geo.Lat, c.Geo.Lng, r.lat, r.lng) <= c.Geo.RadiusKm}
+	h := (math.Float64bits(lat)*0x9E3779B97F4A7C15 + math.Float64bits(lng)) * 0xBF58476D1CE4E5B9
+	e := &b.seen[h>>(64-seenBits)]
+	if !e.set || e.lat != lat || e.lng != lng {
+		*e = seenPoint{lat: lat, lng: lng, set: true, in: Distance(b.lat, b.lng, lat, lng) <= b.radiusKm}
 	}
 	return e.in
 }
@@ -587,9 +681,9 @@ type seenPoint struct {
 // box is a latitude/longitude rectangle holding every point within a radius of its centre, with the
 // positions already measured inside it.
 type box struct {
-	lat, lng   float64
-	dLat, dLng float64
-	anyLng     bool
+	lat, lng, radiusKm float64
+	dLat, dLng         float64
+	anyLng             bool
 	// cosLat and reach are surelyIn's: the cosine of the centre's latitude, and the radius in degrees
 	// of a great circle less a margin far above any rounding of the haversine.
 	cosLat, reach float64
@@ -598,7 +692,7 @@ type box struct {
 
 func boxAround(lat, lng, radiusKm float64) *box {
 	deg := 180 / math.Pi
-	b := &box{lat: lat, lng: lng, dLat: radiusKm/earthRadiusKm*deg + 1e-9,
+	b := &box{lat: lat, lng: lng, radiusKm: radiusKm, dLat: radiusKm/earthRadiusKm*deg + 1e-9,
 		cosLat: math.Cos(lat / deg), reach: radiusKm / earthRadiusKm * deg * (1 - 1e-9)}
 	if far := math.Abs(lat) + b.dLat; far >= 89 {
 		b.anyLng = true // near a pole every longitude may be close
