@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -114,12 +113,9 @@ type projection struct {
 	termListed  map[uint64][]rowKey
 	venueListed map[uint64][]rowKey
 	placeListed map[point][]rowKey
-	// places are placeListed's positions by latitude, for a geo filter to visit only the band of
-	// latitudes its circle spans (at 1M events a language has 25,000 positions).
-	places    []point
-	scheduled map[uint64]int64
-	dueFrom   int64
-	keysReady bool
+	scheduled   map[uint64]int64
+	dueFrom     int64
+	keysReady   bool
 	// gen changes whenever a row does: what was derived from the rows at one generation (the
 	// positions of a search's listed rows, textCache) is good for that generation only. Generations are unique across
 	// projections, since a language's projection may be replaced by another.
@@ -139,10 +135,6 @@ func keyOf(r *eventRow) rowKey { return rowKey{r.startLocal, r.id} }
 
 // point is a row's position, for the geo filter's keys.
 type point struct{ lat, lng float64 }
-
-func comparePoints(a, b point) int {
-	return cmp.Or(cmp.Compare(a.lat, b.lat), cmp.Compare(a.lng, b.lng))
-}
 
 func compareKeys(a, b rowKey) int {
 	return cmp.Or(cmp.Compare(a.startLocal, b.startLocal), cmp.Compare(a.id, b.id))
@@ -285,10 +277,6 @@ func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	}
 	if r.hasGeo {
 		at := point{r.lat, r.lng}
-		if _, ok := p.placeListed[at]; !ok {
-			i, _ := slices.BinarySearchFunc(p.places, at, comparePoints)
-			p.places = slices.Insert(p.places, i, at)
-		}
 		p.placeListed[at] = insertKey(p.placeListed[at], k)
 	}
 }
@@ -316,13 +304,7 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 		removeKeyOf(p.venueListed, r.venue, k)
 	}
 	if r.hasGeo {
-		at := point{r.lat, r.lng}
-		removeKeyOf(p.placeListed, at, k)
-		if _, ok := p.placeListed[at]; !ok {
-			if i, found := slices.BinarySearchFunc(p.places, at, comparePoints); found {
-				p.places = slices.Delete(p.places, i, i+1)
-			}
-		}
+		removeKeyOf(p.placeListed, point{r.lat, r.lng}, k)
 	}
 }
 
@@ -391,7 +373,6 @@ func (p *projection) rebuildKeys() {
 	clipLists(p.termListed)
 	clipLists(p.venueListed)
 	clipLists(p.placeListed)
-	p.places = slices.SortedFunc(maps.Keys(p.placeListed), comparePoints)
 	p.keysReady = true
 	p.gen = generations.Add(1)
 }

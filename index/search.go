@@ -6,7 +6,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -242,20 +241,15 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 // the scan tests a row's (scan.near).
 func (p *projection) placeFilter(g *Geo, w window) keyFilter {
 	kf := keyFilter{disjoint: true}
-	places := p.places
 	var b *box
 	if g.Point {
 		b = boxAround(g.Lat, g.Lng, g.RadiusKm)
-		// The box holds the circle: only positions within its latitudes can be near.
-		from := sort.Search(len(places), func(i int) bool { return places[i].lat >= b.lat-b.dLat })
-		to := sort.Search(len(places), func(i int) bool { return places[i].lat > b.lat+b.dLat })
-		places = places[from:max(from, to)]
 	}
-	for _, at := range places {
+	for at, keys := range p.placeListed {
 		if b != nil && !b.near(at.lat, at.lng) {
 			continue
 		}
-		if keys := w.keys(p.placeListed[at]); len(keys) > 0 {
+		if keys = w.keys(keys); len(keys) > 0 {
 			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
 		}
 	}
