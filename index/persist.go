@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
@@ -267,39 +265,19 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	return p, at, nil
 }
 
-// linkAll links the decoded rows, links[i] being the links of p.events[i], into p's maps, and fails d
-// for an ID listed twice. The rows are taken in ID order, so that each set of linked events is
-// gathered as a sorted list and built at once: an Add per row and set, in the file's order by start,
-// inserted into the middle of the sets' arrays and was most of a load's work.
+// linkAll records the decoded rows' position keys and links, links[i] being the links of
+// p.events[i], and fails d for an ID listed twice; rebuildKeys derives the rest from them.
 func (p *projection) linkAll(links []eventLinks, d *decoder) {
-	order := make([]int, len(p.events))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(p.events[a].id, p.events[b].id) })
 	p.eventAt = make(map[uint64]int64, len(p.events))
 	p.links = make(map[uint64]eventLinks, len(p.events))
-	lists := map[*map[uint64]*roaring64.Bitmap]map[uint64][]uint64{}
-	for _, sets := range []*map[uint64]*roaring64.Bitmap{&p.venueEvents, &p.orgEvents, &p.termEvents, &p.seriesEvents} {
-		lists[sets] = map[uint64][]uint64{}
-	}
-	for k, i := range order {
+	for i := range p.events {
 		r := &p.events[i]
-		if k > 0 && p.events[order[k-1]].id == r.id {
+		if _, twice := p.eventAt[r.id]; twice {
 			d.fail("event listed twice")
 			return
 		}
 		p.eventAt[r.id] = r.startLocal
 		p.links[r.id] = links[i]
-		p.eachSet(r, links[i], func(sets *map[uint64]*roaring64.Bitmap, key uint64) {
-			ids := lists[sets]
-			ids[key] = append(ids[key], r.id)
-		})
-	}
-	for sets, ids := range lists {
-		for key, list := range ids {
-			(*sets)[key] = roaring64.BitmapOf(list...)
-		}
 	}
 }
 

@@ -95,11 +95,11 @@ type projection struct {
 	orgs    map[uint64]*placeRow
 	// The events linked to each venue, organizer and term: for has_events and only_with_upcoming, for
 	// visiting only the candidates of a small filter, and for testing a large one by event ID.
-	venueEvents map[uint64]*roaring64.Bitmap
-	orgEvents   map[uint64]*roaring64.Bitmap
-	termEvents  map[uint64]*roaring64.Bitmap
+	venueEvents map[uint64]eventIDs
+	orgEvents   map[uint64]eventIDs
+	termEvents  map[uint64]eventIDs
 	// The occurrences of each series, by its parent (post_parent).
-	seriesEvents map[uint64]*roaring64.Bitmap
+	seriesEvents map[uint64]eventIDs
 	// listed holds the position keys of the publicly listed rows (rowListed), in row order;
 	// termListed those of each term's, venueListed each venue's and placeListed those at each
 	// position (a venue's, copied into its events' rows): an anonymous list without filters but the
@@ -108,7 +108,8 @@ type projection struct {
 	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
 	// earliest: from then until the publication job rewrites the row, it is listed without being in
 	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
-	// unsorted (appendLoaded): sort builds them then.
+	// unsorted (appendLoaded), or a batch puts many (putEvents): rebuildKeys builds them then, and the
+	// sets of linked events above.
 	listed      []rowKey
 	termListed  map[uint64][]rowKey
 	venueListed map[uint64][]rowKey
@@ -146,11 +147,11 @@ func newProjection() *projection {
 		links:       map[uint64]eventLinks{},
 		venues:      map[uint64]*placeRow{},
 		orgs:        map[uint64]*placeRow{},
-		venueEvents: map[uint64]*roaring64.Bitmap{},
-		orgEvents:   map[uint64]*roaring64.Bitmap{},
-		termEvents:  map[uint64]*roaring64.Bitmap{},
+		venueEvents: map[uint64]eventIDs{},
+		orgEvents:   map[uint64]eventIDs{},
+		termEvents:  map[uint64]eventIDs{},
 
-		seriesEvents: map[uint64]*roaring64.Bitmap{},
+		seriesEvents: map[uint64]eventIDs{},
 		termListed:   map[uint64][]rowKey{},
 		venueListed:  map[uint64][]rowKey{},
 		placeListed:  map[point][]rowKey{},
@@ -309,49 +310,61 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 }
 
 // insertKey adds k to the ordered keys, once.
-func insertKey(keys []rowKey, k rowKey) []rowKey {
-	i, found := slices.BinarySearchFunc(keys, k, compareKeys)
+func insertKey(keys []rowKey, k rowKey) []rowKey { return insertSorted(keys, k, compareKeys) }
+
+// insertSorted adds v to the list s ordered by compare, once.
+func insertSorted[S ~[]E, E any](s S, v E, compare func(E, E) int) S {
+	i, found := slices.BinarySearchFunc(s, v, compare)
 	if found {
-		return keys
+		return s
 	}
-	return slices.Insert(keys, i, k)
+	return slices.Insert(s, i, v)
 }
 
 // removeKeyOf takes k out of the keys of m at key, and forgets them once empty.
-func removeKeyOf[K comparable](m map[K][]rowKey, key K, k rowKey) {
-	if keys := removeKey(m[key], k); len(keys) > 0 {
-		m[key] = keys
+func removeKeyOf[K comparable](m map[K][]rowKey, key K, k rowKey) { removeFrom(m, key, k, compareKeys) }
+
+// removeFrom takes v out of the ordered list of m at key, and forgets the list once empty.
+func removeFrom[K comparable, S ~[]E, E any](m map[K]S, key K, v E, compare func(E, E) int) {
+	if s := removeSorted(m[key], v, compare); len(s) > 0 {
+		m[key] = s
 	} else {
 		delete(m, key)
 	}
 }
 
 // clipLists copies every list of m into just the room it needs.
-func clipLists[K comparable](m map[K][]rowKey) {
-	for key, keys := range m {
-		m[key] = slices.Clone(keys)
+func clipLists[K comparable, S ~[]E, E any](m map[K]S) {
+	for key, s := range m {
+		m[key] = slices.Clone(s)
 	}
 }
 
 // removeKey takes k out of the ordered keys, if it is there.
-func removeKey(keys []rowKey, k rowKey) []rowKey {
-	if i, found := slices.BinarySearchFunc(keys, k, compareKeys); found {
-		return slices.Delete(keys, i, i+1)
+func removeKey(keys []rowKey, k rowKey) []rowKey { return removeSorted(keys, k, compareKeys) }
+
+// removeSorted takes v out of the list s ordered by compare, if it is there.
+func removeSorted[S ~[]E, E any](s S, v E, compare func(E, E) int) S {
+	if i, found := slices.BinarySearchFunc(s, v, compare); found {
+		return slices.Delete(s, i, i+1)
 	}
-	return keys
+	return s
 }
 
 // rebuildKeys fills listed, termListed, venueListed, placeListed and scheduled from the ordered rows,
-// in one pass.
+// in one pass, and the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents).
 func (p *projection) rebuildKeys() {
 	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
 	p.termListed, p.venueListed, p.placeListed = map[uint64][]rowKey{}, map[uint64][]rowKey{}, map[point][]rowKey{}
+	p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents = map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}
 	for i := range p.events {
 		r := &p.events[i]
+		l := p.links[r.id]
+		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = append(sets[key], r.id) })
 		if rowListed(r) {
 			k := keyOf(r)
 			p.listed = append(p.listed, k)
-			for _, t := range p.links[r.id].terms {
+			for _, t := range l.terms {
 				// A term named twice by one event is listed once.
 				if keys := p.termListed[t]; len(keys) == 0 || keys[len(keys)-1] != k {
 					p.termListed[t] = append(keys, k)
@@ -368,6 +381,15 @@ func (p *projection) rebuildKeys() {
 			p.scheduled[r.id] = r.date
 			p.dueFrom = min(p.dueFrom, r.date)
 		}
+	}
+	// The sets were gathered in the rows' order, by start, and an event naming a term twice is in
+	// its set once.
+	for _, sets := range []map[uint64]eventIDs{p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents} {
+		for key, ids := range sets {
+			slices.Sort(ids)
+			sets[key] = slices.Compact(ids)
+		}
+		clipLists(sets)
 	}
 	// Appending left up to twice the room each list needs, 60 MB for the terms' at 1M events.
 	clipLists(p.termListed)
@@ -445,8 +467,8 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 	p.links[r.id] = l
 	if p.keysReady {
 		p.putKeys(r, l)
+		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = insertSorted(sets[key], r.id, cmp.Compare) })
 	}
-	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { link(*sets, key, r.id) })
 }
 
 // unlink forgets what link recorded for an event row.
@@ -455,26 +477,26 @@ func (p *projection) unlink(r *eventRow) {
 	l := p.links[r.id]
 	if p.keysReady {
 		p.dropKeys(r, l)
+		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { removeFrom(sets, key, r.id, cmp.Compare) })
 	}
 	delete(p.eventAt, r.id)
 	delete(p.links, r.id)
-	p.eachSet(r, l, func(sets *map[uint64]*roaring64.Bitmap, key uint64) { unlink(*sets, key, r.id) })
 }
 
 // eachSet calls f for every set of linked events an event row with links l belongs in: with the
 // field of p that holds that kind of set, and the key of the set.
-func (p *projection) eachSet(r *eventRow, l eventLinks, f func(sets *map[uint64]*roaring64.Bitmap, key uint64)) {
+func (p *projection) eachSet(r *eventRow, l eventLinks, f func(sets map[uint64]eventIDs, key uint64)) {
 	if r.venue != 0 {
-		f(&p.venueEvents, r.venue)
+		f(p.venueEvents, r.venue)
 	}
 	for _, o := range l.orgs {
-		f(&p.orgEvents, o)
+		f(p.orgEvents, o)
 	}
 	for _, t := range l.terms {
-		f(&p.termEvents, t)
+		f(p.termEvents, t)
 	}
 	if l.parent != 0 {
-		f(&p.seriesEvents, l.parent)
+		f(p.seriesEvents, l.parent)
 	}
 }
 
@@ -508,37 +530,32 @@ func (p *projection) event(id uint64) *eventRow {
 	return nil
 }
 
-func link(m map[uint64]*roaring64.Bitmap, from, to uint64) {
-	set := m[from]
-	if set == nil {
-		set = roaring64.New()
-		m[from] = set
-	}
-	set.Add(to)
-}
-
-func unlink(m map[uint64]*roaring64.Bitmap, from, to uint64) {
-	if set := m[from]; set != nil {
-		set.Remove(to)
-		if set.IsEmpty() {
-			delete(m, from)
-		}
-	}
-}
-
 // linked returns the events linked to any of ids in m, as a set to test rows against; nil when ids
 // is empty (no restriction).
-func linked(m map[uint64]*roaring64.Bitmap, ids []uint64) idSet {
+func linked(m map[uint64]eventIDs, ids []uint64) idSet {
 	if len(ids) == 0 {
 		return nil
 	}
 	out := idSet{}
 	for _, id := range ids {
-		if set := m[id]; set != nil {
-			out.addAll(set)
+		for _, e := range m[id] {
+			out.add(e)
 		}
 	}
 	return out
+}
+
+// eventIDs is a set of event IDs, in order: the events linked to one venue, organizer, term or
+// series. A compressed bitmap per set cost far more: a venue's or an organizer's few events are
+// spread over the whole ID space, and a bitmap gives each run of 65,536 IDs its own container, which
+// at 1M events made 2.2M objects and 200 MB, most of what the garbage collector had to mark
+// (docs/BENCHMARKS.md).
+type eventIDs []uint64
+
+// Contains reports whether id is in s.
+func (s eventIDs) Contains(id uint64) bool {
+	_, found := slices.BinarySearch(s, id)
+	return found
 }
 
 // windowSlack is how far a zone moves a wall clock from UTC, at most: rows are ordered by local

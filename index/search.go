@@ -157,7 +157,7 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 // geo filter has no sets (its rows are told by their position) and only ever leads.
 type keyFilter struct {
 	lists    [][]rowKey
-	sets     []*roaring64.Bitmap
+	sets     []members
 	size     int
 	disjoint bool
 }
@@ -184,7 +184,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 	for _, by := range []struct {
 		ids      []uint64
 		lists    map[uint64][]rowKey
-		sets     map[uint64]*roaring64.Bitmap
+		sets     map[uint64]eventIDs
 		disjoint bool
 	}{{f.Categories, p.termListed, p.termEvents, false}, {f.Tags, p.termListed, p.termEvents, false},
 		{f.Venues, p.venueListed, p.venueEvents, true}} {
@@ -199,7 +199,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		for _, id := range ids {
 			keys := w.keys(by.lists[id])
 			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
-			if set := by.sets[id]; set != nil {
+			if set := by.sets[id]; len(set) > 0 {
 				kf.sets = append(kf.sets, set)
 			}
 		}
@@ -211,7 +211,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		filters = append(filters, p.placeFilter(f.Geo, w))
 	}
 	if text != nil {
-		filters = append(filters, keyFilter{sets: []*roaring64.Bitmap{text}, size: int(text.GetCardinality())})
+		filters = append(filters, keyFilter{sets: []members{text}, size: int(text.GetCardinality())})
 	}
 	if len(filters) == 0 {
 		return p.pageKeys([][]rowKey{w.keys(p.listed)}, false, nil, w, f), true
@@ -225,7 +225,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 	if geo >= 0 && lead != geo {
 		return Page{}, false
 	}
-	var tests [][]*roaring64.Bitmap
+	var tests [][]members
 	for i, kf := range filters {
 		if i != lead {
 			tests = append(tests, kf.sets)
@@ -312,7 +312,7 @@ func edgesAndCore(low []uint64, core int, coreID func(i int) uint64, high []uint
 // that every test allows: a test is a union of sets of event IDs. Without tests, one list is counted
 // by two binary searches and paged by position, and disjoint lists are counted each so and paged by
 // merging their first rows; otherwise the rows of every list are visited in order.
-func (p *projection) pageKeys(lists [][]rowKey, disjoint bool, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
+func (p *projection) pageKeys(lists [][]rowKey, disjoint bool, tests [][]members, w window, f *EventFilter) Page {
 	if len(lists) == 1 && len(tests) == 0 {
 		keys := lists[0]
 		coreFrom, coreTo := w.core(keys)
@@ -402,7 +402,7 @@ func (m *keyMerge) Pop() any {
 // pageAt pages the rows of f's window among the listed rows at the positions at holds that every
 // test allows. Without tests the rows surely within the window are counted by two ranks and paged by
 // selecting their positions.
-func (p *projection) pageAt(at *roaring.Bitmap, tests [][]*roaring64.Bitmap, w window, f *EventFilter) Page {
+func (p *projection) pageAt(at *roaring.Bitmap, tests [][]members, w window, f *EventFilter) Page {
 	from, to := keyAt(p.listed, w.lo-windowSlack), keyAt(p.listed, w.hi+windowSlack+1)
 	visit := func(from, to int, each func(k rowKey)) {
 		it := at.Iterator()
@@ -449,7 +449,7 @@ func rankBelow(at *roaring.Bitmap, i int) uint64 {
 
 // count counts the row of k on page when it starts within w and every test allows it, and lists it
 // when it falls within f's page.
-func (p *projection) count(page *Page, k rowKey, w window, tests [][]*roaring64.Bitmap, f *EventFilter) {
+func (p *projection) count(page *Page, k rowKey, w window, tests [][]members, f *EventFilter) {
 	if !w.has(p, k) || !allows(tests, k.id) {
 		return
 	}
@@ -459,10 +459,14 @@ func (p *projection) count(page *Page, k rowKey, w window, tests [][]*roaring64.
 	page.Total++
 }
 
+// members is a set of event IDs that rows are tested against: the records a search matched
+// (*roaring64.Bitmap), or the events linked to a venue, organizer, term or series (eventIDs).
+type members interface{ Contains(id uint64) bool }
+
 // allows reports whether id is in one of the sets of every test.
-func allows(tests [][]*roaring64.Bitmap, id uint64) bool {
+func allows(tests [][]members, id uint64) bool {
 	for _, sets := range tests {
-		if !slices.ContainsFunc(sets, func(s *roaring64.Bitmap) bool { return s.Contains(id) }) {
+		if !slices.ContainsFunc(sets, func(s members) bool { return s.Contains(id) }) {
 			return false
 		}
 	}
@@ -479,42 +483,82 @@ var candidateShare = 96
 // candidates returns the IDs of the events that pass every ID-based filter (include, venue,
 // organizer, category, tag, and the records text matched) when they are fewer than the window holds
 // rows, so that only those are visited; nil means "scan the window". Every other filter is still
-// checked on each candidate.
+// checked on each candidate. The IDs of the filter with the fewest lead, and the others test them.
 func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window int) []uint64 {
-	var sets []*roaring64.Bitmap
-	if text != nil {
-		sets = append(sets, text)
-	}
+	var filters [][]eventIDs // each allows the union of its sets
 	if len(f.Include) > 0 {
-		sets = append(sets, roaring64.BitmapOf(f.Include...))
+		filters = append(filters, []eventIDs{slices.Compact(slices.Sorted(slices.Values(f.Include)))})
 	}
 	for _, filter := range []struct {
 		ids   []uint64
-		links map[uint64]*roaring64.Bitmap
+		links map[uint64]eventIDs
 	}{{f.Venues, p.venueEvents}, {f.Orgs, p.orgEvents}, {f.Categories, p.termEvents}, {f.Tags, p.termEvents},
 		{nonZero(f.Parent), p.seriesEvents}} {
 		if len(filter.ids) == 0 {
 			continue
 		}
-		var parts []*roaring64.Bitmap
+		parts := []eventIDs{}
 		for _, id := range filter.ids {
-			if set := filter.links[id]; set != nil {
+			if set := filter.links[id]; len(set) > 0 {
 				parts = append(parts, set)
 			}
 		}
-		sets = append(sets, roaring64.FastOr(parts...))
+		filters = append(filters, parts)
 	}
-	if len(sets) == 0 {
+	if len(filters) == 0 && text == nil {
 		return nil
 	}
-	ids := sets[0] // text's set is shared: it must not be changed
-	if len(sets) > 1 {
-		ids = roaring64.FastAnd(sets...)
+	var lead []uint64
+	var tests [][]members
+	leader := -1
+	for i, parts := range filters {
+		if leader < 0 || size(parts) < size(filters[leader]) {
+			leader = i
+		}
 	}
-	if int(ids.GetCardinality())*candidateShare > window {
+	if text != nil && (leader < 0 || int(text.GetCardinality()) < size(filters[leader])) {
+		lead, leader = text.ToArray(), -1
+	} else if text != nil {
+		tests = append(tests, []members{text})
+	}
+	for i, parts := range filters {
+		if i == leader {
+			lead = union(parts)
+			continue
+		}
+		test := make([]members, len(parts))
+		for j, set := range parts {
+			test[j] = set
+		}
+		tests = append(tests, test)
+	}
+	ids := []uint64{}
+	for _, id := range lead {
+		if allows(tests, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids)*candidateShare > window {
 		return nil
 	}
-	return ids.ToArray()
+	return ids
+}
+
+// size is how many IDs sets hold, counting one held by two of them twice.
+func size(sets []eventIDs) int {
+	n := 0
+	for _, s := range sets {
+		n += len(s)
+	}
+	return n
+}
+
+// union returns the IDs of sets, in order, each once.
+func union(sets []eventIDs) eventIDs {
+	if len(sets) == 1 {
+		return sets[0]
+	}
+	return slices.Compact(slices.Sorted(slices.Values(slices.Concat(sets...))))
 }
 
 // rowsOf finds the rows of ids.
@@ -795,12 +839,9 @@ func (l *lang) places(f *PlaceFilter, text *roaring64.Bitmap) Page {
 }
 
 // hasEvents: linked to an event whose status is publish, future or private (CONTRACT 5.3).
-func (p *projection) hasEvents(events *roaring64.Bitmap, now time.Time) bool {
-	if events == nil {
-		return false
-	}
-	for it := events.Iterator(); it.HasNext(); {
-		if r := p.event(it.Next()); r != nil {
+func (p *projection) hasEvents(events eventIDs, now time.Time) bool {
+	for _, id := range events {
+		if r := p.event(id); r != nil {
 			switch effective(r.status.status(), r.date, now) {
 			case storage.StatusPublish, storage.StatusFuture, storage.StatusPrivate:
 				return true
@@ -812,12 +853,9 @@ func (p *projection) hasEvents(events *roaring64.Bitmap, now time.Time) bool {
 
 // hasUpcoming: linked to an event that has not started, is listed, and is published (or, for callers
 // with edit_posts, scheduled or private).
-func (p *projection) hasUpcoming(events *roaring64.Bitmap, now time.Time, editor bool) bool {
-	if events == nil {
-		return false
-	}
-	for it := events.Iterator(); it.HasNext(); {
-		r := p.event(it.Next())
+func (p *projection) hasUpcoming(events eventIDs, now time.Time, editor bool) bool {
+	for _, id := range events {
+		r := p.event(id)
 		if r == nil || r.hidden || r.startUTC < now.Unix() {
 			continue
 		}
@@ -943,20 +981,14 @@ func bitsOf(set *roaring64.Bitmap) idSet {
 	if !set.IsEmpty() {
 		out = make(idSet, set.Maximum()/64+1)
 	}
-	out.addAll(set)
-	return out
-}
-
-// addAll adds the IDs of a compressed set, a batch at a time.
-func (s *idSet) addAll(set *roaring64.Bitmap) {
-	var buf [256]uint64
+	var buf [256]uint64 // a batch at a time
 	for it := set.ManyIterator(); ; {
 		n := it.NextMany(buf[:])
 		if n == 0 {
-			return
+			return out
 		}
 		for _, id := range buf[:n] {
-			s.add(id)
+			out.add(id)
 		}
 	}
 }
