@@ -261,7 +261,8 @@ func (in *VenueInput) normalized(a Actor) (*VenueInput, error) {
 	if out.Website, err = cleanSet(in.Website, CleanWebsite); err != nil {
 		return nil, err
 	}
-	if g := in.Geo; g != nil && (g.Lat < -90 || g.Lat > 90 || g.Lng < -180 || g.Lng > 180) {
+	// Written as the range a position is in, so that NaN, which no comparison holds for, is outside it.
+	if g := in.Geo; g != nil && !(g.Lat >= -90 && g.Lat <= 90 && g.Lng >= -180 && g.Lng <= 180) {
 		return nil, invalid("geo_lat", "%g, %g is not a position on Earth", g.Lat, g.Lng)
 	}
 	return &out, nil

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -112,6 +113,33 @@ func TestEveryWriteAppliesTheInputRules(t *testing.T) {
 	}
 	if _, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr(strings.Repeat("t", MaxTermName+1))}); !isField(err, "name") {
 		t.Errorf("tag name too long: %v", err)
+	}
+}
+
+// TestVenuePositionOnEarth: a venue's position is on Earth, whichever way the write comes (an importer
+// builds its VenueInput itself, from a number that parsed, which NaN and infinities do).
+func TestVenuePositionOnEarth(t *testing.T) {
+	db := mustOpenDB(t)
+	e, err := db.CreateEvent(ctx, admin, "en", func() *EventInput {
+		in := newEvent(t, "Jazz")
+		in.Venue = &VenueRef{New: &VenueInput{PostInput: PostInput{Title: ptr("Hall")}}}
+		return in
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		lat, lng float64
+		ok       bool
+	}{
+		{90, 180, true}, {-90, -180, true}, {48.85, 2.35, true},
+		{90.5, 0, false}, {-91, 0, false}, {0, 180.5, false}, {0, -181, false},
+		{math.NaN(), 0, false}, {0, math.NaN(), false}, {math.Inf(1), 0, false}, {0, math.Inf(-1), false},
+	} {
+		_, err := db.UpdateVenue(ctx, admin, e.VenueID, &VenueInput{Geo: &Geo{Lat: tc.lat, Lng: tc.lng}})
+		if tc.ok && err != nil || !tc.ok && !isField(err, "geo_lat") {
+			t.Errorf("position %g, %g: %v, want accepted %v", tc.lat, tc.lng, err, tc.ok)
+		}
 	}
 }
 
