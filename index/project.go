@@ -536,13 +536,11 @@ func linked(m map[uint64]eventIDs, ids []uint64) idSet {
 	if len(ids) == 0 {
 		return nil
 	}
-	out := idSet{}
-	for _, id := range ids {
-		for _, e := range m[id] {
-			out.add(e)
-		}
+	sets := make([]eventIDs, len(ids))
+	for i, id := range ids {
+		sets[i] = m[id]
 	}
-	return out
+	return bitsOfSets(sets)
 }
 
 // eventIDs is a set of event IDs, in order: the events linked to one venue, organizer, term or

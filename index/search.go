@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -508,33 +509,44 @@ func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window i
 	if len(filters) == 0 && text == nil {
 		return nil
 	}
-	var lead []uint64
-	var tests [][]members
 	leader := -1
 	for i, parts := range filters {
 		if leader < 0 || size(parts) < size(filters[leader]) {
 			leader = i
 		}
 	}
+	// atLeast is how many candidates there are surely when nothing tests the lead's IDs: all of a
+	// search's matches, or the IDs of a filter's largest set.
+	var lead []uint64
+	var tests []members
+	atLeast := 0
 	if text != nil && (leader < 0 || int(text.GetCardinality()) < size(filters[leader])) {
-		lead, leader = text.ToArray(), -1
-	} else if text != nil {
-		tests = append(tests, []members{text})
+		leader, atLeast = -1, int(text.GetCardinality())
+	} else {
+		for _, set := range filters[leader] {
+			atLeast = max(atLeast, len(set))
+		}
+	}
+	untested := leader < 0 && len(filters) == 0 || leader >= 0 && len(filters) == 1 && text == nil
+	if untested && atLeast*candidateShare > window {
+		return nil // without building the union of a large filter's sets (a category and its children)
+	}
+	if leader < 0 {
+		lead = text.ToArray()
+	} else {
+		lead = union(filters[leader])
+		if text != nil {
+			tests = append(tests, text)
+		}
 	}
 	for i, parts := range filters {
-		if i == leader {
-			lead = union(parts)
-			continue
+		if i != leader {
+			tests = append(tests, tester(parts, len(lead)))
 		}
-		test := make([]members, len(parts))
-		for j, set := range parts {
-			test[j] = set
-		}
-		tests = append(tests, test)
 	}
 	ids := []uint64{}
 	for _, id := range lead {
-		if allows(tests, id) {
+		if !slices.ContainsFunc(tests, func(t members) bool { return !t.Contains(id) }) {
 			ids = append(ids, id)
 		}
 	}
@@ -554,11 +566,35 @@ func size(sets []eventIDs) int {
 }
 
 // union returns the IDs of sets, in order, each once.
-func union(sets []eventIDs) eventIDs {
+func union(sets []eventIDs) []uint64 {
 	if len(sets) == 1 {
 		return sets[0]
 	}
-	return slices.Compact(slices.Sorted(slices.Values(slices.Concat(sets...))))
+	return bitsOfSets(sets).ids()
+}
+
+// tester returns the union of sets as a set to test probes IDs against: the set itself, probed by
+// binary search, when there is one and probes are few; else a bitset, which costs a pass over
+// the IDs of sets but answers each probe at once. Past one probe per bitsetProbes IDs the pass
+// costs less than the searches.
+func tester(sets []eventIDs, probes int) members {
+	if len(sets) == 1 && probes*bitsetProbes < len(sets[0]) {
+		return sets[0]
+	}
+	return bitsOfSets(sets)
+}
+
+const bitsetProbes = 16
+
+// bitsOfSets returns the union of sets as a bitset.
+func bitsOfSets(sets []eventIDs) idSet {
+	out := idSet{}
+	for _, set := range sets {
+		for _, id := range set {
+			out.add(id)
+		}
+	}
+	return out
 }
 
 // rowsOf finds the rows of ids.
@@ -1008,6 +1044,20 @@ func (s *idSet) add(id uint64) {
 func (s idSet) has(id uint64) bool {
 	w := int(id / 64)
 	return w < len(s) && s[w]&(1<<(id%64)) != 0
+}
+
+// Contains is has, for a test (members).
+func (s idSet) Contains(id uint64) bool { return s.has(id) }
+
+// ids returns the IDs in s, in order.
+func (s idSet) ids() []uint64 {
+	var out []uint64
+	for w, word := range s {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, uint64(w)*64+uint64(bits.TrailingZeros64(word)))
+		}
+	}
+	return out
 }
 
 // deadlineReader hands Bleve's searchers postings that stop when the request's context ends. Bleve
