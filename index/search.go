@@ -484,7 +484,8 @@ var candidateShare = 96
 // candidates returns the IDs of the events that pass every ID-based filter (include, venue,
 // organizer, category, tag, and the records text matched) when they are fewer than the window holds
 // rows, so that only those are visited; nil means "scan the window". Every other filter is still
-// checked on each candidate. The IDs of the filter with the fewest lead, and the others test them.
+// checked on each candidate. The filter with the fewest IDs, or the search, leads: its IDs are tested
+// against the others'.
 func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window int) []uint64 {
 	var filters [][]eventIDs // each allows the union of its sets
 	if len(f.Include) > 0 {
@@ -517,8 +518,6 @@ func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window i
 	}
 	// atLeast is how many candidates there are surely when nothing tests the lead's IDs: all of a
 	// search's matches, or the IDs of a filter's largest set.
-	var lead []uint64
-	var tests []members
 	atLeast := 0
 	if text != nil && (leader < 0 || int(text.GetCardinality()) < size(filters[leader])) {
 		leader, atLeast = -1, int(text.GetCardinality())
@@ -531,22 +530,24 @@ func (p *projection) candidates(f *EventFilter, text *roaring64.Bitmap, window i
 	if untested && atLeast*candidateShare > window {
 		return nil // without building the union of a large filter's sets (a category and its children)
 	}
+	var lead []uint64
+	var tests [][]members
 	if leader < 0 {
 		lead = text.ToArray()
 	} else {
 		lead = union(filters[leader])
 		if text != nil {
-			tests = append(tests, text)
+			tests = append(tests, []members{text})
 		}
 	}
 	for i, parts := range filters {
 		if i != leader {
-			tests = append(tests, tester(parts, len(lead)))
+			tests = append(tests, []members{tester(parts, len(lead))})
 		}
 	}
 	ids := []uint64{}
 	for _, id := range lead {
-		if !slices.ContainsFunc(tests, func(t members) bool { return !t.Contains(id) }) {
+		if allows(tests, id) {
 			ids = append(ids, id)
 		}
 	}
