@@ -194,6 +194,7 @@ var etcdTests = []struct {
 	{"TestChangedSince", TestChangedSince},
 	{"TestInputRules", TestInputRules},
 	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
+	{"TestVenuePositionOnEarth", TestVenuePositionOnEarth},
 	{"TestPublishDue", TestPublishDue},
 	{"TestTrimChanges", TestTrimChanges},
 	{"TestDueScheduledEventsAreCounted", TestDueScheduledEventsAreCounted},
