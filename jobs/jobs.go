@@ -223,6 +223,13 @@ func (j *Jobs) run(ctx context.Context, s entry) error {
 		j.log.Info("job skipped: still running", zap.String("job", s.name))
 		return nil
 	}
+	if err != nil && ctx.Err() != nil {
+		// Cut short by the shutdown, or by its caller: not a failure of the job (nor a run of it in
+		// Stats), and its next run takes it up again. Logged as a failure, every stop of a server
+		// named the jobs it interrupted as failed.
+		j.log.Info("job stopped", zap.String("job", s.name), zap.Error(err))
+		return fmt.Errorf("jobs: %s: %w", s.name, err)
+	}
 	j.count(s.name, start, err)
 	if err != nil {
 		j.log.Error("job failed", zap.String("job", s.name), zap.Error(err))

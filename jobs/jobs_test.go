@@ -13,7 +13,9 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
@@ -195,6 +197,45 @@ func TestStats(t *testing.T) {
 		if succeeded := !st.LastSuccess.IsZero(); succeeded != (wantFailures == 0) {
 			t.Errorf("%s: LastSuccess = %v", st.Name, st.LastSuccess)
 		}
+	}
+}
+
+// TestStoppedRunIsNotAFailure: a run that its context cut short (the server stopping) is logged as
+// stopped, not failed, and counted neither as a run nor as a failure; a run that fails with its
+// context alive is a failure.
+func TestStoppedRunIsNotAFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		cancel       bool
+		wantLevel    zapcore.Level
+		wantMsg      string
+		wantFailures uint64
+	}{
+		{"stopped", true, zapcore.InfoLevel, "job stopped", 0},
+		{"failed", false, zapcore.ErrorLevel, "job failed", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			core, logs := observer.New(zapcore.DebugLevel)
+			f := &fake{checkErr: context.Canceled}
+			j := New(f, f, zap.New(core), time.UTC, func() time.Time { return testNow })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				cancel()
+			}
+			if err := j.RunOnce(ctx); !errors.Is(err, context.Canceled) {
+				t.Fatalf("RunOnce: %v, want the check's error", err)
+			}
+			entries := logs.FilterField(zap.String("job", "consistency-check")).AllUntimed()
+			if len(entries) != 1 || entries[0].Level != tc.wantLevel || entries[0].Message != tc.wantMsg {
+				t.Errorf("logged %+v, want one %v entry %q", entries, tc.wantLevel, tc.wantMsg)
+			}
+			for _, st := range j.Stats() {
+				if st.Name == "consistency-check" && st.Failures != tc.wantFailures {
+					t.Errorf("%d failures counted, want %d", st.Failures, tc.wantFailures)
+				}
+			}
+		})
 	}
 }
 
