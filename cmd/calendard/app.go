@@ -50,6 +50,10 @@ type app struct {
 	loading index.Loading
 	// terminal is stderr when it is a terminal, where load shows its progress as a bar; nil otherwise.
 	terminal io.Writer
+	// limitMemory has serve set the runtime's soft memory limit from the budget once the index has
+	// loaded (memoryBudget.applyLimit): the command serve's, not tests', which open many apps in one
+	// process.
+	limitMemory bool
 	handler  handlerSwitch
 	server   *http.Server
 	// metrics is what /metrics reports, for the loading handler and then the API's.
@@ -308,7 +312,9 @@ func (a *app) serve(ctx context.Context) error {
 			return errors.Join(ignoreCancel(ctx, err), a.shutdown(errc))
 		}
 	}
-	fitLoadedCalendar(a.log)
+	if a.limitMemory {
+		a.cfg.budget().applyLimit(a.log)
+	}
 	defer a.startSync()()
 	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.
 	stopJobs, err := a.startJobs(ctx)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"runtime"
 	"runtime/debug"
 
@@ -60,29 +59,23 @@ func splitBudget(mb int) memoryBudget {
 	}
 }
 
-// applyLimit sets the runtime's soft memory limit of b, if it has one. Only serve calls it: the limit
-// is the process's, and tests open many apps in one process.
-func (b memoryBudget) applyLimit() {
-	if b.limit > 0 {
-		debug.SetMemoryLimit(b.limit)
-	}
-}
-
-// fitLoadedCalendar raises the runtime's soft memory limit, when one is set, to fitLimit's: once the
-// index has loaded, what the calendar holds whatever the budget (the projections of every event) is
-// known. It runs one collection to measure it.
-func fitLoadedCalendar(log *zap.Logger) {
-	limit := debug.SetMemoryLimit(-1)
-	if limit == math.MaxInt64 {
-		return // no limit: tests, and serve with a budget of 0
+// applyLimit sets the runtime's soft memory limit from b, if it has a limit, once the index has
+// loaded: at fitLimit's for what the loaded calendar holds whatever the budget (the projections of
+// every event), measured by one collection. Not before: while the index loads, the projections are
+// nearly all that grows, and under a limit below them the collector ran without pause (at 1M events
+// the first answer came after 6.5–7.5 s instead of 3.8–4.3 s, docs/BENCHMARKS.md).
+func (b memoryBudget) applyLimit(log *zap.Logger) {
+	if b.limit == 0 {
+		return // no budget
 	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	if fit := fitLimit(limit, int64(m.HeapAlloc)); fit != limit {
-		debug.SetMemoryLimit(fit)
+	fit := fitLimit(b.limit, int64(m.HeapAlloc))
+	debug.SetMemoryLimit(fit)
+	if fit != b.limit {
 		log.Info("memory limit raised above the calendar", zap.Int64("calendar_mb", int64(m.HeapAlloc)>>20),
-			zap.Int64("budget_mb", limit>>20), zap.Int64("limit_mb", fit>>20))
+			zap.Int64("budget_mb", b.limit>>20), zap.Int64("limit_mb", fit>>20))
 	}
 }
 

@@ -2,8 +2,12 @@ package main
 
 import (
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
@@ -124,5 +128,28 @@ func TestFitLimit(t *testing.T) {
 		if got := fitLimit(tc.limit, tc.live); got != tc.want {
 			t.Errorf("fitLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", tc.limit/mb, tc.live/mb, got/mb, tc.want/mb)
 		}
+	}
+}
+
+// TestApplyLimit: without a budget the runtime's soft limit is left alone; with one it becomes
+// fitLimit's for the heap the process holds (a budget far below it, so that it is raised).
+func TestApplyLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	held := make([]byte, 4*minMemoryMB<<20) // live through the measure: twice it is above the budget
+	splitBudget(0).applyLimit(zaptest.NewLogger(t))
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Fatalf("no budget: limit %d, want it left at %d", got, before)
+	}
+	b := splitBudget(minMemoryMB)
+	b.applyLimit(zaptest.NewLogger(t))
+	got := debug.SetMemoryLimit(-1)
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	runtime.KeepAlive(held)
+	want := fitLimit(b.limit, int64(m.HeapAlloc))
+	if got <= b.limit || got < want-4<<20 || got > want+4<<20 {
+		t.Errorf("budget of %d MiB: limit %d MiB, want %d MiB (twice the heap)", minMemoryMB, got>>20, want>>20)
 	}
 }

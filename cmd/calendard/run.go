@@ -156,11 +156,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	defer stop()
 	log := newLogger(cfg, stderr)
-	cfg.budget().applyLimit()
 	a, err := open(ctx, cfg, log, stderr)
 	if err != nil {
 		return err
 	}
+	a.limitMemory = true
 	defer a.close()
 	if err := a.listen(); err != nil {
 		return err
