@@ -54,8 +54,8 @@ type app struct {
 	// loaded (memoryBudget.applyLimit): the command serve's, not tests', which open many apps in one
 	// process.
 	limitMemory bool
-	handler  handlerSwitch
-	server   *http.Server
+	handler     handlerSwitch
+	server      *http.Server
 	// metrics is what /metrics reports, for the loading handler and then the API's.
 	metrics *handlers.Metrics
 	jobs    *jobs.Jobs // nil until load

@@ -63,7 +63,7 @@ func splitBudget(mb int) memoryBudget {
 // loaded: at fitLimit's for what the loaded calendar holds whatever the budget (the projections of
 // every event), measured by one collection. Not before: while the index loads, the projections are
 // nearly all that grows, and under a limit below them the collector ran without pause (at 1M events
-// the first answer came after 6.5–7.5 s instead of 3.8–4.3 s, docs/BENCHMARKS.md).
+// the first answer came after 6.5–7.5 s instead of 3.7–4.3 s, docs/BENCHMARKS.md).
 func (b memoryBudget) applyLimit(log *zap.Logger) {
 	if b.limit == 0 {
 		return // no budget
