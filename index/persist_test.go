@@ -159,6 +159,30 @@ func TestSavedProjectionsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSavedProjectionWithoutKeys: a projection whose keys are not built saves none, and reads back
+// with them built from its rows.
+func TestSavedProjectionWithoutKeys(t *testing.T) {
+	want := map[uint64]eventPut{}
+	p := newProjection()
+	for i, start := range []int64{10, 20, 20, 35} {
+		put := eventPut{row(uint64(i+1), start, uint64(100+i%2)), eventLinks{orgs: []uint64{200}, terms: []uint64{300, uint64(301 + i)}}}
+		put.row.hasGeo, put.row.lat = true, float64(i%2)
+		p.appendLoaded(put.row, put.links)
+		want[put.row.id] = put
+	}
+	b := p.encode(nil, "en", 9)
+	got, _, err := decodeProjection(b, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := diffProjections(got, built(want)); diff != "" {
+		t.Errorf("decoded projection differs from the rows built (-built +decoded):\n%s", diff)
+	}
+	if p.sort(); len(p.encode(nil, "en", 9)) <= len(b) {
+		t.Errorf("a projection with its keys built saved %d bytes, no more than without", len(p.encode(nil, "en", 9)))
+	}
+}
+
 // header is the start of a saved projection as encode writes it, for tests that forge one.
 type header struct {
 	format        uint64
@@ -298,11 +322,15 @@ func TestRebuiltIndexDropsItsProjection(t *testing.T) {
 // to a row's fields fails TestProjectionFormatPinned until the format is bumped and its layout added
 // here, so that no file of the old layout is read as the new one.
 var projectionLayouts = map[int]string{
-	1: "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
-		"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
-		"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
-		"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}",
+	1: layout1,
+	// Format 2 saves the lists of keys and the sets of linked events after the rows (appendKeys).
+	2: layout1,
 }
+
+const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
+	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
+	"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
+	"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}"
 
 func TestProjectionFormatPinned(t *testing.T) {
 	var layout []string

@@ -352,34 +352,31 @@ func removeSorted[S ~[]E, E any](s S, v E, compare func(E, E) int) S {
 }
 
 // rebuildKeys fills listed, termListed, venueListed, placeListed and scheduled from the ordered rows,
-// in one pass, and the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents).
+// and the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents).
 func (p *projection) rebuildKeys() {
-	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
+	p.listRows()
 	p.termListed, p.venueListed, p.placeListed = map[uint64][]rowKey{}, map[uint64][]rowKey{}, map[point][]rowKey{}
 	p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents = map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}
 	for i := range p.events {
 		r := &p.events[i]
 		l := p.links[r.id]
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = append(sets[key], r.id) })
-		if rowListed(r) {
-			k := keyOf(r)
-			p.listed = append(p.listed, k)
-			for _, t := range l.terms {
-				// A term named twice by one event is listed once.
-				if keys := p.termListed[t]; len(keys) == 0 || keys[len(keys)-1] != k {
-					p.termListed[t] = append(keys, k)
-				}
+		if !rowListed(r) {
+			continue
+		}
+		k := keyOf(r)
+		for _, t := range l.terms {
+			// A term named twice by one event is listed once.
+			if keys := p.termListed[t]; len(keys) == 0 || keys[len(keys)-1] != k {
+				p.termListed[t] = append(keys, k)
 			}
-			if r.venue != 0 {
-				p.venueListed[r.venue] = append(p.venueListed[r.venue], k)
-			}
-			if r.hasGeo {
-				at := point{r.lat, r.lng}
-				p.placeListed[at] = append(p.placeListed[at], k)
-			}
-		} else if rowScheduled(r) {
-			p.scheduled[r.id] = r.date
-			p.dueFrom = min(p.dueFrom, r.date)
+		}
+		if r.venue != 0 {
+			p.venueListed[r.venue] = append(p.venueListed[r.venue], k)
+		}
+		if r.hasGeo {
+			at := point{r.lat, r.lng}
+			p.placeListed[at] = append(p.placeListed[at], k)
 		}
 	}
 	// The sets were gathered in the rows' order, by start, and an event naming a term twice is in
@@ -397,6 +394,20 @@ func (p *projection) rebuildKeys() {
 	clipLists(p.placeListed)
 	p.keysReady = true
 	p.gen = generations.Add(1)
+}
+
+// listRows fills listed, scheduled and dueFrom from the ordered rows: one pass over the rows alone
+// derives them, so a saved projection does not hold them.
+func (p *projection) listRows() {
+	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
+	for i := range p.events {
+		if r := &p.events[i]; rowListed(r) {
+			p.listed = append(p.listed, keyOf(r))
+		} else if rowScheduled(r) {
+			p.scheduled[r.id] = r.date
+			p.dueFrom = min(p.dueFrom, r.date)
+		}
+	}
 }
 
 // listedAt returns the positions in listed of the listed rows among the IDs of set. A few IDs are
