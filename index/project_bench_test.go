@@ -1,0 +1,48 @@
+package index
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkRebuildKeys measures rebuildKeys, which every start from a saved projection and every
+// full load runs, on CALENDAR_BENCH_EVENTS rows (20,000 unless set) shaped like the seeded calendar:
+// one venue per 50 events (its position copied into their rows), up to three organizers out of one
+// per 100 events, two or three of 60 terms, nine in ten published and one in twenty a series'
+// occurrence.
+func BenchmarkRebuildKeys(b *testing.B) {
+	n := 20_000
+	if s := os.Getenv("CALENDAR_BENCH_EVENTS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("CALENDAR_BENCH_EVENTS=%q: want a number of events", s)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(of int) uint64 { return uint64(1 + rng.IntN(max(1, of))) }
+	p := newProjection()
+	for id := range uint64(n) {
+		r := row(id+1, int64(rng.IntN(24*365*3)), pick(n/50))
+		r.hasGeo, r.lat, r.lng = true, float64(r.venue%90), float64(r.venue)
+		if rng.IntN(10) == 0 {
+			r.status = stateFuture
+		}
+		var l eventLinks
+		for range rng.IntN(4) {
+			l.orgs = append(l.orgs, pick(n/100))
+		}
+		for range 2 + rng.IntN(2) {
+			l.terms = append(l.terms, pick(60))
+		}
+		if rng.IntN(20) == 0 {
+			l.parent = pick(n / 100)
+		}
+		p.appendLoaded(r, l)
+	}
+	p.sort()
+	for b.Loop() {
+		p.rebuildKeys()
+	}
+}
