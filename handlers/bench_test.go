@@ -199,6 +199,7 @@ func BenchmarkListEvents(b *testing.B) {
 		"per_page=10&tags=45",
 		"per_page=10&geoloc=1&geoloc_lat=50&geoloc_lng=4&geoloc_radius=100",
 		"per_page=10&geoloc=1&geoloc_lat=51.5074&geoloc_lng=-0.1278&geoloc_radius=25", // London: seeded English venues
+		"per_page=10&geoloc=1&geoloc_lat=51.5174&geoloc_lng=-0.1478&geoloc_radius=5",  // its edge crosses London's venues
 		"per_page=10&page=50",
 		"per_page=20&categories=7&tags=45",
 		"per_page=20&categories=7&featured=1",

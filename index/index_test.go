@@ -282,6 +282,48 @@ func TestSurelyInIsWithinTheRadius(t *testing.T) {
 	}
 }
 
+// TestCellsOfTheCircle: a cell the geo filter takes whole (holds) has no position beyond the radius,
+// and one it passes by (not reaches) none within the box, anywhere on the globe, for positions on
+// the cells' edges too. Cells of each kind must occur, or the test proves nothing.
+func TestCellsOfTheCircle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	held, passed := 0, 0
+	for range 60000 {
+		lat, lng := rng.Float64()*180-90, rng.Float64()*360-180
+		if rng.IntN(10) == 0 {
+			lat = []float64{-90, 90, 89.999, -89.999, 0}[rng.IntN(5)]
+			lng = []float64{-180, 180, 179.999, 0}[rng.IntN(4)]
+		}
+		radius := []float64{0.5, 5, 25, 300, 5000}[rng.IntN(5)]
+		b := boxAround(lat, lng, radius)
+		spread := 2 * radius / earthRadiusKm * 180 / math.Pi
+		plat := max(-90, min(90, lat+(rng.Float64()*2-1)*spread))
+		plng := math.Remainder(lng+(rng.Float64()*2-1)*spread/max(0.05, math.Cos(lat*math.Pi/180)), 360)
+		if rng.IntN(4) == 0 {
+			// On a cell's edge, or a rounding away from it.
+			edge := math.Round(plat/cellDegrees) * cellDegrees
+			plat = max(-90, min(90, []float64{edge, math.Nextafter(edge, -90), math.Nextafter(edge, 90)}[rng.IntN(3)]))
+		}
+		c := cellOf(point{plat, plng})
+		if b.holds(c) {
+			held++
+			if !b.near(plat, plng) {
+				t.Fatalf("cell %v is held within %v km of (%v, %v), but (%v, %v) in it lies %v km away",
+					c, radius, lat, lng, plat, plng, Distance(lat, lng, plat, plng))
+			}
+		}
+		if !b.reaches(c) {
+			passed++
+			if b.contains(plat, plng) {
+				t.Fatalf("cell %v is passed by around (%v, %v) r=%v, but (%v, %v) in it is in the box", c, lat, lng, radius, plat, plng)
+			}
+		}
+	}
+	if held < 1000 || passed < 1000 {
+		t.Errorf("%d cells held and %d passed by: too few to tell", held, passed)
+	}
+}
+
 // TestCloseRightAfterWrites closes indexes while Bleve is still persisting what was just written. With
 // a bare Close, Bleve v2.5.7 races with itself there, which -race (always on in make test) reports
 // within these iterations; every document must also be on disk when the index reopens.

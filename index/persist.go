@@ -313,6 +313,9 @@ func (p *projection) readKeys(d *decoder) {
 	for _, sets := range []*map[uint64]eventIDs{&p.venueEvents, &p.orgEvents, &p.termEvents, &p.seriesEvents} {
 		*sets = readLists[uint64, eventIDs](d, (*decoder).uvarint, id)
 	}
+	if d.err == nil {
+		p.buildCells()
+	}
 }
 
 // appendLists appends the ordered lists of m: how many lists and entries in all, then each list's

@@ -117,6 +117,10 @@ type projection struct {
 	scheduled   map[uint64]int64
 	dueFrom     int64
 	keysReady   bool
+	// placeCells groups the positions of placeListed by cell of the map, so that a geo filter visits
+	// the cells near its circle rather than every position, and takes one list for a cell wholly
+	// within it. They are built with the keys.
+	placeCells map[cell]*placeCell
 	// gen changes whenever a row does: what was derived from the rows at one generation (the
 	// positions of a search's listed rows, textCache) is good for that generation only. Generations are unique across
 	// projections, since a language's projection may be replaced by another.
@@ -155,6 +159,7 @@ func newProjection() *projection {
 		termListed:   map[uint64][]rowKey{},
 		venueListed:  map[uint64][]rowKey{},
 		placeListed:  map[point][]rowKey{},
+		placeCells:   map[cell]*placeCell{},
 		scheduled:    map[uint64]int64{},
 		dueFrom:      math.MaxInt64,
 		keysReady:    true,
@@ -278,7 +283,12 @@ func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	}
 	if r.hasGeo {
 		at := point{r.lat, r.lng}
+		c := p.cellAt(at, 0)
+		if len(p.placeListed[at]) == 0 {
+			c.points = append(c.points, at)
+		}
 		p.placeListed[at] = insertKey(p.placeListed[at], k)
+		c.keys = insertKey(c.keys, k)
 	}
 }
 
@@ -305,7 +315,70 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 		removeKeyOf(p.venueListed, r.venue, k)
 	}
 	if r.hasGeo {
-		removeKeyOf(p.placeListed, point{r.lat, r.lng}, k)
+		at := point{r.lat, r.lng}
+		removeKeyOf(p.placeListed, at, k)
+		// A row whose position drifted from its keys, as Check repairs, may name no cell.
+		c := p.placeCells[cellOf(at)]
+		if c == nil {
+			return
+		}
+		if _, ok := p.placeListed[at]; !ok {
+			c.points = slices.DeleteFunc(c.points, func(pt point) bool { return pt == at })
+		}
+		if c.keys = removeKey(c.keys, k); len(c.keys) == 0 {
+			delete(p.placeCells, cellOf(at))
+		}
+	}
+}
+
+// cellDegrees is the side of a cell of placeCells, in degrees of latitude and longitude: 2.2 km
+// north to south. A geo filter takes one list for each cell wholly within its circle, and tests
+// the positions of the cells its edge crosses one by one (box.holds). At 1M events, around London
+// (13,000 positions in 264 cells), 0.01 took more lists for large circles, and 0.04 tested more
+// positions for a 5 km one.
+const cellDegrees = 0.02
+
+// cell is a cell of the map: the positions whose latitude and longitude, divided by cellDegrees,
+// round down to lat and lng.
+type cell struct{ lat, lng int32 }
+
+func cellOf(at point) cell {
+	return cell{int32(math.Floor(at.lat / cellDegrees)), int32(math.Floor(at.lng / cellDegrees))}
+}
+
+// placeCell is the positions in one cell that have listed rows, and the keys of all their rows.
+type placeCell struct {
+	points []point
+	keys   []rowKey // ordered
+}
+
+// cellAt returns the cell of at, made with room for size keys if there was none.
+func (p *projection) cellAt(at point, size int) *placeCell {
+	c := p.placeCells[cellOf(at)]
+	if c == nil {
+		c = &placeCell{keys: make([]rowKey, 0, size)}
+		p.placeCells[cellOf(at)] = c
+	}
+	return c
+}
+
+// buildCells groups the positions of placeListed into placeCells, and their keys from the rows, in
+// order, in one pass.
+func (p *projection) buildCells() {
+	p.placeCells = map[cell]*placeCell{}
+	size := map[cell]int{}
+	for at, keys := range p.placeListed {
+		size[cellOf(at)] += len(keys)
+	}
+	for at := range p.placeListed {
+		c := p.cellAt(at, size[cellOf(at)])
+		c.points = append(c.points, at)
+	}
+	for i := range p.events {
+		if r := &p.events[i]; r.hasGeo && rowListed(r) {
+			c := p.cellAt(point{r.lat, r.lng}, 0)
+			c.keys = append(c.keys, keyOf(r))
+		}
 	}
 }
 
@@ -392,6 +465,7 @@ func (p *projection) rebuildKeys() {
 	clipLists(p.termListed)
 	clipLists(p.venueListed)
 	clipLists(p.placeListed)
+	p.buildCells()
 	p.keysReady = true
 	p.gen = generations.Add(1)
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	stdcmp "cmp"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -60,11 +61,25 @@ func diffProjections(got, want *projection) string {
 		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) &&
 		slices.Equal(got.listed, want.listed) && maps.EqualFunc(got.termListed, want.termListed, slices.Equal) &&
 		maps.EqualFunc(got.venueListed, want.venueListed, slices.Equal) && maps.EqualFunc(got.placeListed, want.placeListed, slices.Equal) &&
-		maps.Equal(got.scheduled, want.scheduled) && got.dueFrom == want.dueFrom && got.keysReady == want.keysReady {
+		maps.Equal(got.scheduled, want.scheduled) && got.dueFrom == want.dueFrom && got.keysReady == want.keysReady &&
+		maps.EqualFunc(got.placeCells, want.placeCells, sameCells) {
 		return ""
 	}
-	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}, rowKey{}, point{}), cmpopts.EquateEmpty())
+	return cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, eventLinks{}, placeRow{}, rowKey{}, point{}, placeCell{}, cell{}),
+		cmpopts.EquateEmpty(), cmpopts.SortSlices(lessPoint))
 }
+
+// sameCells reports whether two cells hold the same positions, in any order, and the same keys.
+func sameCells(a, b *placeCell) bool {
+	return slices.Equal(a.keys, b.keys) &&
+		slices.Equal(slices.SortedFunc(slices.Values(a.points), comparePoints), slices.SortedFunc(slices.Values(b.points), comparePoints))
+}
+
+func comparePoints(a, b point) int {
+	return stdcmp.Or(stdcmp.Compare(a.lat, b.lat), stdcmp.Compare(a.lng, b.lng))
+}
+
+func lessPoint(a, b point) bool { return comparePoints(a, b) < 0 }
 
 func TestPutEvents(t *testing.T) {
 	links := func(orgs, terms []uint64) eventLinks { return eventLinks{orgs: orgs, terms: terms} }
