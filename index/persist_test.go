@@ -156,6 +156,7 @@ func TestSavedProjectionsRoundTrip(t *testing.T) {
 		if diff := diffProjections(got, l.proj); diff != "" {
 			t.Errorf("%s: decoded projection differs (-saved +decoded):\n%s", code, diff)
 		}
+		checkOffsets(t, got)
 	}
 }
 

@@ -121,6 +121,11 @@ type projection struct {
 	// the cells near its circle rather than every position, and takes one list for a cell wholly
 	// within it. They are built with the keys.
 	placeCells map[cell]*placeCell
+	// minOffset and maxOffset bound how far each row's local start lies from its start in UTC (its
+	// zone's offset), for the date windows (span). They widen from zero as rows come, and listRows
+	// narrows them to the rows': in a calendar of one zone they are an hour apart, where any zone
+	// would be 30 hours.
+	minOffset, maxOffset int64
 	// gen changes whenever a row does: what was derived from the rows at one generation (the
 	// positions of a search's listed rows, textCache) is good for that generation only. Generations are unique across
 	// projections, since a language's projection may be replaced by another.
@@ -470,12 +475,15 @@ func (p *projection) rebuildKeys() {
 	p.gen = generations.Add(1)
 }
 
-// listRows fills listed, scheduled and dueFrom from the ordered rows: one pass over the rows alone
-// derives them, so a saved projection does not hold them.
+// listRows fills listed, scheduled, dueFrom and the offsets from the ordered rows: one pass over the
+// rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
 	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
+	p.minOffset, p.maxOffset = 0, 0
 	for i := range p.events {
-		if r := &p.events[i]; rowListed(r) {
+		r := &p.events[i]
+		p.widenOffsets(r)
+		if rowListed(r) {
 			p.listed = append(p.listed, keyOf(r))
 		} else if rowScheduled(r) {
 			p.scheduled[r.id] = r.date
@@ -549,6 +557,7 @@ func merge(rows, add []eventRow) []eventRow {
 func (p *projection) link(r *eventRow, l eventLinks) {
 	p.gen = generations.Add(1)
 	p.eventAt[r.id] = r.startLocal
+	p.widenOffsets(r)
 	p.links[r.id] = l
 	if p.keysReady {
 		p.putKeys(r, l)
@@ -641,15 +650,21 @@ func (s eventIDs) Contains(id uint64) bool {
 	return found
 }
 
-// windowSlack is how far a zone moves a wall clock from UTC, at most: rows are ordered by local
-// start, and a window's bounds are UTC instants.
-const windowSlack = 15 * 3600
+// widenOffsets widens minOffset and maxOffset to the offset of r.
+func (p *projection) widenOffsets(r *eventRow) {
+	off := r.startLocal - r.startUTC
+	p.minOffset, p.maxOffset = min(p.minOffset, off), max(p.maxOffset, off)
+}
 
-// window returns the rows whose local start can fall within [lo, hi] UTC seconds: the run is widened
-// by windowSlack and the caller checks startUTC.
-func (p *projection) window(lo, hi int64) []eventRow {
-	from, _ := slices.BinarySearchFunc(p.events, lo-windowSlack, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
-	to, _ := slices.BinarySearchFunc(p.events, hi+windowSlack+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+// span is the date window [lo, hi], in UTC seconds, with the bounds of p's offsets.
+func (p *projection) span(lo, hi int64) window {
+	return window{lo: lo, hi: hi, minOffset: p.minOffset, maxOffset: p.maxOffset}
+}
+
+// window returns the rows whose local start can fall within w: the caller checks startUTC.
+func (p *projection) window(w window) []eventRow {
+	from, _ := slices.BinarySearchFunc(p.events, w.lo+w.minOffset, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
+	to, _ := slices.BinarySearchFunc(p.events, w.hi+w.maxOffset+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
 	if to < from { // lo after hi: an empty window, not an error (CONTRACT 5.2)
 		return nil
 	}

@@ -116,7 +116,7 @@ func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 	rows := p.events
 	if len(f.Include) == 0 {
-		rows = p.window(f.Start.Unix(), f.End.Unix())
+		rows = p.window(p.span(f.Start.Unix(), f.End.Unix()))
 	}
 	if ids := p.candidates(f, text, len(rows)); ids != nil {
 		return compile(f, nil, p, false).page(p.rowsOf(ids))
@@ -177,7 +177,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
 		return Page{}, false
 	}
-	w := window{f.Start.Unix(), f.End.Unix()}
+	w := p.span(f.Start.Unix(), f.End.Unix())
 	if w.hi < w.lo {
 		return Page{IDs: []uint64{}}, true // an empty window, not an error (CONTRACT 5.2)
 	}
@@ -271,26 +271,33 @@ func (p *projection) placeFilter(g *Geo, w window) keyFilter {
 	return kf
 }
 
-// window is a list's date window, [lo, hi] in UTC seconds. Keys are ordered by local start, which a
-// zone moves by up to windowSlack from UTC: a key far enough inside the window starts within it in
-// any zone, and only those near its ends are tested one by one (has).
-type window struct{ lo, hi int64 }
+// window is a list's date window, [lo, hi] in UTC seconds, with the bounds of the offsets of the
+// rows it is applied to (projection.span). Keys are ordered by local start, which a row's zone moves
+// by its offset from UTC: a key far enough inside the window starts within it whatever its offset,
+// and only those near its ends are tested one by one (has).
+type window struct{ lo, hi, minOffset, maxOffset int64 }
+
+// bounds returns the positions in keys of the keys whose local start can fall within w: [from, to).
+func (w window) bounds(keys []rowKey) (from, to int) {
+	from = keyAt(keys, w.lo+w.minOffset)
+	return from, max(keyAt(keys, w.hi+w.maxOffset+1), from)
+}
 
 // keys returns the keys whose local start can fall within w.
 func (w window) keys(keys []rowKey) []rowKey {
-	from, to := keyAt(keys, w.lo-windowSlack), keyAt(keys, w.hi+windowSlack+1)
-	return keys[from:max(from, to)]
+	from, to := w.bounds(keys)
+	return keys[from:to]
 }
 
 // core returns the positions in keys (within w.keys) of the keys surely within w: [from, to).
 func (w window) core(keys []rowKey) (from, to int) {
-	from = keyAt(keys, w.lo+windowSlack)
-	return from, max(keyAt(keys, w.hi-windowSlack+1), from)
+	from = keyAt(keys, w.lo+w.maxOffset)
+	return from, max(keyAt(keys, w.hi+w.minOffset+1), from)
 }
 
 // has reports whether the row of k starts within w.
 func (w window) has(p *projection, k rowKey) bool {
-	if k.startLocal >= w.lo+windowSlack && k.startLocal <= w.hi-windowSlack {
+	if k.startLocal >= w.lo+w.maxOffset && k.startLocal <= w.hi+w.minOffset {
 		return true
 	}
 	r := p.event(k.id)
@@ -415,7 +422,7 @@ func (m *keyMerge) Pop() any {
 // test allows. Without tests the rows surely within the window are counted by two ranks and paged by
 // selecting their positions.
 func (p *projection) pageAt(at *roaring.Bitmap, tests [][]members, w window, f *EventFilter) Page {
-	from, to := keyAt(p.listed, w.lo-windowSlack), keyAt(p.listed, w.hi+windowSlack+1)
+	from, to := w.bounds(p.listed)
 	visit := func(from, to int, each func(k rowKey)) {
 		it := at.Iterator()
 		it.AdvanceIfNeeded(uint32(from))
