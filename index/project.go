@@ -429,8 +429,9 @@ func removeSorted[S ~[]E, E any](s S, v E, compare func(E, E) int) S {
 	return s
 }
 
-// rebuildKeys fills listed, termListed, venueListed, placeListed and scheduled from the ordered rows,
-// and the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents).
+// rebuildKeys fills listed, termListed, venueListed, placeListed and placeCells from the ordered rows,
+// with the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents), and through
+// listRows scheduled and the offsets.
 func (p *projection) rebuildKeys() {
 	p.listRows()
 	p.termListed, p.venueListed, p.placeListed = map[uint64][]rowKey{}, map[uint64][]rowKey{}, map[point][]rowKey{}
