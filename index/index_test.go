@@ -250,22 +250,29 @@ func TestBoxHoldsTheCircle(t *testing.T) {
 	}
 }
 
+// aroundACentre picks a centre anywhere on the globe (one in ten at a pole, the equator or the date
+// line), one of radii, and a point within twice that radius of it, in latitude and in longitude.
+func aroundACentre(rng *rand.Rand, radii []float64) (lat, lng, radius, plat, plng float64) {
+	lat, lng = rng.Float64()*180-90, rng.Float64()*360-180
+	if rng.IntN(10) == 0 {
+		lat = []float64{-90, 90, 89.999, -89.999, 0}[rng.IntN(5)]
+		lng = []float64{-180, 180, 179.999, 0}[rng.IntN(4)]
+	}
+	radius = radii[rng.IntN(len(radii))]
+	spread := 2 * radius / earthRadiusKm * 180 / math.Pi
+	plat = max(-90, min(90, lat+(rng.Float64()*2-1)*spread))
+	plng = math.Remainder(lng+(rng.Float64()*2-1)*spread/max(0.05, math.Cos(lat*math.Pi/180)), 360)
+	return lat, lng, radius, plat, plng
+}
+
 // surelyIn must never take in a point the haversine puts beyond the radius, anywhere on the globe, and
 // must spare the haversine most of the points within it (its diamond holds 2/π of a small circle).
 func TestSurelyInIsWithinTheRadius(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	within, sure := 0, 0
 	for range 200000 {
-		lat, lng := rng.Float64()*180-90, rng.Float64()*360-180
-		if rng.IntN(10) == 0 {
-			lat = []float64{-90, 90, 89.999, -89.999, 0}[rng.IntN(5)]
-			lng = []float64{-180, 180, 179.999, 0}[rng.IntN(4)]
-		}
-		radius := []float64{0, 0.01, 1, 25, 300, 5000}[rng.IntN(6)]
+		lat, lng, radius, plat, plng := aroundACentre(rng, []float64{0, 0.01, 1, 25, 300, 5000})
 		b := boxAround(lat, lng, radius)
-		spread := 2 * radius / earthRadiusKm * 180 / math.Pi
-		plat := max(-90, min(90, lat+(rng.Float64()*2-1)*spread))
-		plng := math.Remainder(lng+(rng.Float64()*2-1)*spread/max(0.05, math.Cos(lat*math.Pi/180)), 360)
 		d := Distance(lat, lng, plat, plng)
 		if b.surelyIn(plat, plng) {
 			sure++
@@ -289,16 +296,8 @@ func TestCellsOfTheCircle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	held, passed := 0, 0
 	for range 60000 {
-		lat, lng := rng.Float64()*180-90, rng.Float64()*360-180
-		if rng.IntN(10) == 0 {
-			lat = []float64{-90, 90, 89.999, -89.999, 0}[rng.IntN(5)]
-			lng = []float64{-180, 180, 179.999, 0}[rng.IntN(4)]
-		}
-		radius := []float64{0.5, 5, 25, 300, 5000}[rng.IntN(5)]
+		lat, lng, radius, plat, plng := aroundACentre(rng, []float64{0.5, 5, 25, 300, 5000})
 		b := boxAround(lat, lng, radius)
-		spread := 2 * radius / earthRadiusKm * 180 / math.Pi
-		plat := max(-90, min(90, lat+(rng.Float64()*2-1)*spread))
-		plng := math.Remainder(lng+(rng.Float64()*2-1)*spread/max(0.05, math.Cos(lat*math.Pi/180)), 360)
 		if rng.IntN(4) == 0 {
 			// On a cell's edge, or a rounding away from it.
 			edge := math.Round(plat/cellDegrees) * cellDegrees

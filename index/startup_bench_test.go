@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -31,13 +30,7 @@ import (
 // reports the CPU time the process spent (cpu-ms/op), which other work on a shared machine disturbs
 // less.
 func BenchmarkStartUp(b *testing.B) {
-	n := 2000
-	if s := os.Getenv("CALENDAR_BENCH_EVENTS"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n < 2 {
-			b.Fatalf("CALENDAR_BENCH_EVENTS=%q: want a number of events, at least 2", s)
-		}
-	}
+	n := benchEvents(b, 2000, 2)
 	dirs := startUpFixtures(b, n)
 	for _, bc := range []struct {
 		name, dir string
