@@ -508,7 +508,7 @@ func (p *projection) listedAt(set *roaring64.Bitmap) *roaring.Bitmap {
 	} else {
 		bits := bitsOf(set)
 		for i, k := range p.listed {
-			if bits.has(k.id) {
+			if bits.Contains(k.id) {
 				at.Add(uint32(i))
 			}
 		}

@@ -698,23 +698,23 @@ func (c *scan) matches(r *eventRow) bool {
 		return false
 	case c.bounded && (r.startUTC < c.start || r.startUTC > c.end):
 		return false
-	case c.include != nil && !c.include.has(r.id):
+	case c.include != nil && !c.include.Contains(r.id):
 		return false
 	case c.Featured != nil && r.featured != *c.Featured:
 		return false
-	case c.venues != nil && !c.venues.has(r.venue):
+	case c.venues != nil && !c.venues.Contains(r.venue):
 		return false
-	case c.orgs != nil && !c.orgs.has(r.id):
+	case c.orgs != nil && !c.orgs.Contains(r.id):
 		return false
-	case c.cats != nil && !c.cats.has(r.id):
+	case c.cats != nil && !c.cats.Contains(r.id):
 		return false
-	case c.tags != nil && !c.tags.has(r.id):
+	case c.tags != nil && !c.tags.Contains(r.id):
 		return false
-	case c.series != nil && !c.series.has(r.id):
+	case c.series != nil && !c.series.Contains(r.id):
 		return false
 	case c.Geo != nil && !c.near(r):
 		return false
-	case c.text != nil && !c.text.has(r.id):
+	case c.text != nil && !c.text.Contains(r.id):
 		return false
 	case c.Statuses == nil && r.status == statePublish:
 		return true // the common case, without a call
@@ -732,7 +732,7 @@ func (c *scan) repeats(r *eventRow) bool {
 	if p := c.links[r.id].parent; p != 0 {
 		series = p
 	}
-	if c.seen.has(series) {
+	if c.seen.Contains(series) {
 		return true
 	}
 	c.seen.add(series)
@@ -1096,13 +1096,11 @@ func (s *idSet) add(id uint64) {
 	(*s)[w] |= 1 << (id % 64)
 }
 
-func (s idSet) has(id uint64) bool {
+// Contains reports whether id is in s; it makes an idSet a test's members too.
+func (s idSet) Contains(id uint64) bool {
 	w := int(id / 64)
 	return w < len(s) && s[w]&(1<<(id%64)) != 0
 }
-
-// Contains is has, for a test (members).
-func (s idSet) Contains(id uint64) bool { return s.has(id) }
 
 // ids returns the IDs in s, in order.
 func (s idSet) ids() []uint64 {
