@@ -48,6 +48,14 @@ func (ix *Index) TextCacheStats() CacheStats {
 	return CacheStats{Entries: len(c.m), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
 }
 
+// GrowTextCache raises the bound of the remembered search matches to n bytes; a smaller n leaves it.
+func (ix *Index) GrowTextCache(n int) {
+	c := ix.texts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = max(c.limit, n)
+}
+
 func (c *textCache) get(key string, v Version) (*roaring64.Bitmap, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

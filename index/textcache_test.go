@@ -240,7 +240,8 @@ func TestTextCachePositionsMakeRoom(t *testing.T) {
 	}
 }
 
-// TestOpenSharesTextCache: Open gives every language the index's one cache, bounded by the option.
+// TestOpenSharesTextCache: Open gives every language the index's one cache, bounded by the option,
+// which GrowTextCache raises.
 func TestOpenSharesTextCache(t *testing.T) {
 	dir := t.TempDir()
 	ix, err := Open(context.Background(), filepath.Join(dir, "index"), openStore(t, dir), Options{TextCacheBytes: 5 << 20})
@@ -254,6 +255,12 @@ func TestOpenSharesTextCache(t *testing.T) {
 	for code, l := range ix.langs {
 		if l.texts != ix.texts {
 			t.Errorf("%s has a text cache of its own", code)
+		}
+	}
+	// GrowTextCache raises the bound, and leaves it for a smaller one.
+	for _, tc := range []struct{ grow, want int }{{4 << 20, 5 << 20}, {8 << 20, 8 << 20}} {
+		if ix.GrowTextCache(tc.grow); ix.TextCacheStats().Limit != tc.want {
+			t.Errorf("grown to %d: limit %d, want %d", tc.grow, ix.TextCacheStats().Limit, tc.want)
 		}
 	}
 }

@@ -53,6 +53,13 @@ func (c *recordCache) stats() CacheStats {
 	return CacheStats{Entries: len(c.m), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
 }
 
+// grow raises the bound to limit; a lower limit leaves it.
+func (c *recordCache) grow(limit int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = max(c.limit, limit)
+}
+
 // put keeps rec, decoded from raw. Past the bound it first evicts entries down to half of it, in map
 // order: cheap, and a record that is read often is back soon.
 func (c *recordCache) put(id uint64, raw []byte, rec any) {

@@ -47,7 +47,8 @@ func TestRecordCacheBound(t *testing.T) {
 	}
 }
 
-// TestRecordCacheOptions checks that the store splits Options.RecordCacheBytes between its caches.
+// TestRecordCacheOptions checks that the store splits Options.RecordCacheBytes between its caches,
+// and a grown bound (GrowRecordCache) the same way.
 func TestRecordCacheOptions(t *testing.T) {
 	for _, tc := range []struct {
 		opt, posts, terms int
@@ -62,6 +63,15 @@ func TestRecordCacheOptions(t *testing.T) {
 		db.Close()
 		if db.cache.limit != tc.posts || db.terms.limit != tc.terms {
 			t.Errorf("RecordCacheBytes %d: limits %d and %d, want %d and %d", tc.opt, db.cache.limit, db.terms.limit, tc.posts, tc.terms)
+		}
+		// GrowRecordCache shares a larger bound the same way, and leaves the caches for a smaller one.
+		db.GrowRecordCache(tc.opt / 2)
+		if db.cache.limit != tc.posts || db.terms.limit != tc.terms {
+			t.Errorf("grown to %d from %d: limits %d and %d, want %d and %d", tc.opt/2, tc.opt, db.cache.limit, db.terms.limit, tc.posts, tc.terms)
+		}
+		db.GrowRecordCache(64 << 20)
+		if db.cache.limit != 60<<20 || db.terms.limit != 4<<20 {
+			t.Errorf("grown to 64 MiB: limits %d and %d, want 60 and 4 MiB", db.cache.limit, db.terms.limit)
 		}
 	}
 }

@@ -252,6 +252,13 @@ func (db *DB) init() error {
 	})
 }
 
+// GrowRecordCache raises the bound of the decoded-record caches to n bytes together, shared as
+// Options.RecordCacheBytes is; a smaller n leaves them.
+func (db *DB) GrowRecordCache(n int) {
+	db.cache.grow(n - n/16)
+	db.terms.grow(n / 16)
+}
+
 // Close closes the store.
 func (db *DB) Close() error { return db.kv.Close() }
 

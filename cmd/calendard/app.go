@@ -50,9 +50,9 @@ type app struct {
 	loading index.Loading
 	// terminal is stderr when it is a terminal, where load shows its progress as a bar; nil otherwise.
 	terminal io.Writer
-	// limitMemory has serve set the runtime's soft memory limit from the budget once the index has
-	// loaded (memoryBudget.applyLimit): the command serve's, not tests', which open many apps in one
-	// process.
+	// limitMemory has load fit the budget to the loaded calendar (memoryBudget.fit): grow the default
+	// budget's caches with it and set the runtime's soft memory limit. The command serve's, not
+	// tests', which open many apps in one process.
 	limitMemory bool
 	handler     handlerSwitch
 	server      *http.Server
@@ -201,9 +201,16 @@ func (a *app) load(ctx context.Context) error {
 		return err
 	}
 	a.index = ix
+	hc := a.cfg.handlerConfig()
+	if a.limitMemory {
+		budget := a.cfg.budget().fit(a.log)
+		a.db.GrowRecordCache(budget.records)
+		ix.GrowTextCache(budget.texts)
+		hc.ListCacheBytes, hc.ItemCacheBytes = budget.lists, budget.items
+	}
 	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
-	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(), Store: a.db, Index: ix, Log: a.log.Named("http"),
+	api := handlers.New(handlers.Deps{Config: hc, Store: a.db, Index: ix, Log: a.log.Named("http"),
 		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
 	a.jobs.Warm(api.(*handlers.Handler))
 	a.handler.set(api)
@@ -311,9 +318,6 @@ func (a *app) serve(ctx context.Context) error {
 		if err != nil {
 			return errors.Join(ignoreCancel(ctx, err), a.shutdown(errc))
 		}
-	}
-	if a.limitMemory {
-		a.cfg.budget().applyLimit(a.log)
 	}
 	defer a.startSync()()
 	// Deferred after the syncer's stop, so it runs first: cron stops after HTTP and before the syncer.

@@ -77,6 +77,9 @@ type Config struct {
 	EtcdMaxTxnOps, EtcdMaxRequestBytes int
 	// MemoryMB is the memory budget in MiB (memory.go); 0 = none.
 	MemoryMB int
+	// memoryDefault is set when neither CALENDAR_MEMORY_MB nor --memory-mb gave MemoryMB: the
+	// default budget, which grows with the calendar (memoryBudget.forCalendar).
+	memoryDefault bool
 
 	siteZone datetime.Zone
 	now      time.Time
@@ -182,6 +185,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if c.MemoryMB, err = strconv.Atoi(*memory); err != nil || (c.MemoryMB != 0 && c.MemoryMB < minMemoryMB) {
 		return c, fmt.Errorf("memory-mb must be 0 (no budget) or an integer of at least %d", minMemoryMB)
 	}
+	c.memoryDefault = getenv("CALENDAR_MEMORY_MB") == ""
+	fs.Visit(func(f *flag.Flag) { c.memoryDefault = c.memoryDefault && f.Name != "memory-mb" })
 	if c.DemoEvents, err = strconv.Atoi(*demo); err != nil || c.DemoEvents < 0 {
 		return c, errors.New("demo-events must be a non-negative integer")
 	}
@@ -352,4 +357,8 @@ func (c *Config) handlerConfig() handlers.Config {
 	}
 }
 
-func (c *Config) budget() memoryBudget { return splitBudget(c.MemoryMB) }
+func (c *Config) budget() memoryBudget {
+	b := splitBudget(c.MemoryMB)
+	b.grows = c.memoryDefault
+	return b
+}

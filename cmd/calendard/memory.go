@@ -11,7 +11,8 @@ import (
 // rest is for the kernel's page cache, which holds the store's file and the Bleve indexes that the
 // process maps (file-backed memory, outside the budget: 370 MB at 100k events), and for the operating
 // system. At 100k events the process then holds 360 MB of anonymous memory under load, where 512
-// gave 480 MB and no budget 720–830 MB (docs/BENCHMARKS.md).
+// gave 480 MB and no budget 720–830 MB (docs/BENCHMARKS.md). The default grows with a calendar too
+// big for it (memoryBudget.forCalendar).
 const DefaultMemoryMB = 384
 
 // minMemoryMB is the smallest budget accepted: below it the caches are too small to hold one page
@@ -24,6 +25,9 @@ const minMemoryMB = 64
 type memoryBudget struct {
 	limit                        int64
 	lists, items, records, texts int
+	// grows is set on the default budget (CALENDAR_MEMORY_MB unset), which grows with the calendar
+	// (forCalendar); a budget the user set stays as set.
+	grows bool
 }
 
 // The caches' shares of the budget, in per cent: 36 % together. The rest is what the process needs
@@ -59,24 +63,52 @@ func splitBudget(mb int) memoryBudget {
 	}
 }
 
-// applyLimit sets the runtime's soft memory limit from b, if it has a limit, once the index has
-// loaded: at fitLimit's for what the loaded calendar holds whatever the budget (the projections of
-// every event), measured by one collection. Not before: while the index loads, the projections are
-// nearly all that grows, and under a limit below them the collector ran without pause (at 1M events
-// the first answer came after 6.5–7.5 s instead of 3.7–4.3 s, docs/BENCHMARKS.md).
-func (b memoryBudget) applyLimit(log *zap.Logger) {
+// fit spends b on the loaded calendar, once the index has loaded: it measures what the calendar holds
+// (the projections of every event) by one collection, grows b for it (forCalendar), and sets the
+// runtime's soft memory limit at fitLimit's. It returns the budget the caches get. Not before the
+// load: while the index loads, the projections are nearly all that grows, and under a limit below
+// them the collector ran without pause (at 1M events the first answer came after 6.5–7.5 s instead
+// of 3.7–4.3 s, docs/BENCHMARKS.md).
+func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 	if b.limit == 0 {
-		return // no budget
+		return b // no budget
 	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	fit := fitLimit(b.limit, int64(m.HeapAlloc))
-	debug.SetMemoryLimit(fit)
-	if fit != b.limit {
-		log.Info("memory limit raised above the calendar", zap.Int64("calendar_mb", int64(m.HeapAlloc)>>20),
-			zap.Int64("budget_mb", b.limit>>20), zap.Int64("limit_mb", fit>>20))
+	live := int64(m.HeapAlloc)
+	grown := b.forCalendar(live)
+	if grown.limit != b.limit {
+		log.Info("memory budget grown with the calendar", zap.Int64("calendar_mb", live>>20),
+			zap.Int64("default_mb", b.limit>>20), zap.Int64("budget_mb", grown.limit>>20))
 	}
+	limit := fitLimit(grown.limit, live)
+	debug.SetMemoryLimit(limit)
+	if limit != grown.limit {
+		log.Info("memory limit raised above the calendar", zap.Int64("calendar_mb", live>>20),
+			zap.Int64("budget_mb", grown.limit>>20), zap.Int64("limit_mb", limit>>20))
+	}
+	return grown
+}
+
+// calendarEighths is the most of a default budget, in eighths, that the loaded calendar may hold
+// before the budget grows with it. The rest holds the caches (36 %) and the room for the pages
+// being computed and for the collector. At 100k events the calendar holds about 100 MB, a quarter of
+// the default 384 MiB, which stays. At 1M it holds 410–430 MB: under the default budget, raised to
+// twice that for a limit, the caches kept their 138 MB and the mix served 70–78 % of what it served
+// with the caches' built-in bounds and no limit; with a budget of 1,200 MiB (about 8/3 of the
+// calendar), 90–93 %, at 1.19 GB of anonymous memory against 1.62 GB (docs/BENCHMARKS.md).
+const calendarEighths = 3
+
+// forCalendar is b for a loaded calendar holding live bytes: b itself, unless b grows and live is
+// more than calendarEighths of it; then the budget that live is calendarEighths of, split as b is.
+func (b memoryBudget) forCalendar(live int64) memoryBudget {
+	if !b.grows || live*8 <= b.limit*calendarEighths {
+		return b
+	}
+	grown := splitBudget(int((live*8/calendarEighths + 1<<20 - 1) >> 20))
+	grown.grows = true
+	return grown
 }
 
 // fitLimit is the soft limit for a budget's limit when the loaded calendar holds live bytes: at least

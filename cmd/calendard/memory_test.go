@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
+	"math"
+	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,6 +31,7 @@ func TestParseConfigMemory(t *testing.T) {
 		{name: "variable", env: "1024", want: 1024},
 		{name: "none", env: "0", want: 0},
 		{name: "flag over variable", env: "1024", args: []string{"--memory-mb", "256"}, want: 256},
+		{name: "flag at the default", args: []string{"--memory-mb", strconv.Itoa(DefaultMemoryMB)}, want: DefaultMemoryMB},
 		{name: "smallest", env: "64", want: 64},
 		{name: "too small", env: "63", wantErr: true},
 		{name: "negative", env: "-1", wantErr: true},
@@ -51,6 +56,10 @@ func TestParseConfigMemory(t *testing.T) {
 			}
 			if cfg.MemoryMB != tc.want {
 				t.Errorf("MemoryMB = %d, want %d", cfg.MemoryMB, tc.want)
+			}
+			// Only the budget nobody set grows with the calendar.
+			if grows := cfg.budget().grows; grows != (tc.name == "default") {
+				t.Errorf("budget grows: %v, want %v", grows, !grows)
 			}
 			hc, b := cfg.handlerConfig(), splitBudget(tc.want)
 			if hc.ListCacheBytes != b.lists || hc.ItemCacheBytes != b.items {
@@ -131,25 +140,127 @@ func TestFitLimit(t *testing.T) {
 	}
 }
 
-// TestApplyLimit: without a budget the runtime's soft limit is left alone; with one it becomes
-// fitLimit's for the heap the process holds (a budget far below it, so that it is raised).
-func TestApplyLimit(t *testing.T) {
+// TestForCalendar: the default budget grows with a calendar holding more than 3/8 of it, to the budget
+// that the calendar is 3/8 of, split the same way; a budget the user set, and no budget, stay.
+func TestForCalendar(t *testing.T) {
+	const mb = 1 << 20
+	def := splitBudget(DefaultMemoryMB)
+	def.grows = true
+	grown := splitBudget(1100) // 412.5 MiB × 8/3
+	grown.grows = true
+	for _, tc := range []struct {
+		name string
+		b    memoryBudget
+		live int64
+		want memoryBudget
+	}{
+		{"100k events", def, 108 * mb, def},
+		{"3/8 of the default", def, DefaultMemoryMB * mb * 3 / 8, def},
+		{"1M events", def, 412*mb + mb/2, grown},
+		{"set by the user", splitBudget(DefaultMemoryMB), 430 * mb, splitBudget(DefaultMemoryMB)},
+		{"none", memoryBudget{}, 430 * mb, memoryBudget{}},
+	} {
+		if got := tc.b.forCalendar(tc.live); got != tc.want {
+			t.Errorf("%s: %+v for %d MiB, want %+v", tc.name, got, tc.live/mb, tc.want)
+		}
+	}
+}
+
+// TestFitBudget: without a budget the runtime's soft limit is left alone; with one it becomes
+// fitLimit's for the heap the process holds (a budget far below it, so that it is raised), and a
+// default budget first grows to the one the heap is 3/8 of.
+func TestFitBudget(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
 	held := make([]byte, 4*minMemoryMB<<20) // live through the measure: twice it is above the budget
-	splitBudget(0).applyLimit(zaptest.NewLogger(t))
+	if got := splitBudget(0).fit(zaptest.NewLogger(t)); got != (memoryBudget{}) {
+		t.Errorf("no budget: %+v, want none", got)
+	}
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Fatalf("no budget: limit %d, want it left at %d", got, before)
 	}
+	heap := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
 	b := splitBudget(minMemoryMB)
-	b.applyLimit(zaptest.NewLogger(t))
+	if got := b.fit(zaptest.NewLogger(t)); got != b {
+		t.Errorf("a budget set: %+v, want it kept: %+v", got, b)
+	}
 	got := debug.SetMemoryLimit(-1)
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	runtime.KeepAlive(held)
-	want := fitLimit(b.limit, int64(m.HeapAlloc))
+	want := fitLimit(b.limit, heap())
 	if got <= b.limit || got < want-4<<20 || got > want+4<<20 {
 		t.Errorf("budget of %d MiB: limit %d MiB, want %d MiB (twice the heap)", minMemoryMB, got>>20, want>>20)
 	}
+	b.grows = true
+	grown := b.fit(zaptest.NewLogger(t))
+	got = debug.SetMemoryLimit(-1)
+	live := heap()
+	runtime.KeepAlive(held)
+	if grown.limit < live*8/3-4<<20 || grown.limit > live*8/3+4<<20 || !grown.grows || grown.items <= b.items {
+		t.Errorf("default budget of %d MiB under %d MiB: %+v, want it grown to %d MiB", minMemoryMB, live>>20, grown, live*8/3>>20)
+	}
+	if got != grown.limit {
+		t.Errorf("default budget grown to %d MiB: limit %d MiB, want the budget's", grown.limit>>20, got>>20)
+	}
+}
+
+// TestLoadGrowsCaches: a server whose default budget grows with the calendar gives every cache its
+// share of the grown budget; one whose budget is set keeps the set budget's shares.
+func TestLoadGrowsCaches(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	// Held through the loads: more than 3/8 of the default budget, as a big calendar's projections.
+	held := make([]byte, DefaultMemoryMB<<20/2)
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		grows bool
+	}{
+		{"default", nil, true},
+		{"set", []string{"CALENDAR_MEMORY_MB=" + strconv.Itoa(DefaultMemoryMB)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			keepOnFile(t, dir)
+			cfg, err := parseConfig("serve", nil, lookup(map[string]string{"CALENDAR_DATA_DIR": dir,
+				"CALENDAR_ADMIN_APP_PASSWORD": adminPass}, tc.env...), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := open(context.Background(), cfg, zaptest.NewLogger(t), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.close()
+			a.limitMemory = true
+			if err := a.load(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(&a.handler)
+			defer ts.Close()
+			m := scrape(t, ts.URL+"/metrics")
+			set := splitBudget(DefaultMemoryMB)
+			// Each cache's bound over its share of the set budget: 1 when the budget stays, and the
+			// same ratio above 1 for every cache when it grows.
+			var ratios []float64
+			for cache, share := range map[string]int{"lists": set.lists, "items": set.items,
+				"records": set.records - set.records/16, "terms": set.records / 16, "search_text": set.texts} {
+				got, ok := m.value("calendard_cache_limit_bytes", "cache", cache)
+				if !ok {
+					t.Fatalf("no limit for cache %s", cache)
+				}
+				ratios = append(ratios, got/float64(share))
+			}
+			for _, r := range ratios {
+				if math.Abs(r-ratios[0]) > 0.01 || (r > 1.01) != tc.grows || r < 0.99 {
+					t.Errorf("caches' bounds over the set budget's shares: %v, want the same for all, above 1 %v", ratios, tc.grows)
+					break
+				}
+			}
+		})
+	}
+	runtime.KeepAlive(held)
 }
