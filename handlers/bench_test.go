@@ -196,6 +196,7 @@ func BenchmarkListEvents(b *testing.B) {
 		"per_page=10&search=jazz",
 		"per_page=10&search=concert+night",
 		"per_page=10&categories=7",
+		"per_page=10&categories=3,7", // a union: the merge of two lists
 		"per_page=10&tags=45",
 		"per_page=10&geoloc=1&geoloc_lat=50&geoloc_lng=4&geoloc_radius=100",
 		"per_page=10&geoloc=1&geoloc_lat=51.5074&geoloc_lng=-0.1278&geoloc_radius=25", // London: seeded English venues

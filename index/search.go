@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"math"
 	"math/bits"
@@ -377,7 +376,8 @@ func (w window) edge(p *projection, keys []rowKey) []uint64 {
 }
 
 // keyMerge walks the union of ordered lists of keys in order, each key once (an event in several of a
-// filter's terms is listed once): a heap of the lists by their first key.
+// filter's terms is listed once): a heap of the lists by their first key. The heap is kept here
+// rather than by container/heap, whose calls through an interface were most of a merge's cost.
 type keyMerge [][]rowKey
 
 func newKeyMerge(lists [][]rowKey) *keyMerge {
@@ -387,35 +387,46 @@ func newKeyMerge(lists [][]rowKey) *keyMerge {
 			m = append(m, keys)
 		}
 	}
-	heap.Init(&m)
+	for i := len(m)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
 	return &m
 }
 
 // next returns the smallest key not returned yet, or false when there is none.
 func (m *keyMerge) next() (rowKey, bool) {
-	if len(*m) == 0 {
+	h := *m
+	if len(h) == 0 {
 		return rowKey{}, false
 	}
-	k := (*m)[0][0]
-	for len(*m) > 0 && (*m)[0][0] == k {
-		if (*m)[0] = (*m)[0][1:]; len((*m)[0]) == 0 {
-			heap.Pop(m)
-		} else {
-			heap.Fix(m, 0)
+	k := h[0][0]
+	for len(h) > 0 && h[0][0] == k {
+		if h[0] = h[0][1:]; len(h[0]) == 0 {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
+		h.down(0)
 	}
+	*m = h
 	return k, true
 }
 
-func (m keyMerge) Len() int           { return len(m) }
-func (m keyMerge) Less(i, j int) bool { return compareKeys(m[i][0], m[j][0]) < 0 }
-func (m keyMerge) Swap(i, j int)      { m[i], m[j] = m[j], m[i] }
-func (m *keyMerge) Push(x any)        { *m = append(*m, x.([]rowKey)) }
-func (m *keyMerge) Pop() any {
-	old := *m
-	last := old[len(old)-1]
-	*m = old[:len(old)-1]
-	return last
+// down moves the list at i down the heap to its place among its descendants.
+func (m keyMerge) down(i int) {
+	for {
+		child := 2*i + 1
+		if child >= len(m) {
+			return
+		}
+		if right := child + 1; right < len(m) && compareKeys(m[right][0], m[child][0]) < 0 {
+			child = right
+		}
+		if compareKeys(m[child][0], m[i][0]) >= 0 {
+			return
+		}
+		m[i], m[child] = m[child], m[i]
+		i = child
+	}
 }
 
 // pageAt pages the rows of f's window among the listed rows at the positions at holds that every
