@@ -96,8 +96,9 @@ func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 // being computed and for the collector. At 100k events the calendar holds about 100 MB, a quarter of
 // the default 384 MiB, which stays. At 1M it holds 410–430 MB: under the default budget, raised to
 // twice that for a limit, the caches kept their 138 MB and the mix served 70–78 % of what it served
-// with the caches' built-in bounds and no limit; with a budget of 1,200 MiB (about 8/3 of the
-// calendar), 90–93 %, at 1.19 GB of anonymous memory against 1.62 GB (docs/BENCHMARKS.md).
+// with the caches' built-in bounds and no limit; with a budget of 1,200 MiB, 90–93 %, at 1.19 GB of
+// anonymous memory against 1.62 GB (docs/BENCHMARKS.md). 3/8 grows it to 1,102 MiB: 83–85 %, at
+// 1.10–1.11 GB, which leaves a margin under the 1.2 GB at 1M.
 const calendarEighths = 3
 
 // forCalendar is b for a loaded calendar holding live bytes: b itself, unless b grows and live is
