@@ -813,7 +813,7 @@ func TestListedPageEqualsScan(t *testing.T) {
 					want := p.scanPage(f, text)
 					f.Offset = r.IntN(want.Total + 5)
 					want = p.scanPage(f, text)
-					got, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) })
+					got, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) }, w.ix.langs[f.Lang].union)
 					if !ok && f.Geo == nil {
 						t.Fatalf("round %d query %d: the keys do not answer %+v", round, i, *f)
 					}
@@ -887,7 +887,7 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 			if tc.text {
 				text = roaring64.BitmapOf(1)
 			}
-			page, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) })
+			page, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) }, p.union)
 			if ok != tc.want {
 				t.Fatalf("the keys answer: %v, want %v", ok, tc.want)
 			}

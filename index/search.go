@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -104,7 +105,7 @@ func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 		l.texts.putListedAt(text, l.proj.gen, at)
 		return at
 	}
-	if page, ok := l.proj.listedPage(f, text, textAt); ok {
+	if page, ok := l.proj.listedPage(f, text, textAt, l.union); ok {
 		return page
 	}
 	return l.proj.scanPage(f, text)
@@ -169,9 +170,10 @@ type keyFilter struct {
 // (dueFrom). At 1M events visiting their windows' rows was most of their cost. The filter with the
 // fewest keys within the window leads, and the others test its rows by event ID; a search leads with
 // the positions of its listed rows in listed (textAt: remembered beside its matches, or found, at
-// about the cost of one scan, and remembered). A geo filter that would not lead leaves the list to
-// the scan, which tests positions row by row.
-func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap) (Page, bool) {
+// about the cost of one scan, and remembered), and several terms (a category with its subcategories)
+// with their union (unionOf). A geo filter that would not lead leaves the list to the scan, which
+// tests positions row by row.
+func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap, unionOf func(ids []uint64) *termUnion) (Page, bool) {
 	if len(f.Include)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil || f.Collapse || f.Statuses != nil ||
 		f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
 		return Page{}, false
@@ -191,11 +193,12 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		if len(by.ids) == 0 {
 			continue
 		}
-		kf := keyFilter{disjoint: by.disjoint}
-		ids := by.ids
-		if by.disjoint {
-			ids = slices.Compact(slices.Sorted(slices.Values(ids))) // a venue named twice is counted once
+		ids := slices.Compact(slices.Sorted(slices.Values(by.ids))) // an ID named twice counts once
+		if len(ids) > 1 && !by.disjoint {
+			filters = append(filters, unionOf(ids).filter(w))
+			continue
 		}
+		kf := keyFilter{disjoint: by.disjoint}
 		for _, id := range ids {
 			keys := w.keys(by.lists[id])
 			kf.lists, kf.size = append(kf.lists, keys), kf.size+len(keys)
@@ -373,6 +376,65 @@ func (w window) edge(p *projection, keys []rowKey) []uint64 {
 		}
 	}
 	return ids
+}
+
+// termUnion is the union of several terms' listed keys and linked events: one list, which a window
+// counts by two binary searches, and one set, which a test probes once. Counting a window of the
+// terms' own lists meant merging them key by key: at 1M events a category with five subcategories
+// cost 2.6 ms a list, one tag 0.13 ms (docs/BENCHMARKS.md). A union is built for one generation of
+// its projection (gen) and remembered with the search matches (lang.union); its set is a bitmap,
+// which for the many events of a union is smaller than their IDs in order (eventIDs).
+type termUnion struct {
+	gen  uint64
+	keys []rowKey
+	set  *roaring64.Bitmap
+}
+
+// union builds the union of the terms ids.
+func (p *projection) union(ids []uint64) *termUnion {
+	lists := make([][]rowKey, len(ids))
+	n := 0
+	u := &termUnion{gen: p.gen, set: roaring64.New()}
+	for i, id := range ids {
+		lists[i] = p.termListed[id]
+		n += len(lists[i])
+		u.set.AddMany(p.termEvents[id])
+	}
+	u.keys = make([]rowKey, 0, n)
+	m := newKeyMerge(lists)
+	for k, ok := m.next(); ok; k, ok = m.next() {
+		u.keys = append(u.keys, k)
+	}
+	u.keys = slices.Clip(u.keys)
+	return u
+}
+
+// filter is the union as the filter of a list over window w.
+func (u *termUnion) filter(w window) keyFilter {
+	keys := w.keys(u.keys)
+	return keyFilter{lists: [][]rowKey{keys}, sets: []members{u.set}, size: len(keys), disjoint: true}
+}
+
+// size is what the union counts against the limit of the cache that keeps it.
+func (u *termUnion) size() int {
+	return len(u.keys)*int(unsafe.Sizeof(rowKey{})) + int(u.set.GetSizeInBytes())
+}
+
+// union returns the union of the terms ids (two or more, in order) in l's projection: the one
+// remembered for its generation, or a new one, remembered. l.mu is held.
+func (l *lang) union(ids []uint64) *termUnion {
+	var key strings.Builder
+	key.WriteString(string(l.code))
+	for _, id := range ids {
+		key.WriteByte(',')
+		key.WriteString(strconv.FormatUint(id, 10))
+	}
+	if u := l.texts.union(key.String(), l.proj.gen); u != nil {
+		return u
+	}
+	u := l.proj.union(ids)
+	l.texts.putUnion(key.String(), u)
+	return u
 }
 
 // keyMerge walks the union of ordered lists of keys in order, each key once (an event in several of a

@@ -20,12 +20,16 @@ const DefaultTextCacheBytes = 112 << 20
 //
 // Beside a set, the cache may keep the positions of the publicly listed events it holds in the
 // projection's listed keys, which an anonymous search pages from (projection.listedPage): they were
-// found for one generation of the projection (projection.gen) and are good for no other.
+// found for one generation of the projection (projection.gen) and are good for no other. So are
+// the unions of terms it keeps (termUnion), by language and term IDs, which anonymous lists of a
+// category with subcategories count from. Sets and unions share the limit, and a newer version
+// empties both.
 type textCache struct {
 	mu      sync.Mutex
 	version Version
 	m       map[string]*roaring64.Bitmap
 	listed  map[*roaring64.Bitmap]listedAt
+	unions  map[string]*termUnion
 	bytes   int
 	// limit bounds bytes (Options.TextCacheBytes). It is the languages' together: an equal share
 	// each left the languages searched most evicting their matches while others' shares sat empty
@@ -45,7 +49,7 @@ func (ix *Index) TextCacheStats() CacheStats {
 	c := ix.texts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Entries: len(c.m), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
+	return CacheStats{Entries: len(c.m) + len(c.unions), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
 }
 
 // GrowTextCache raises the bound of the remembered search matches to n bytes; a smaller n leaves it.
@@ -101,8 +105,37 @@ func (c *textCache) putListedAt(set *roaring64.Bitmap, gen uint64, at *roaring.B
 	}
 }
 
-// makeRoom drops sets other than keep, with their positions, until size more bytes fit the limit, and
-// reports whether they do.
+// union returns the union kept for key at generation gen, or nil.
+func (c *textCache) union(key string, gen uint64) *termUnion {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u := c.unions[key]; u != nil && u.gen == gen {
+		c.hits++
+		return u
+	}
+	c.misses++
+	return nil
+}
+
+// putUnion keeps u for key, in place of any union kept for it (of an older generation).
+func (c *textCache) putUnion(key string, u *termUnion) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.unions[key]; ok {
+		c.bytes -= old.size()
+		delete(c.unions, key)
+	}
+	if size := u.size(); size <= c.limit && c.makeRoom(size, nil) {
+		if c.unions == nil {
+			c.unions = map[string]*termUnion{}
+		}
+		c.unions[key] = u
+		c.bytes += size
+	}
+}
+
+// makeRoom drops sets other than keep, with their positions, then unions, until size more bytes fit
+// the limit, and reports whether they do.
 func (c *textCache) makeRoom(size int, keep *roaring64.Bitmap) bool {
 	for k, s := range c.m {
 		if c.bytes+size <= c.limit {
@@ -111,6 +144,13 @@ func (c *textCache) makeRoom(size int, keep *roaring64.Bitmap) bool {
 		if s != keep {
 			c.drop(k, s)
 		}
+	}
+	for k, u := range c.unions {
+		if c.bytes+size <= c.limit {
+			break
+		}
+		c.bytes -= u.size()
+		delete(c.unions, k)
 	}
 	return c.bytes+size <= c.limit
 }
@@ -131,7 +171,7 @@ func (c *textCache) put(key string, v Version, set *roaring64.Bitmap) {
 	case v.Less(c.version):
 		return // computed before the newest version seen: it may be stale already
 	case c.version.Less(v) || c.m == nil:
-		c.version, c.m, c.listed, c.bytes = v, map[string]*roaring64.Bitmap{}, map[*roaring64.Bitmap]listedAt{}, 0
+		c.version, c.m, c.listed, c.unions, c.bytes = v, map[string]*roaring64.Bitmap{}, map[*roaring64.Bitmap]listedAt{}, nil, 0
 	}
 	size := setBytes(set)
 	if size > c.limit {

@@ -27,7 +27,7 @@ func TestTextCache(t *testing.T) {
 	one := roaring64.BitmapOf(1)
 	two := roaring64.BitmapOf(2)
 	type step struct {
-		op   string // get, put; keys, keysOf: the positions of set's listed events at generation gen
+		op   string // get, put; keys, keysOf: the positions of set's listed events at generation gen; union, unionOf: a union of terms (keys: how many) for key at generation gen
 		key  string
 		v    Version
 		set  *roaring64.Bitmap
@@ -129,6 +129,41 @@ func TestTextCache(t *testing.T) {
 			{op: "keysOf", set: big, gen: 1},
 			{op: "get", key: "a", v: Version{Applied: 1}},
 		}},
+		{"a union is kept for its generation", []step{
+			{op: "unionOf", key: "en,1,2", gen: 1},
+			{op: "union", key: "en,1,2", gen: 1, keys: 3},
+			{op: "unionOf", key: "en,1,2", gen: 1, want: true},
+			{op: "unionOf", key: "fr,1,2", gen: 1},
+			{op: "unionOf", key: "en,1,2", gen: 2},
+			{op: "union", key: "en,1,2", gen: 2, keys: 4},
+			{op: "unionOf", key: "en,1,2", gen: 2, want: true},
+			{op: "unionOf", key: "en,1,2", gen: 1},
+		}},
+		{"a newer version drops the unions", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "union", key: "en,1,2", gen: 1, keys: 3},
+			{op: "put", key: "b", v: Version{Applied: 2}, set: one},
+			{op: "unionOf", key: "en,1,2", gen: 1},
+		}},
+		{"sets make room for a union", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: big},
+			{op: "union", key: "en,1,2", gen: 1, keys: setBytes(big)/16 + 1},
+			{op: "unionOf", key: "en,1,2", gen: 1, want: true},
+			{op: "get", key: "a", v: Version{Applied: 1}},
+		}},
+		{"unions make room for a set", []step{
+			{op: "put", key: "a", v: Version{Applied: 1}, set: one},
+			{op: "union", key: "en,1,2", gen: 1, keys: setBytes(big)/16 + 1},
+			{op: "put", key: "b", v: Version{Applied: 1}, set: big},
+			{op: "get", key: "b", v: Version{Applied: 1}, want: true},
+			{op: "unionOf", key: "en,1,2", gen: 1},
+		}},
+		{"a union over the whole budget is not kept", []step{
+			{op: "union", key: "en,1,2", gen: 1, keys: 3},
+			{op: "union", key: "en,3,4", gen: 1, keys: limit / 16},
+			{op: "unionOf", key: "en,3,4", gen: 1},
+			{op: "unionOf", key: "en,1,2", gen: 1, want: true},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := textCache{limit: limit}
@@ -150,11 +185,20 @@ func TestTextCache(t *testing.T) {
 					if at := c.listedAt(s.set, s.gen); (at != nil) != s.want {
 						t.Errorf("step %d: listedAt(%v, %d) found %v, want %v", i, s.set, s.gen, at != nil, s.want)
 					}
+				case "union":
+					c.putUnion(s.key, &termUnion{gen: s.gen, keys: make([]rowKey, s.keys), set: roaring64.New()})
+				case "unionOf":
+					if u := c.union(s.key, s.gen); (u != nil) != s.want {
+						t.Errorf("step %d: union(%q, %d) found %v, want %v", i, s.key, s.gen, u != nil, s.want)
+					}
 				}
 			}
 			held := 0
 			for _, set := range c.m {
 				held += setBytes(set) + c.listed[set].size()
+			}
+			for _, u := range c.unions {
+				held += u.size()
 			}
 			if c.bytes != held || c.bytes > limit {
 				t.Errorf("counts %d bytes, holds %d; the budget is %d", c.bytes, held, limit)
