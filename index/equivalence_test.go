@@ -746,9 +746,9 @@ func TestPlacesEqualBruteForce(t *testing.T) {
 	}
 }
 
-// TestListedPageEqualsScan: an anonymous list without filters or with categories, tags and a search
-// (each led by its keys or tested by event ID), answered from the keys of the listed rows
-// (listedPage), pages its window as visiting every row does (scanPage), whatever the window (a day,
+// TestListedPageEqualsScan: an anonymous list without filters or with categories, tags, venues, geo,
+// featured and a search (each led by its keys or tested by event ID), answered from the keys of the
+// listed rows (listedPage), pages its window as visiting every row does (scanPage), whatever the window (a day,
 // months, the default two years, empty, reversed), the page and the caller without edit_posts; and
 // still after events are changed, trashed and moved, a few at a time (their keys put one by one) and
 // many (built again).
@@ -796,6 +796,9 @@ func TestListedPageEqualsScan(t *testing.T) {
 					}
 					if r.IntN(2) == 0 {
 						f.Venues = some(w.to.venues[f.Lang], 3)
+					}
+					if r.IntN(4) == 0 {
+						f.Featured = ptr(true)
 					}
 					if r.IntN(3) == 0 {
 						f.Geo = &Geo{Point: r.IntN(4) > 0, Lat: 48 + r.Float64()*4, Lng: 2 + r.Float64()*4, RadiusKm: float64(1 + r.IntN(300))}
@@ -845,7 +848,7 @@ func TestListedPageEqualsScan(t *testing.T) {
 func TestListedKeysOnlyForPublicLists(t *testing.T) {
 	p := newProjection()
 	p.putEvent(eventRow{id: 1, status: statePublish, startUTC: testNow.Unix(), startLocal: testNow.Unix(),
-		venue: 3, hasGeo: true, lat: 50, lng: 4}, eventLinks{terms: []uint64{7, 8}})
+		venue: 3, hasGeo: true, lat: 50, lng: 4, featured: true}, eventLinks{terms: []uint64{7, 8}})
 	p.putEvent(eventRow{id: 2, status: stateFuture, date: testNow.Unix() + 60, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
 	editor := storage.Actor{UserID: 5, Role: storage.RoleEditor}
 	subscriber := storage.Actor{UserID: 6, Role: storage.RoleSubscriber}
@@ -875,7 +878,9 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 		{"geo and a category, which leads", func(f *EventFilter) { f.Geo, f.Categories = &Geo{}, []uint64{7} }, false, false},
 		{"an organizer", func(f *EventFilter) { f.Orgs = []uint64{1} }, false, false},
 		{"a series", func(f *EventFilter) { f.Parent = 1 }, false, false},
-		{"featured", func(f *EventFilter) { f.Featured = ptr(true) }, false, false},
+		{"featured", func(f *EventFilter) { f.Featured = ptr(true) }, false, true},
+		{"featured and a category", func(f *EventFilter) { f.Featured, f.Categories = ptr(true), []uint64{7} }, false, true},
+		{"not featured", func(f *EventFilter) { f.Featured = ptr(false) }, false, false},
 		{"collapsed series", func(f *EventFilter) { f.Collapse = true }, false, false},
 		{"a scheduled row due", func(f *EventFilter) { f.Now = testNow.Add(time.Minute) }, false, false},
 	}

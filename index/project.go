@@ -101,22 +101,26 @@ type projection struct {
 	// The occurrences of each series, by its parent (post_parent).
 	seriesEvents map[uint64]eventIDs
 	// listed holds the position keys of the publicly listed rows (rowListed), in row order;
-	// termListed those of each term's, venueListed each venue's and placeListed those at each
-	// position (a venue's, copied into its events' rows): an anonymous list without filters but the
-	// dates, categories, tags, venues, a geo filter and a search counts and pages its date window
-	// from them instead of visiting every row (listedPage).
+	// featuredListed those of the featured rows, termListed those of each term's, venueListed each
+	// venue's and placeListed those at each position (a venue's, copied into its events' rows): an
+	// anonymous list without filters but the dates, featured, categories, tags, venues, a geo filter
+	// and a search counts and pages its date window from them instead of visiting every row
+	// (listedPage). listed and featuredListed are derived from the rows (listRows), the others saved;
+	// so is featured, the IDs of featuredListed, which tests the rows another filter leads.
 	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
 	// earliest: from then until the publication job rewrites the row, it is listed without being in
 	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
 	// unsorted (appendLoaded), or a batch puts many (putEvents): rebuildKeys builds them then, and the
 	// sets of linked events above.
-	listed      []rowKey
-	termListed  map[uint64][]rowKey
-	venueListed map[uint64][]rowKey
-	placeListed map[point][]rowKey
-	scheduled   map[uint64]int64
-	dueFrom     int64
-	keysReady   bool
+	listed         []rowKey
+	featuredListed []rowKey
+	featured       idSet
+	termListed     map[uint64][]rowKey
+	venueListed    map[uint64][]rowKey
+	placeListed    map[point][]rowKey
+	scheduled      map[uint64]int64
+	dueFrom        int64
+	keysReady      bool
 	// placeCells groups the positions of placeListed by cell of the map, so that a geo filter visits
 	// the cells near its circle rather than every position, and takes one list for a cell wholly
 	// within it. They are built with the keys.
@@ -269,7 +273,7 @@ func rowListed(r *eventRow) bool { return r.status == statePublish && !r.hidden 
 // rowScheduled reports whether a row is listed once its publication date comes.
 func rowScheduled(r *eventRow) bool { return r.status == stateFuture && !r.hidden }
 
-// putKeys records r, with links l, in listed, termListed, venueListed, placeListed and scheduled.
+// putKeys records r, with links l, in listed, featuredListed, termListed, venueListed, placeListed and scheduled.
 func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	if rowScheduled(r) {
 		p.scheduled[r.id] = r.date
@@ -280,6 +284,10 @@ func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	}
 	k := keyOf(r)
 	p.listed = insertKey(p.listed, k)
+	if r.featured {
+		p.featuredListed = insertKey(p.featuredListed, k)
+		p.featured.add(r.id)
+	}
 	for _, t := range l.terms {
 		p.termListed[t] = insertKey(p.termListed[t], k)
 	}
@@ -313,6 +321,10 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 	}
 	k := keyOf(r)
 	p.listed = removeKey(p.listed, k)
+	if r.featured {
+		p.featuredListed = removeKey(p.featuredListed, k)
+		p.featured.remove(r.id)
+	}
 	for _, t := range l.terms {
 		removeKeyOf(p.termListed, t, k)
 	}
@@ -476,16 +488,21 @@ func (p *projection) rebuildKeys() {
 	p.gen = generations.Add(1)
 }
 
-// listRows fills listed, scheduled, dueFrom and the offsets from the ordered rows: one pass over the
+// listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the ordered rows: one pass over the
 // rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
-	p.listed, p.scheduled, p.dueFrom = make([]rowKey, 0, len(p.events)), map[uint64]int64{}, math.MaxInt64
+	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, nil
+	p.scheduled, p.dueFrom = map[uint64]int64{}, math.MaxInt64
 	p.minOffset, p.maxOffset = 0, 0
 	for i := range p.events {
 		r := &p.events[i]
 		p.widenOffsets(r)
 		if rowListed(r) {
 			p.listed = append(p.listed, keyOf(r))
+			if r.featured {
+				p.featuredListed = append(p.featuredListed, keyOf(r))
+				p.featured.add(r.id)
+			}
 		} else if rowScheduled(r) {
 			p.scheduled[r.id] = r.date
 			p.dueFrom = min(p.dueFrom, r.date)

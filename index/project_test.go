@@ -59,7 +59,8 @@ func diffProjections(got, want *projection) string {
 		maps.EqualFunc(got.links, want.links, sameLinks) && sameSets(got.venueEvents, want.venueEvents) &&
 		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) &&
 		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) &&
-		slices.Equal(got.listed, want.listed) && maps.EqualFunc(got.termListed, want.termListed, slices.Equal) &&
+		slices.Equal(got.listed, want.listed) && slices.Equal(got.featuredListed, want.featuredListed) &&
+		slices.Equal(got.featured.ids(), want.featured.ids()) && maps.EqualFunc(got.termListed, want.termListed, slices.Equal) &&
 		maps.EqualFunc(got.venueListed, want.venueListed, slices.Equal) && maps.EqualFunc(got.placeListed, want.placeListed, slices.Equal) &&
 		maps.Equal(got.scheduled, want.scheduled) && got.dueFrom == want.dueFrom && got.keysReady == want.keysReady &&
 		maps.EqualFunc(got.placeCells, want.placeCells, sameCells) {

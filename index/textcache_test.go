@@ -160,7 +160,7 @@ func TestTextCache(t *testing.T) {
 		}},
 		{"a union over the whole budget is not kept", []step{
 			{op: "union", key: "en,1,2", gen: 1, keys: 3},
-			{op: "union", key: "en,3,4", gen: 1, keys: limit / 16},
+			{op: "union", key: "en,3,4", gen: 1, keys: limit/16 + 1},
 			{op: "unionOf", key: "en,3,4", gen: 1},
 			{op: "unionOf", key: "en,1,2", gen: 1, want: true},
 		}},
@@ -186,7 +186,7 @@ func TestTextCache(t *testing.T) {
 						t.Errorf("step %d: listedAt(%v, %d) found %v, want %v", i, s.set, s.gen, at != nil, s.want)
 					}
 				case "union":
-					c.putUnion(s.key, &termUnion{gen: s.gen, keys: make([]rowKey, s.keys), set: roaring64.New()})
+					c.putUnion(s.key, &termUnion{gen: s.gen, keys: make([]rowKey, s.keys)})
 				case "unionOf":
 					if u := c.union(s.key, s.gen); (u != nil) != s.want {
 						t.Errorf("step %d: union(%q, %d) found %v, want %v", i, s.key, s.gen, u != nil, s.want)
