@@ -105,8 +105,8 @@ type projection struct {
 	// venue's and placeListed those at each position (a venue's, copied into its events' rows): an
 	// anonymous list without filters but the dates, featured, categories, tags, venues, a geo filter
 	// and a search counts and pages its date window from them instead of visiting every row
-	// (listedPage). listed and featuredListed are derived from the rows (listRows), the others saved;
-	// so is featured, the IDs of featuredListed, which tests the rows another filter leads.
+	// (listedPage). featured holds the IDs of featuredListed, to test the rows another filter leads.
+	// listed, featuredListed and featured are derived from the rows (listRows); the others are saved.
 	// scheduled holds the publication dates of the scheduled rows not hidden, and dueFrom the
 	// earliest: from then until the publication job rewrites the row, it is listed without being in
 	// listed, and lists visit the rows again. keysReady is false while a full load appends rows
@@ -273,7 +273,8 @@ func rowListed(r *eventRow) bool { return r.status == statePublish && !r.hidden 
 // rowScheduled reports whether a row is listed once its publication date comes.
 func rowScheduled(r *eventRow) bool { return r.status == stateFuture && !r.hidden }
 
-// putKeys records r, with links l, in listed, featuredListed, termListed, venueListed, placeListed and scheduled.
+// putKeys records r, with links l, in listed, featuredListed, featured, termListed, venueListed,
+// placeListed and scheduled.
 func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	if rowScheduled(r) {
 		p.scheduled[r.id] = r.date
@@ -488,8 +489,8 @@ func (p *projection) rebuildKeys() {
 	p.gen = generations.Add(1)
 }
 
-// listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the ordered rows: one pass over the
-// rows alone derives them, so a saved projection does not hold them.
+// listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the
+// ordered rows: one pass over the rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
 	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, nil
 	p.scheduled, p.dueFrom = map[uint64]int64{}, math.MaxInt64

@@ -1175,6 +1175,7 @@ func (s *idSet) add(id uint64) {
 	(*s)[w] |= 1 << (id % 64)
 }
 
+// remove takes id out of s.
 func (s idSet) remove(id uint64) {
 	if w := int(id / 64); w < len(s) {
 		s[w] &^= 1 << (id % 64)
