@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -754,6 +755,7 @@ func TestPlacesEqualBruteForce(t *testing.T) {
 // one by one) and many (built again). The unions of terms come through the index's cache, so one
 // kept across those changes would fail it.
 func TestListedPageEqualsScan(t *testing.T) {
+	defer func(n int) { unionFrom = n }(unionFrom)
 	for seed := range uint64(*seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			w := newWorld(t, seed, 300)
@@ -813,6 +815,8 @@ func TestListedPageEqualsScan(t *testing.T) {
 							text.Add(1 + r.Uint64N(2000))
 						}
 					}
+					// Terms merged in their windows or taken as their union.
+					unionFrom = []int{0, math.MaxInt}[r.IntN(2)]
 					p := w.ix.langs[f.Lang].proj
 					want := p.scanPage(f, text)
 					f.Offset = r.IntN(want.Total + 5)
