@@ -260,10 +260,16 @@ func (p *projection) placeFilter(g *Geo, w window) keyFilter {
 		b = boxAround(g.Lat, g.Lng, g.RadiusKm)
 	}
 	for at, c := range p.placeCells {
+		// reaches first: a cell wholly within the circle is within reach, and most cells of the map
+		// are far out of it, which reaches tells at the cost of a subtraction where holds computes
+		// four distances.
 		switch {
-		case b == nil || b.holds(at):
+		case b == nil:
 			add(c.keys)
-		case b.reaches(at):
+		case !b.reaches(at):
+		case b.holds(at):
+			add(c.keys)
+		default:
 			for _, pt := range c.points {
 				if b.near(pt.lat, pt.lng) {
 					add(p.placeListed[pt])
