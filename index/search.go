@@ -172,7 +172,7 @@ type keyFilter struct {
 // fewest keys within the window leads, and the others test its rows by event ID; a search leads with
 // the positions of its listed rows in listed (textAt: remembered beside its matches, or found, at
 // about the cost of one scan, and remembered), and several terms (a category with its subcategories)
-// with their union (unionOf). A geo filter that would not lead leaves the list to the scan, which
+// whose windows hold many keys with their union (unionOf). A geo filter that would not lead leaves the list to the scan, which
 // tests positions row by row.
 func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap, unionOf func(ids []uint64) *termUnion) (Page, bool) {
 	if len(f.Include)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil && !*f.Featured || f.Collapse || f.Statuses != nil ||
@@ -439,17 +439,18 @@ func (u *termUnion) size() int {
 // union returns the union of the terms ids (two or more, in order) in l's projection: the one
 // remembered for its generation, or a new one, remembered. l.mu is held.
 func (l *lang) union(ids []uint64) *termUnion {
-	var key strings.Builder
-	key.WriteString(string(l.code))
+	var b strings.Builder
+	b.WriteString(string(l.code))
 	for _, id := range ids {
-		key.WriteByte(',')
-		key.WriteString(strconv.FormatUint(id, 10))
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatUint(id, 10))
 	}
-	if u := l.texts.union(key.String(), l.proj.gen); u != nil {
+	key := b.String()
+	if u := l.texts.union(key, l.proj.gen); u != nil {
 		return u
 	}
 	u := l.proj.union(ids)
-	l.texts.putUnion(key.String(), u)
+	l.texts.putUnion(key, u)
 	return u
 }
 
@@ -767,7 +768,7 @@ func compile(f *EventFilter, text idSet, p *projection, sets bool) *scan {
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
-		c.box.seen = new([1 << seenBits]seenPoint) // a scan meets each venue's position once per event
+		c.box.seen = new([1 << seenBits]seenPoint) // a scan meets a venue's position in each of its events
 	}
 	return c
 }
