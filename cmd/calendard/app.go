@@ -179,7 +179,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(), Store: db, Log: log.Named("http"), Metrics: a.metrics}, &a.loading))
+	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(cfg.budget()), Store: db, Log: log.Named("http"), Metrics: a.metrics}, &a.loading))
 	a.server = &http.Server{
 		Handler:           &a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -201,16 +201,15 @@ func (a *app) load(ctx context.Context) error {
 		return err
 	}
 	a.index = ix
-	hc := a.cfg.handlerConfig()
+	budget := a.cfg.budget()
 	if a.limitMemory {
-		budget := a.cfg.budget().fit(a.log)
+		budget = budget.fit(a.log)
 		a.db.GrowRecordCache(budget.records)
 		ix.GrowTextCache(budget.texts)
-		hc.ListCacheBytes, hc.ItemCacheBytes = budget.lists, budget.items
 	}
 	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
-	api := handlers.New(handlers.Deps{Config: hc, Store: a.db, Index: ix, Log: a.log.Named("http"),
+	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(budget), Store: a.db, Index: ix, Log: a.log.Named("http"),
 		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
 	a.jobs.Warm(api.(*handlers.Handler))
 	a.handler.set(api)

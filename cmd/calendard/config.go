@@ -339,7 +339,10 @@ func (c *Config) clock() func() time.Time {
 	return func() time.Time { return frozen }
 }
 
-func (c *Config) handlerConfig() handlers.Config {
+// handlerConfig is the API's configuration, its caches at their shares of budget b: the configured
+// budget (Config.budget), or once the index has loaded, the one fitted to the calendar
+// (memoryBudget.fit).
+func (c *Config) handlerConfig(b memoryBudget) handlers.Config {
 	return handlers.Config{
 		BaseURL:               c.BaseURL,
 		DefaultLang:           storage.Lang(c.DefaultLanguage),
@@ -352,8 +355,8 @@ func (c *Config) handlerConfig() handlers.Config {
 		TrustedOrigins:        c.trustedOrigins,
 		AuthFailuresPerMinute: c.AuthFailuresPerMinute,
 		ServeMetrics:          c.MetricsAddr == "",
-		ListCacheBytes:        c.budget().lists,
-		ItemCacheBytes:        c.budget().items,
+		ListCacheBytes:        b.lists,
+		ItemCacheBytes:        b.items,
 	}
 }
 

@@ -54,7 +54,7 @@ func TestParseConfigTrustedOrigins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, cfg.handlerConfig().TrustedOrigins); diff != "" {
+			if diff := cmp.Diff(tc.want, cfg.handlerConfig(cfg.budget()).TrustedOrigins); diff != "" {
 				t.Errorf("trusted origins (-want +got):\n%s", diff)
 			}
 		})
@@ -99,7 +99,7 @@ func TestParseConfigAuthFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.handlerConfig().AuthFailuresPerMinute; got != tc.want {
+			if got := cfg.handlerConfig(cfg.budget()).AuthFailuresPerMinute; got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
 			}
 		})

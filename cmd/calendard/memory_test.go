@@ -61,7 +61,7 @@ func TestParseConfigMemory(t *testing.T) {
 			if grows := cfg.budget().grows; grows != (tc.name == "default") {
 				t.Errorf("budget grows: %v, want %v", grows, !grows)
 			}
-			hc, b := cfg.handlerConfig(), splitBudget(tc.want)
+			hc, b := cfg.handlerConfig(cfg.budget()), splitBudget(tc.want)
 			if hc.ListCacheBytes != b.lists || hc.ItemCacheBytes != b.items {
 				t.Errorf("handler caches %d and %d bytes, want the budget's %d and %d", hc.ListCacheBytes, hc.ItemCacheBytes, b.lists, b.items)
 			}

@@ -101,7 +101,7 @@ func printDoc(args []string, getenv func(string) string, stdout, stderr io.Write
 		return err
 	}
 	origin := cmp.Or(cfg.BaseURL, docOrigin)
-	doc, err := handlers.OpenAPI(cfg.handlerConfig(), origin)
+	doc, err := handlers.OpenAPI(cfg.handlerConfig(cfg.budget()), origin)
 	if err != nil {
 		return err
 	}
