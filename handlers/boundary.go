@@ -69,12 +69,13 @@ func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (in
 			return prepared, err
 		}
 		rq := h.boundaryRequest(key, at)
-		w := &recorder{header: http.Header{}}
+		w := newRecorder()
 		// The deadline of a request (route): the job waits for each list in turn.
 		rctx, cancel := context.WithTimeout(ctx, h.cfg.HandlerTimeout)
 		rq.client, rq.r = rctx, rq.r.WithContext(context.WithValue(rctx, ctxKey{}, rq))
 		h.router.ServeHTTP(w, rq.r)
 		cancel()
+		w.release()
 		if w.status == http.StatusOK {
 			prepared++
 		} else {
@@ -119,7 +120,8 @@ func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head u
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	rec := &recorder{header: http.Header{}}
+	rec := newRecorder()
+	defer rec.release()
 	rq.plain = true
 	if err := fn(rec, rq); err != nil {
 		return err
@@ -129,11 +131,8 @@ func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head u
 		return nil
 	}
 	c := &cachedList{head: head, version: version, from: rq.now, until: h.listUntil(rq.r.Context(), rq.now, rq.site.Loc),
-		status: rec.status, header: rec.header, body: rec.body.Bytes()}
-	if compressible(rec.status, rec.body.Len()) {
-		c.withGzip()
-		c.body = nil
-	}
+		status: rec.status, header: rec.header}
+	c.keep(rec.body.Bytes(), compressible(rec.status, rec.body.Len()))
 	h.lists.put(nextKey(key), c)
 	return nil
 }

