@@ -69,6 +69,10 @@ type cachedList struct {
 	// 165 µs and 190 µs back). At 100k events, the 50-client mix without gzip found 40 % of its lists
 	// in the default budget's list cache with plain bodies (docs/BENCHMARKS.md).
 	packed []byte
+	// plain is the plain body as sent, kept beside packed once plain clients have asked for the
+	// answer often (promoteHits): unpacking answers was an eighth of the server's CPU in the mix at
+	// 100k events, most of it for the most requested, the pages of 100 (400 KB, 90 µs to unpack).
+	plain  []byte
 	gz     []byte
 	gzETag string
 	// deps are, for a list item, the documents it embeds (renderItems).
@@ -124,8 +128,8 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		if rq.preparing {
 			return h.prepare(w, rq, key, head, version, fn)
 		}
-		if c := h.lists.get(key, head, version, rq.now); c != nil {
-			return h.replay(w, rq, key, c)
+		if c, hits := h.lists.get(key, head, version, rq.now); c != nil {
+			return h.replay(w, rq, key, c, hits)
 		}
 		// Only what the list handler itself sets is recorded and replayed: headers already on w
 		// belong to this request alone (CORS echoes its Origin, rate limits its caller). The answer
@@ -171,9 +175,17 @@ func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Locati
 	return until
 }
 
+// promoteHits is how often an entry must have been hit since the last boundary (listCache.heat) for a
+// plain client's hit to keep its plain body unpacked. In the 50-client mix the front pages reach it
+// within seconds, a category's first page not in minutes: only the few answers unpacked again and
+// again are kept at six times the bytes of one packed. With 16, every category's page was kept so,
+// and the list cache, holding a quarter fewer answers, answered 66 % of the lists instead of 70 %,
+// which cost more than unpacking saved (docs/BENCHMARKS.md).
+const promoteHits = 256
+
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
-// client accepts it.
-func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList) error {
+// client accepts it. hits is how often the entry has been hit since the last boundary.
+func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList, hits uint64) error {
 	var err error
 	if acceptsGzip(rq.r) && (c.gz != nil || compressible(c.status, packedLen(c.packed))) {
 		if c.gz == nil {
@@ -182,6 +194,10 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 			}
 		}
 		send(w, c, c.gz, true)
+		return nil
+	}
+	if c.plain != nil {
+		send(w, c, c.plain, false)
 		return nil
 	}
 	if c.packed == nil {
@@ -196,6 +212,11 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 		return err
 	}
 	send(w, c, body, false)
+	if hits >= promoteHits {
+		promoted := *c
+		promoted.plain = bytes.Clone(body)
+		h.lists.replace(key, c, &promoted)
+	}
 	return nil
 }
 
@@ -223,7 +244,9 @@ func listKey(route string, rq *request) string {
 		strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
 }
 
-func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) *cachedList {
+// get returns the entry of key valid at now, with the store at head and the index at version, and
+// how often it has been hit since the last boundary, this hit included.
+func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) (*cachedList, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.useLocked(key)
@@ -231,14 +254,14 @@ func (c *listCache) get(key string, head uint64, version index.Version, now time
 		// An answer prepared for the boundary now is past takes over from the one that expired.
 		if e = c.useLocked(nextKey(key)); !e.validAt(head, version, now) {
 			c.misses++
-			return nil
+			return nil, 0
 		}
 		c.removeLocked(nextKey(key))
 		c.putLocked(key, e)
 	}
 	c.hits++
 	c.heat[key]++
-	return e
+	return e, c.heat[key]
 }
 
 // useLocked returns the entry of key, if any, and dates its use now.
@@ -380,7 +403,7 @@ func (e *cachedList) keep(plain []byte, encoded bool) {
 // size is what an entry counts against the cache's bound beside its key: its bodies, its header,
 // its deps and entryOverhead. Small entries are mostly overhead: a packed item is about a kilobyte.
 func (e *cachedList) size() int {
-	n := len(e.packed) + len(e.gz) + len(e.gzETag) + len(e.deps)*int(unsafe.Sizeof(storage.Doc{})) + entryOverhead
+	n := len(e.packed) + len(e.plain) + len(e.gz) + len(e.gzETag) + len(e.deps)*int(unsafe.Sizeof(storage.Doc{})) + entryOverhead
 	for k, vs := range e.header {
 		n += len(k) + 48 // the map's slot and the slice's header
 		for _, v := range vs {

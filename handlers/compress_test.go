@@ -264,7 +264,7 @@ func entryBytes(h *Handler, bodies ...int) int {
 	n := 0
 	for k, s := range h.lists.m {
 		bare := *s.e
-		bare.packed, bare.gz = nil, nil
+		bare.packed, bare.plain, bare.gz = nil, nil, nil
 		n += len(k) + bare.size()
 	}
 	for _, b := range bodies {
@@ -301,6 +301,27 @@ func TestListCacheKeepsPlainOnDemand(t *testing.T) {
 	}
 	if again := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"}); again.Body.String() != enc.Body.String() {
 		t.Errorf("the gzip body changed once the plain one was kept")
+	}
+}
+
+// TestListCacheKeepsHotAnswersUnpacked: an answer that plain clients ask for again and again is kept
+// unpacked beside its packed body from its promoteHits-th hit on, and answers the same.
+func TestListCacheKeepsHotAnswersUnpacked(t *testing.T) {
+	h := compressionHandler(t)
+	const target = "/calendar/events/v1/events"
+	first := ask(h, "GET", target, nil)
+	packed := len(pack(first.Body.Bytes()))
+	for hit := 1; hit <= promoteHits+1; hit++ {
+		if again := ask(h, "GET", target, nil); again.Body.String() != first.Body.String() {
+			t.Fatalf("hit %d answers differently:\n%s\nfirst:\n%s", hit, again.Body, first.Body)
+		}
+		want := entryBytes(h, packed)
+		if hit >= promoteHits {
+			want = entryBytes(h, packed, first.Body.Len())
+		}
+		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != want {
+			t.Fatalf("after hit %d: %+v, want one entry of %d bytes", hit, st, want)
+		}
 	}
 }
 
