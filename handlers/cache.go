@@ -75,8 +75,10 @@ type cachedList struct {
 	plain  []byte
 	gz     []byte
 	gzETag string
-	// deps are, for a list item, the documents it embeds (renderItems).
+	// deps are, for a list item, the documents it embeds (renderItems), and dict the dictionary it
+	// is packed with (packItem).
 	deps []storage.Doc
+	dict *s2.Dict
 }
 
 // entryOverhead is what an entry costs the cache beyond its key, bodies, header and deps (size): the
@@ -358,7 +360,7 @@ func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
 		return nil, fmt.Errorf("handlers: decompress a cached list: %w", err)
 	}
 	both := *e
-	both.packed = pack(body)
+	both.packed = pack(nil, body)
 	c.replace(key, e, &both)
 	return &both, nil
 }
@@ -391,7 +393,7 @@ func (c *listCache) replace(key string, e, e2 *cachedList) {
 // encoded, else its packed plain body.
 func (e *cachedList) keep(plain []byte, encoded bool) {
 	if !encoded {
-		e.packed = pack(plain)
+		e.packed = pack(nil, plain)
 		return
 	}
 	e.gz = gzipped(plain)
@@ -413,13 +415,18 @@ func (e *cachedList) size() int {
 	return n
 }
 
-// pack returns body s2-compressed, in a slice of its own and of its length: the encoder wants room
-// for the worst case, more than the body itself, and the cache must not keep that.
-func pack(body []byte) []byte {
+// pack returns body s2-compressed, with dictionary d unless nil, in a slice of its own and of its
+// length: the encoder wants room for the worst case, more than the body itself, and the cache must
+// not keep that.
+func pack(d *s2.Dict, body []byte) []byte {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	buf.Grow(s2.MaxEncodedLen(len(body)))
-	return bytes.Clone(s2.Encode(buf.AvailableBuffer()[:s2.MaxEncodedLen(len(body))], body))
+	n := s2.MaxEncodedLen(len(body))
+	buf.Grow(n)
+	if d != nil {
+		return bytes.Clone(d.Encode(buf.AvailableBuffer()[:n], body))
+	}
+	return bytes.Clone(s2.Encode(buf.AvailableBuffer()[:n], body))
 }
 
 // packedLen is the length of the body that packed holds.
@@ -432,12 +439,19 @@ func packedLen(packed []byte) int {
 func unpackInto(buf *bytes.Buffer, packed []byte) ([]byte, error) {
 	n := packedLen(packed)
 	buf.Grow(n)
-	return unpack(buf.AvailableBuffer()[:n], packed)
+	return unpack(buf.AvailableBuffer()[:n], packed, nil)
 }
 
-// unpack returns the body that packed holds, decompressed into dst, which has room for it (packedLen).
-func unpack(dst, packed []byte) ([]byte, error) {
-	body, err := s2.Decode(dst, packed)
+// unpack returns the body that packed holds, packed with dictionary d (none when nil), decompressed
+// into dst, which has room for it (packedLen).
+func unpack(dst, packed []byte, d *s2.Dict) ([]byte, error) {
+	var body []byte
+	var err error
+	if d != nil {
+		body, err = d.Decode(dst, packed)
+	} else {
+		body, err = s2.Decode(dst, packed)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("handlers: unpack a cached answer: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -72,7 +73,10 @@ type Handler struct {
 	lists  *listCache
 	// items holds the encoded JSON of list items (items.go).
 	items *listCache
-	rate  *limiter // nil: no rate limit
+	// itemDicts holds, by post type and language prefix, the dictionary items are packed with
+	// (packItem): a *s2.Dict.
+	itemDicts sync.Map
+	rate      *limiter // nil: no rate limit
 	// trusted holds Config.TrustedOrigins.
 	trusted trustedOrigins
 	// failures counts failed authentications (throttle.go); nil: no throttling.
