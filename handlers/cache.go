@@ -90,7 +90,7 @@ const entryOverhead = 256
 type cacheSlot struct {
 	e    *cachedList
 	used uint64
-	// size is what the entry counts against the bound (charge).
+	// size is what the entry counts against the bound: its key and cachedList.size.
 	size int
 }
 

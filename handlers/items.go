@@ -126,9 +126,9 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 }
 
 // cachedItems returns the bodies of the items of ids cached and still valid at head: rendered at head,
-// or earlier with no change since naming a document they embed. The cache keeps items packed, a fifth
-// of their bytes, so that a budget holds five times the items; unpacking one takes a microsecond,
-// rendering it again tens.
+// or earlier with no change since naming a document they embed. The cache keeps items packed (packItem),
+// about a fifth of their bytes, so that a budget holds about three times the items (what an entry
+// costs besides is the same); unpacking one takes a microsecond, rendering it again tens.
 func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64][]byte, error) {
 	found := make(map[uint64][]byte, len(ids))
 	entries := make(map[uint64]*cachedList, len(ids))
@@ -191,7 +191,7 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 // 19-21 % (the field names, the URLs, the shapes of dates, venues and terms recur from item to item),
 // and the item cache holds that many more. Another language's item did less (25 %), a venue's for an
 // event much less. Any item of the kind serves: a dictionary lives as long as the process, like the
-// items packed with it.
+// items packed with it, and there are a few (three types in the site's languages, ParseLang).
 func (h *Handler) packItem(t storage.PostType, prefix storage.Lang, body []byte) ([]byte, *s2.Dict) {
 	key := t.String() + "\x00" + string(prefix)
 	d, ok := h.itemDicts.Load(key)
