@@ -82,8 +82,8 @@ type cachedList struct {
 }
 
 // entryOverhead is what an entry costs the cache beyond its key, bodies, header and deps (size): the
-// map's slot, the cacheSlot and the cachedList.
-const entryOverhead = 256
+// cachedList, its cacheSlot, and the map's slot (the key's string header and the slot's pointer).
+const entryOverhead = int(unsafe.Sizeof(cachedList{}) + unsafe.Sizeof(cacheSlot{}) + unsafe.Sizeof("") + unsafe.Sizeof(&cacheSlot{}))
 
 // cacheSlot holds an entry of the cache and the clock's count when it was last used. The entry itself
 // is never modified, as readers hold it without the lock; the slot is, under the lock.

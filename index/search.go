@@ -172,8 +172,8 @@ type keyFilter struct {
 // fewest keys within the window leads, and the others test its rows by event ID; a search leads with
 // the positions of its listed rows in listed (textAt: remembered beside its matches, or found, at
 // about the cost of one scan, and remembered), and several terms (a category with its subcategories)
-// whose windows hold many keys with their union (unionOf). A geo filter that would not lead leaves the list to the scan, which
-// tests positions row by row.
+// whose windows hold many keys with their union (unionOf). A geo filter that would not lead leaves
+// the list to the scan, which tests positions row by row.
 func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap, unionOf func(ids []uint64) *termUnion) (Page, bool) {
 	if len(f.Include)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil && !*f.Featured || f.Collapse || f.Statuses != nil ||
 		f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
