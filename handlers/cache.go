@@ -209,7 +209,7 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, c.packed)
+	body, err := unpackInto(buf, c.packed, nil)
 	if err != nil {
 		return err
 	}
@@ -370,7 +370,7 @@ func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
 func (c *listCache) gzOf(key string, e *cachedList) (*cachedList, error) {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, e.packed)
+	body, err := unpackInto(buf, e.packed, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -435,11 +435,12 @@ func packedLen(packed []byte) int {
 	return n
 }
 
-// unpackInto returns the body that packed holds, decompressed into buf's free space.
-func unpackInto(buf *bytes.Buffer, packed []byte) ([]byte, error) {
+// unpackInto returns the body that packed holds, packed with dictionary d (none when nil),
+// decompressed into buf's free space.
+func unpackInto(buf *bytes.Buffer, packed []byte, d *s2.Dict) ([]byte, error) {
 	n := packedLen(packed)
 	buf.Grow(n)
-	return unpack(buf.AvailableBuffer()[:n], packed, nil)
+	return unpack(buf.AvailableBuffer()[:n], packed, d)
 }
 
 // unpack returns the body that packed holds, packed with dictionary d (none when nil), decompressed

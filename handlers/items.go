@@ -15,6 +15,16 @@ const itemCacheBytes = 128 << 20
 // rawJSON is an already encoded JSON value, written as it is.
 type rawJSON []byte
 
+// packedJSON is an already encoded JSON value kept packed (pack), with dictionary dict when not nil:
+// a cached item, which is unpacked straight into the page written (encodeValue). Unpacking the page's
+// items into a slice of their own first was a quarter of the bytes the server allocated in the mix
+// at 100k events, and so of the collector's work, which under the memory budget's soft limit ran every
+// 0.6 s (docs/BENCHMARKS.md).
+type packedJSON struct {
+	packed []byte
+	dict   *s2.Dict
+}
+
 // maxItemChanges bounds the change-log entries read to judge cached items; past it, items older than
 // the newest write are rendered again.
 const maxItemChanges = 1000
@@ -111,26 +121,26 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			if err := r.render().encode(buf); err != nil {
 				return nil, err
 			}
-			found[r.id] = bytes.Clone(buf.Bytes())
+			found[r.id] = rawJSON(bytes.Clone(buf.Bytes()))
 			packed, dict := h.packItem(t, rq.prefix, buf.Bytes())
 			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
-		if b, ok := found[id]; ok {
-			items = append(items, rawJSON(b))
+		if item, ok := found[id]; ok {
+			items = append(items, item)
 		}
 	}
 	return items, nil
 }
 
-// cachedItems returns the bodies of the items of ids cached and still valid at head: rendered at head,
-// or earlier with no change since naming a document they embed. The cache keeps items packed (packItem),
-// about a fifth of their bytes, so that a budget holds about three times the items (what an entry
-// costs besides is the same); unpacking one takes a microsecond, rendering it again tens.
-func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64][]byte, error) {
-	found := make(map[uint64][]byte, len(ids))
+// cachedItems returns the items of ids cached and still valid at head, as packedJSON: rendered at
+// head, or earlier with no change since naming a document they embed. The cache keeps items packed
+// (packItem), about a fifth of their bytes, so that a budget holds about three times the items (what
+// an entry costs besides is the same); unpacking one takes a microsecond, rendering it again tens.
+func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
+	found := make(map[uint64]any, len(ids))
 	entries := make(map[uint64]*cachedList, len(ids))
 	oldest := head
 	for _, id := range ids {
@@ -168,19 +178,8 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 		}
 	}
 	h.items.tally(len(entries), len(ids)-len(entries))
-	// One slice holds the page's items unpacked.
-	size := 0
-	for _, e := range entries {
-		size += packedLen(e.packed)
-	}
-	bodies := make([]byte, size)
 	for id, e := range entries {
-		n := packedLen(e.packed)
-		body, err := unpack(bodies[:n:n], e.packed, e.dict)
-		if err != nil {
-			return nil, err
-		}
-		found[id], bodies = body, bodies[n:]
+		found[id] = packedJSON{e.packed, e.dict}
 	}
 	return found, nil
 }

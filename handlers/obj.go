@@ -88,6 +88,13 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 	case rawJSON:
 		buf.Write(v)
 		return nil
+	case packedJSON:
+		body, err := unpackInto(buf, v.packed, v.dict)
+		if err != nil {
+			return err
+		}
+		buf.Write(body) // body is buf's free space: this only counts it in
+		return nil
 	case []any:
 		return encodeArray(buf, v, func(item any, b *bytes.Buffer) error { return encodeValue(b, item) })
 	case string:
