@@ -16,6 +16,14 @@ import (
 // before it compares anyway: a row repaired needlessly is only re-applied from the store.
 const checkWait = 10 * time.Second
 
+// checkRest is how many times as long as a page took Check rests before the next one. Check reads and
+// decodes every record of the store: at 1M events 22 s of a core at full speed, which it took every
+// hour from the requests of a two-core server; the 50-client mix served 71-80 % of its rate
+// meanwhile. Resting three times as long spreads the work over four times the time, at about a
+// quarter of a core: the mix then served 90-95 % of its rate while a check ran (docs/BENCHMARKS.md).
+// Resync, which runs when the index cannot follow the log, does not rest.
+const checkRest = 3
+
 // Check compares every record of the store with the projections (each record present in its
 // language with the same start, status, dates, flags and links; no row without a record) and repairs
 // drift by applying the store's current record again, to the projection and to Bleve, as the syncer
@@ -85,6 +93,7 @@ func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 			if !all {
 				ix.waitFor(ctx, page.Head)
 			}
+			worked := time.Now()
 			for _, v := range page.Venues {
 				positions[v.ID] = &storage.Venue{Geo: v.Geo}
 			}
@@ -112,6 +121,11 @@ func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 			after = lastID(page, after)
 			if n < scanPage {
 				break
+			}
+			if !all {
+				if err := ix.rest(ctx, checkRest*time.Since(worked)); err != nil {
+					return repaired, err
+				}
 			}
 		}
 	}

@@ -371,3 +371,49 @@ func TestResyncPastTheTrimmedLog(t *testing.T) {
 		t.Errorf("search ballet = %v, want [%d]", got, d.ID)
 	}
 }
+
+// TestCheckRestsBetweenPages: the check rests after every full page of records it compared, and
+// stops when its context ends while it rests. How long it rests (checkRest times the page's work) is
+// the machine's timing, which no test asserts.
+func TestCheckRestsBetweenPages(t *testing.T) {
+	ctx := context.Background()
+	db := openCheckStore(t)
+	start, err := datetime.Parse("2030-05-01 20:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Bulk(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, func(b *storage.Bulk) error {
+		for range 2*scanPage + 10 { // two full pages and a partial one
+			if _, err := b.CreateEvent("en", &storage.EventInput{PostInput: storage.PostInput{Title: new("Concert")}, Start: &start, End: &start}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, filepath.Join(t.TempDir(), "index"), db)
+	defer ix.Close()
+
+	var rests []time.Duration
+	ix.rest = func(_ context.Context, d time.Duration) error {
+		rests = append(rests, d)
+		return nil
+	}
+	if n, err := ix.Check(ctx); err != nil || n != 0 {
+		t.Fatalf("Check = %d, %v; want 0, nil", n, err)
+	}
+	if len(rests) != 2 || rests[0] <= 0 || rests[1] <= 0 {
+		t.Errorf("rests %v, want two, after the full pages", rests)
+	}
+
+	rests = nil
+	ix.rest = func(_ context.Context, d time.Duration) error {
+		rests = append(rests, d)
+		return context.Canceled
+	}
+	if _, err := ix.Check(ctx); !errors.Is(err, context.Canceled) || len(rests) != 1 {
+		t.Errorf("a check whose context ends while it rests: %v after %d rests, want context.Canceled after 1", err, len(rests))
+	}
+}

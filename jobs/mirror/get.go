@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // Defaults of a Getter.
@@ -156,14 +158,7 @@ func (g *Getter) sleep(ctx context.Context, d time.Duration) error {
 	if g.Sleep != nil {
 		return g.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return kv.Sleep(ctx, d)
 }
 
 // retryAfter reads a Retry-After header (seconds or an HTTP date); 0 when absent or unreadable.

@@ -22,7 +22,7 @@ func (s *Store) Elect(ctx context.Context, name string, lead func(bool)) error {
 		if err := s.campaign(ctx, name, lead); err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := pause(ctx, watchRetry); err != nil {
+		if err := kv.Sleep(ctx, watchRetry); err != nil {
 			return err
 		}
 	}

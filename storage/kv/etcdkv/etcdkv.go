@@ -402,21 +402,9 @@ func (s *Store) Watch(ctx context.Context, bucket []byte, changed func()) error 
 		}
 		changed()
 		// A cluster without a leader ends a watch at once: wait before the next, rather than spin.
-		if err := pause(ctx, watchRetry); err != nil {
+		if err := kv.Sleep(ctx, watchRetry); err != nil {
 			return err
 		}
-	}
-}
-
-// pause waits d, or returns ctx's error when ctx ends first.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -437,7 +425,7 @@ func (s *Store) UpdateAt(ctx context.Context, fn func(kv.RwTx) error) (int64, er
 		if attempt > 0 {
 			// Another node's write took the change log's sequence number, or a key read: without a
 			// pause, the same writers would collide again at once.
-			if err := pause(ctx, backoff(attempt)); err != nil {
+			if err := kv.Sleep(ctx, backoff(attempt)); err != nil {
 				return 0, err
 			}
 		}
