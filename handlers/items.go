@@ -19,7 +19,7 @@ type rawJSON []byte
 // a cached item, which is unpacked straight into the page written (encodeValue). Unpacking the page's
 // items into a slice of their own first was a quarter of the bytes the server allocated in the mix
 // at 100k events, and so of the collector's work, which under the memory budget's soft limit ran every
-// 0.6 s (docs/BENCHMARKS.md).
+// 0.6-0.7 s; it then ran every 0.9-1 s (docs/BENCHMARKS.md).
 type packedJSON struct {
 	packed []byte
 	dict   *s2.Dict
