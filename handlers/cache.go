@@ -440,12 +440,7 @@ func packedLen(packed []byte) int {
 func unpackInto(buf *bytes.Buffer, packed []byte, d *s2.Dict) ([]byte, error) {
 	n := packedLen(packed)
 	buf.Grow(n)
-	return unpack(buf.AvailableBuffer()[:n], packed, d)
-}
-
-// unpack returns the body that packed holds, packed with dictionary d (none when nil), decompressed
-// into dst, which has room for it (packedLen).
-func unpack(dst, packed []byte, d *s2.Dict) ([]byte, error) {
+	dst := buf.AvailableBuffer()[:n]
 	var body []byte
 	var err error
 	if d != nil {
