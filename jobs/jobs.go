@@ -49,8 +49,12 @@ type Jobs struct {
 	log  *zap.Logger
 	now  func() time.Time
 	cron *cron.Cron
-	// cancel ends the context of scheduled runs once Stop has waited long enough.
-	cancel context.CancelFunc
+	// cancel ends the context of scheduled runs once Stop has waited long enough; interrupt ends at
+	// once, when Stop begins, that of the runs of the jobs a stop interrupts (entry.interrupt).
+	cancel, interrupt context.CancelFunc
+	// ctx and interruptible are the contexts of the scheduled runs (scheduled), which cancel and
+	// interrupt end.
+	ctx, interruptible context.Context
 	// running holds, per job name, whether a run is in progress. The start-up run, the scheduled runs
 	// and Run share it, so that two runs of one job never overlap: two consistency checks would
 	// repair the same drift twice, each from a view of the index the other is changing.
@@ -101,16 +105,26 @@ func New(db Store, ix Index, log *zap.Logger, loc *time.Location, now func() tim
 
 // Start schedules every job of the table and starts the scheduler's goroutine; Stop ends it.
 func (j *Jobs) Start() error {
-	ctx, cancel := context.WithCancel(context.Background())
-	j.cancel = cancel
+	j.ctx, j.cancel = context.WithCancel(context.Background())
+	j.interruptible, j.interrupt = context.WithCancel(j.ctx)
 	for _, s := range schedule {
-		if _, err := j.cron.AddFunc(s.spec, func() { _ = j.run(ctx, s) }); err != nil {
-			cancel()
+		if _, err := j.cron.AddFunc(s.spec, j.scheduled(s)); err != nil {
+			j.cancel()
 			return fmt.Errorf("jobs: schedule %s: %w", s.name, err)
 		}
 	}
 	j.cron.Start()
 	return nil
+}
+
+// scheduled is the scheduler's run of s: in the context Stop interrupts at once when s is one a
+// stop interrupts, else in the one it ends after waiting.
+func (j *Jobs) scheduled(s entry) func() {
+	ctx := j.ctx
+	if s.interrupt {
+		ctx = j.interruptible
+	}
+	return func() { _ = j.run(ctx, s) }
 }
 
 // Lead makes the jobs that run once per cluster (publication, the series' horizon) run on this node
@@ -123,13 +137,15 @@ func (j *Jobs) Lead(leading func() bool) { j.leading = leading }
 // before Start.
 func (j *Jobs) Warm(l Lists) { j.lists = l }
 
-// Stop stops the scheduler and waits for running jobs to finish. When ctx ends first, the running
-// jobs' context is cancelled (they stop between transactions) and Stop still waits for them.
+// Stop stops the scheduler, interrupts the running jobs a stop interrupts (entry.interrupt), and waits
+// for running jobs to finish. When ctx ends first, the running jobs' context is cancelled (they stop
+// between transactions) and Stop still waits for them.
 func (j *Jobs) Stop(ctx context.Context) error {
 	done := j.cron.Stop()
 	if j.cancel == nil {
 		return nil
 	}
+	j.interrupt()
 	defer j.cancel()
 	select {
 	case <-done.Done():

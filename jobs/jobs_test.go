@@ -474,3 +474,43 @@ func TestPrepareBoundary(t *testing.T) {
 		t.Errorf("prepared within %v, want one call further ahead than the job's period %v", l.within, period)
 	}
 }
+
+// waitingCheck is a store and index whose consistency check waits for its context to end.
+type waitingCheck struct {
+	blockingCheck
+	ended chan error
+}
+
+func (w *waitingCheck) Check(ctx context.Context) (int, error) {
+	w.started <- struct{}{}
+	<-ctx.Done()
+	w.ended <- ctx.Err()
+	return 0, ctx.Err()
+}
+
+// TestStopInterruptsTheCheck: a stop cancels a running consistency check at once, rather than wait
+// for it up to its deadline; the other jobs it waits for (TestRunsOfAJobNeverOverlap).
+func TestStopInterruptsTheCheck(t *testing.T) {
+	w := &waitingCheck{blockingCheck: blockingCheck{started: make(chan struct{}, 1)}, ended: make(chan error, 1)}
+	// Not zaptest: cron's scheduler goroutine logs its stop after Stop has returned.
+	j := New(w, w, zap.NewNop(), time.UTC, func() time.Time { return testNow })
+	if err := j.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The scheduler runs the check within a second, as it runs it at the top of every hour.
+	check := schedule[slices.IndexFunc(schedule, func(e entry) bool { return e.name == "consistency-check" })]
+	if _, err := j.cron.AddFunc("@every 1s", j.scheduled(check)); err != nil {
+		t.Fatal(err)
+	}
+	<-w.started
+	// A deadline far beyond a check's end, only so that a stop that waits for it fails the test
+	// rather than hangs it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v, want the check interrupted", err)
+	}
+	if err := <-w.ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("the check ended with %v, want context.Canceled", err)
+	}
+}
