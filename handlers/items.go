@@ -17,8 +17,8 @@ type rawJSON []byte
 
 // packedJSON is an already encoded JSON value kept packed (pack), with dictionary dict when not nil:
 // a cached item, which is unpacked straight into the page written (encodeValue). Unpacking the page's
-// items into a slice of their own first was a quarter of the bytes the server allocated in the mix
-// at 100k events, and so of the collector's work, which under the memory budget's soft limit ran every
+// items into a slice of their own first was a fifth of the bytes the server allocated in the mix at
+// 100k events, and so of the collector's work, which under the memory budget's soft limit ran every
 // 0.6-0.7 s; it then ran every 0.9-1 s (docs/BENCHMARKS.md).
 type packedJSON struct {
 	packed []byte
@@ -201,5 +201,6 @@ func (h *Handler) packItem(t storage.PostType, prefix storage.Lang, body []byte)
 		}
 		d, _ = h.itemDicts.LoadOrStore(key, made)
 	}
-	return pack(d.(*s2.Dict), body), d.(*s2.Dict)
+	dict := d.(*s2.Dict)
+	return pack(dict, body), dict
 }
