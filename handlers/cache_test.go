@@ -43,6 +43,36 @@ func TestListCacheKeepsWhatIsUsed(t *testing.T) {
 	}
 }
 
+// TestListCacheAdmitsWhatComesBack: a cache with room admits every key; a nearly full one a new key
+// only the second time it is offered, and a key it holds (an answer that expired) at once.
+func TestListCacheAdmitsWhatComesBack(t *testing.T) {
+	e := &cachedList{packed: make([]byte, 1000)}
+	c := newListCache(20 * (len("key-00") + e.size()))
+	for i := range 18 {
+		key := fmt.Sprintf("key-%02d", i)
+		if !c.admit(key) {
+			t.Fatalf("with %d of 20 entries, %s was turned away", i, key)
+		}
+		c.put(key, e)
+	}
+	c.put("key-18", e) // full but for a sixteenth
+	for _, step := range []struct {
+		key  string
+		want bool
+	}{
+		{"new-00", false},
+		{"new-01", false},
+		{"new-00", true},
+		{"key-03", true},
+		{"new-01", true},
+		{"new-01", false}, // admitted once and not put: a third offer is a first again
+	} {
+		if got := c.admit(step.key); got != step.want {
+			t.Errorf("admit(%s) = %v, want %v", step.key, got, step.want)
+		}
+	}
+}
+
 // TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
 // outlive a change of the store or the index.
 func TestListCacheFollowsWrites(t *testing.T) {
@@ -175,95 +205,107 @@ func hasHeader(h http.Header, name string) bool {
 // organizer, a translation, the clock): the answers must be equal, for every caller, origin and
 // language prefix.
 func TestCachesNeverChangeAnswers(t *testing.T) {
-	now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
-	h, _ := newClockedHandler(t, Config{}, func() time.Time { return now })
-	hh := h.(*Handler)
-	write := func(method, target, body string) string {
-		t.Helper()
-		return writeSynced(t, hh, method, target, body).Body.String()
-	}
-	lists := []string{
-		"/calendar/events/v1/events",
-		"/calendar/events/v1/events?per_page=1&page=2",
-		"/calendar/events/v1/events?search=concert",
-		"/fr/calendar/events/v1/events",
-		"/calendar/events/v1/events?translation_language=fr",
-		"/de/calendar/events/v1/events?status=publish,future",
-		"/calendar/events/v1/venues",
-		"/calendar/events/v1/organizers",
-		"/calendar/events/v1/events?_fields=id,venue.venue",
-		"/calendar/events/v1/events.ics",
-		"/fr/calendar/events/v1/events.ics?search=concert",
-	}
-	check := func(step string) {
-		t.Helper()
-		for _, target := range lists {
-			for _, host := range []string{"cal.example", "other.example"} {
-				for _, admin := range []bool{false, true} {
-					ask := func(h http.Handler) *httptest.ResponseRecorder {
-						r := httptest.NewRequest("GET", target, nil)
-						r.Host = host
-						if admin {
-							r.SetBasicAuth("admin", adminPassword)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"built-in bounds", Config{}},
+		// Caches for a few entries, full from the first lists: answers and items are turned away
+		// (admit) and evicted.
+		{"full caches", Config{ListCacheBytes: 8 << 10, ItemCacheBytes: 8 << 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+			h, _ := newClockedHandler(t, tc.cfg, func() time.Time { return now })
+			hh := h.(*Handler)
+			write := func(method, target, body string) string {
+				t.Helper()
+				return writeSynced(t, hh, method, target, body).Body.String()
+			}
+			lists := []string{
+				"/calendar/events/v1/events",
+				"/calendar/events/v1/events?per_page=1&page=2",
+				"/calendar/events/v1/events?search=concert",
+				"/fr/calendar/events/v1/events",
+				"/calendar/events/v1/events?translation_language=fr",
+				"/de/calendar/events/v1/events?status=publish,future",
+				"/calendar/events/v1/venues",
+				"/calendar/events/v1/organizers",
+				"/calendar/events/v1/events?_fields=id,venue.venue",
+				"/calendar/events/v1/events.ics",
+				"/fr/calendar/events/v1/events.ics?search=concert",
+			}
+			check := func(step string) {
+				t.Helper()
+				for _, target := range lists {
+					for _, host := range []string{"cal.example", "other.example"} {
+						for _, admin := range []bool{false, true} {
+							ask := func(h http.Handler) *httptest.ResponseRecorder {
+								r := httptest.NewRequest("GET", target, nil)
+								r.Host = host
+								if admin {
+									r.SetBasicAuth("admin", adminPassword)
+								}
+								w := httptest.NewRecorder()
+								h.ServeHTTP(w, r)
+								return w
+							}
+							warm, fresh := ask(hh), ask(New(Deps{Config: hh.cfg, Store: hh.db, Index: hh.index, Log: zap.NewNop()}))
+							if warm.Code != fresh.Code || warm.Body.String() != fresh.Body.String() {
+								t.Errorf("%s: GET %s (host %s, admin %v):\ncached %d %s\nfresh  %d %s", step, target, host, admin,
+									warm.Code, warm.Body, fresh.Code, fresh.Body)
+							}
 						}
-						w := httptest.NewRecorder()
-						h.ServeHTTP(w, r)
-						return w
-					}
-					warm, fresh := ask(hh), ask(New(Deps{Config: hh.cfg, Store: hh.db, Index: hh.index, Log: zap.NewNop()}))
-					if warm.Code != fresh.Code || warm.Body.String() != fresh.Body.String() {
-						t.Errorf("%s: GET %s (host %s, admin %v):\ncached %d %s\nfresh  %d %s", step, target, host, admin,
-							warm.Code, warm.Body, fresh.Code, fresh.Body)
 					}
 				}
 			}
-		}
+			var jazz struct {
+				ID         uint64                `json:"id"`
+				Venue      struct{ ID uint64 }   `json:"venue"`
+				Organizer  []struct{ ID uint64 } `json:"organizer"`
+				Categories []struct{ ID uint64 } `json:"categories"`
+			}
+			created := write("POST", "/calendar/events/v1/events", `{"title":"Jazz concert","start_date":"2026-12-01 20:00",`+
+				`"end_date":"2026-12-01 22:00","venue":{"venue":"Hall","city":"Paris"},"organizer":[{"organizer":"Org"}],"categories":"Music"}`)
+			if err := json.Unmarshal([]byte(created), &jazz); err != nil || len(jazz.Organizer) != 1 || len(jazz.Categories) != 1 {
+				t.Fatalf("create: %v %s", err, created)
+			}
+			id, venue, org, cat := utoa(jazz.ID), utoa(jazz.Venue.ID), utoa(jazz.Organizer[0].ID), utoa(jazz.Categories[0].ID)
+			write("POST", "/calendar/events/v1/events", `{"title":"Blues concert","start_date":"2026-12-02 20:00",`+
+				`"end_date":"2026-12-02 22:00","venue":`+venue+`}`)
+			check("created")
+			write("POST", "/fr/calendar/events/v1/events", `{"title":"Concert de jazz","status":"private","translation_of":`+id+`,"categories":"Music",`+
+				`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
+			check("private translation")
+			write("PATCH", "/calendar/events/v1/venues/"+venue, `{"venue":"Great Hall"}`)
+			check("venue renamed")
+			write("PATCH", "/calendar/events/v1/categories/"+cat, `{"name":"Live music"}`)
+			check("category renamed")
+			// The count in the category every Music event embeds changes; only the category's entry says so.
+			write("POST", "/calendar/events/v1/events", `{"title":"Soul","start_date":"2026-12-03 20:00","end_date":"2026-12-03 22:00",`+
+				`"categories":`+cat+`}`)
+			check("category counts another event")
+			// A scheduled event joins the category's count at its date without a write, and leaves it when
+			// trashed before the publish job rewrote it.
+			var gospel struct{ ID uint64 }
+			json.Unmarshal([]byte(write("POST", "/calendar/events/v1/events", `{"title":"Gospel","date":"2026-11-22 10:18:00",`+
+				`"start_date":"2026-12-04 20:00","end_date":"2026-12-04 22:00","categories":`+cat+`}`)), &gospel)
+			check("event scheduled in the category")
+			now = time.Date(2026, 11, 22, 10, 19, 0, 0, time.UTC)
+			check("scheduled event due")
+			write("DELETE", "/calendar/events/v1/events/"+utoa(gospel.ID), "")
+			check("due event trashed")
+			write("POST", "/de/calendar/events/v1/events", `{"title":"Jazzkonzert","date":"2026-11-22 10:20:00","translation_of":`+id+`,`+
+				`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
+			check("scheduled translation")
+			now = now.Add(10 * time.Minute) // the translation is published, without a write
+			check("translation published")
+			write("DELETE", "/calendar/events/v1/organizers/"+org, "")
+			check("organizer trashed")
+			write("PATCH", "/calendar/events/v1/events/"+id, `{"title":"Jazz night"}`)
+			check("event renamed")
+		})
 	}
-	var jazz struct {
-		ID         uint64                `json:"id"`
-		Venue      struct{ ID uint64 }   `json:"venue"`
-		Organizer  []struct{ ID uint64 } `json:"organizer"`
-		Categories []struct{ ID uint64 } `json:"categories"`
-	}
-	created := write("POST", "/calendar/events/v1/events", `{"title":"Jazz concert","start_date":"2026-12-01 20:00",`+
-		`"end_date":"2026-12-01 22:00","venue":{"venue":"Hall","city":"Paris"},"organizer":[{"organizer":"Org"}],"categories":"Music"}`)
-	if err := json.Unmarshal([]byte(created), &jazz); err != nil || len(jazz.Organizer) != 1 || len(jazz.Categories) != 1 {
-		t.Fatalf("create: %v %s", err, created)
-	}
-	id, venue, org, cat := utoa(jazz.ID), utoa(jazz.Venue.ID), utoa(jazz.Organizer[0].ID), utoa(jazz.Categories[0].ID)
-	write("POST", "/calendar/events/v1/events", `{"title":"Blues concert","start_date":"2026-12-02 20:00",`+
-		`"end_date":"2026-12-02 22:00","venue":`+venue+`}`)
-	check("created")
-	write("POST", "/fr/calendar/events/v1/events", `{"title":"Concert de jazz","status":"private","translation_of":`+id+`,"categories":"Music",`+
-		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
-	check("private translation")
-	write("PATCH", "/calendar/events/v1/venues/"+venue, `{"venue":"Great Hall"}`)
-	check("venue renamed")
-	write("PATCH", "/calendar/events/v1/categories/"+cat, `{"name":"Live music"}`)
-	check("category renamed")
-	// The count in the category every Music event embeds changes; only the category's entry says so.
-	write("POST", "/calendar/events/v1/events", `{"title":"Soul","start_date":"2026-12-03 20:00","end_date":"2026-12-03 22:00",`+
-		`"categories":`+cat+`}`)
-	check("category counts another event")
-	// A scheduled event joins the category's count at its date without a write, and leaves it when
-	// trashed before the publish job rewrote it.
-	var gospel struct{ ID uint64 }
-	json.Unmarshal([]byte(write("POST", "/calendar/events/v1/events", `{"title":"Gospel","date":"2026-11-22 10:18:00",`+
-		`"start_date":"2026-12-04 20:00","end_date":"2026-12-04 22:00","categories":`+cat+`}`)), &gospel)
-	check("event scheduled in the category")
-	now = time.Date(2026, 11, 22, 10, 19, 0, 0, time.UTC)
-	check("scheduled event due")
-	write("DELETE", "/calendar/events/v1/events/"+utoa(gospel.ID), "")
-	check("due event trashed")
-	write("POST", "/de/calendar/events/v1/events", `{"title":"Jazzkonzert","date":"2026-11-22 10:20:00","translation_of":`+id+`,`+
-		`"start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
-	check("scheduled translation")
-	now = now.Add(10 * time.Minute) // the translation is published, without a write
-	check("translation published")
-	write("DELETE", "/calendar/events/v1/organizers/"+org, "")
-	check("organizer trashed")
-	write("PATCH", "/calendar/events/v1/events/"+id, `{"title":"Jazz night"}`)
-	check("event renamed")
 }
 
 // writeSynced serves a write and has the index apply it, as the running syncer would.

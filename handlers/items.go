@@ -121,9 +121,15 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 			if err := r.render().encode(buf); err != nil {
 				return nil, err
 			}
-			found[r.id] = rawJSON(bytes.Clone(buf.Bytes()))
+			key := utoa(r.id) + suffix
+			if !h.items.admit(key) {
+				found[r.id] = rawJSON(bytes.Clone(buf.Bytes()))
+				continue
+			}
+			// The answer unpacks the item kept rather than a copy of its own: a fifth of the bytes.
 			packed, dict := h.packItem(t, rq.prefix, buf.Bytes())
-			h.items.put(utoa(r.id)+suffix, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
+			found[r.id] = packedJSON{packed, dict}
+			h.items.put(key, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
