@@ -250,6 +250,29 @@ func TestBoxHoldsTheCircle(t *testing.T) {
 	}
 }
 
+// TestScansShareNoPosition: a scan's table of positions (box.seen) is cleared before another scan
+// borrows it, so a position measured around one centre is measured again around the next. P lies
+// within the radius of the first centre and beyond that of the second, in both boxes, where neither
+// takes it in without the haversine.
+func TestScansShareNoPosition(t *testing.T) {
+	const radius = 100.0
+	deg := radius / earthRadiusKm * 180 / math.Pi
+	plat, plng := 0.9*deg/math.Sqrt2, 0.9*deg/math.Sqrt2
+	for i, centre := range []struct {
+		lat, lng float64
+		near     bool
+	}{{0, 0, true}, {plat - 0.95*deg, plng - 0.95*deg, false}, {0, 0, true}} {
+		c := compile(&EventFilter{Geo: &Geo{Point: true, Lat: centre.lat, Lng: centre.lng, RadiusKm: radius}}, nil, &projection{}, false)
+		if c.box.surelyIn(plat, plng) || !c.box.contains(plat, plng) {
+			t.Fatalf("scan %d: the position is not one the table remembers", i)
+		}
+		if got := c.box.near(plat, plng); got != centre.near {
+			t.Errorf("scan %d around (%v, %v): near = %v, want %v", i, centre.lat, centre.lng, got, centre.near)
+		}
+		c.done()
+	}
+}
+
 // aroundACentre picks a centre anywhere on the globe (one in ten at a pole, the equator or the date
 // line), one of radii, and a point within twice that radius of it, in latitude and in longitude.
 func aroundACentre(rng *rand.Rand, radii []float64) (lat, lng, radius, plat, plng float64) {

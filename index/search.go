@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -119,9 +120,12 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 		rows = p.window(p.span(f.Start.Unix(), f.End.Unix()))
 	}
 	if ids := p.candidates(f, text, len(rows)); ids != nil {
-		return compile(f, nil, p, false).page(p.rowsOf(ids))
+		c := compile(f, nil, p, false)
+		defer c.done()
+		return c.page(p.rowsOf(ids))
 	}
 	c := compile(f, bitsOf(text), p, true)
+	defer c.done()
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
@@ -768,9 +772,23 @@ func compile(f *EventFilter, text idSet, p *projection, sets bool) *scan {
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
-		c.box.seen = new([1 << seenBits]seenPoint) // a scan meets a venue's position in each of its events
+		c.box.seen = seenTables.Get().(*[1 << seenBits]seenPoint) // a scan meets a venue's position in each of its events
 	}
 	return c
+}
+
+// seenTables holds the tables of positions of scans done (box.seen), cleared, for the next: allocated
+// for each scan with a geo filter, they were a twentieth of the bytes the 50-client mix allocated at
+// 100k events (docs/BENCHMARKS.md).
+var seenTables = sync.Pool{New: func() any { return new([1 << seenBits]seenPoint) }}
+
+// done returns what c borrowed (its table of positions); c is not used after.
+func (c *scan) done() {
+	if c.box != nil && c.box.seen != nil {
+		clear(c.box.seen[:])
+		seenTables.Put(c.box.seen)
+		c.box.seen = nil
+	}
 }
 
 func setOf(ids []uint64) idSet {
