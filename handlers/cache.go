@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"sync"
@@ -44,8 +45,8 @@ type listCache struct {
 	// (boundary.go); evicting an entry forgets its count, so the map never outgrows m.
 	heat map[string]uint64
 	// turned holds a hash of each key admit turned away lately, in the slot its low bits name: a key
-	// that comes back while its hash is still there is admitted.
-	turned []uint64
+	// that comes back while its hash's high half is still there is admitted.
+	turned []uint32
 	seed   maphash.Seed
 }
 
@@ -101,14 +102,18 @@ type cacheSlot struct {
 }
 
 func newListCache(limit int) *listCache {
+	slots := 1 << bits.Len(uint(limit/turnedBytes))
 	return &listCache{m: map[string]*cacheSlot{}, limit: limit, heat: map[string]uint64{},
-		turned: make([]uint64, turnedSlots), seed: maphash.MakeSeed()}
+		turned: make([]uint32, slots), seed: maphash.MakeSeed()}
 }
 
-// turnedSlots is how many keys admit remembers at most: more than the entries a cache of the default
-// budget holds (about 50,000 items), for 512 KB without a pointer, so that a key asked for twice
-// while the cache turns over once is still remembered.
-const turnedSlots = 1 << 16
+// turnedBytes is how many bytes of its bound a cache has for each key admit remembers: about five
+// slots for each entry of the item cache (a packed item and its entry are about 1.3 KB), many more
+// for the list cache's larger entries, so that a key asked for again while the cache turns over is
+// still remembered. With one slot for each item held (65,536 slots at 1M events), the item cache
+// admitted too few of the items asked for again and answered 54 % of them instead of 60 %. At 4
+// bytes a slot the table is 1.6 % of the cache's bound, not counted in it.
+const turnedBytes = 256
 
 // admit reports whether the answer of key, about to be computed or just computed, should be put in
 // the cache. A full cache admits a key only the second time it is offered, or when it holds the key
@@ -123,13 +128,13 @@ func (c *listCache) admit(key string) bool {
 	if c.bytes < c.limit-c.limit/16 || c.m[key] != nil {
 		return true
 	}
-	h := maphash.String(c.seed, key) | 1 // never the zero of an empty slot
-	slot := &c.turned[h%turnedSlots]
-	if *slot == h {
+	h := maphash.String(c.seed, key)
+	slot, fp := &c.turned[h&uint64(len(c.turned)-1)], uint32(h>>32)|1 // never the zero of an empty slot
+	if *slot == fp {
 		*slot = 0
 		return true
 	}
-	*slot = h
+	*slot = fp
 	return false
 }
 
