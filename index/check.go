@@ -147,7 +147,7 @@ func (l *lang) matches(d document) bool {
 	switch d.kind {
 	case storage.TypeEvent:
 		r := l.proj.event(d.id)
-		links := l.proj.links[d.id]
+		links := l.proj.linksOf(d.id)
 		return r != nil && sameEvent(r, &d.event) && slices.Equal(links.orgs, d.links.orgs) &&
 			slices.Equal(links.terms, d.links.terms)
 	case storage.TypeVenue:

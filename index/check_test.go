@@ -61,7 +61,7 @@ func TestCheckRepairsDrift(t *testing.T) {
 	en := ix.langs["en"]
 	en.mu.Lock()
 	en.proj.event(a.ID).status = stateDraft                                  // a changed row
-	en.proj.links[c.ID] = eventLinks{terms: []uint64{12345}}                 // changed links
+	en.proj.setLinks(c.ID, eventLinks{terms: []uint64{12345}})               // changed links
 	en.proj.removeEvent(b.ID)                                                // a missing row
 	delete(en.proj.venues, venue.ID)                                         // a missing venue
 	en.proj.putEvent(eventRow{id: 9999, status: statePublish}, eventLinks{}) // a row without a record
@@ -75,7 +75,7 @@ func TestCheckRepairsDrift(t *testing.T) {
 	if r := en.proj.event(a.ID); r == nil || r.status != statePublish {
 		t.Errorf("event %d not repaired: %+v", a.ID, r)
 	}
-	if l := en.proj.links[c.ID]; len(l.terms) != 0 {
+	if l := en.proj.linksOf(c.ID); len(l.terms) != 0 {
 		t.Errorf("links of event %d not repaired: %+v", c.ID, l)
 	}
 	if en.proj.event(b.ID) == nil {

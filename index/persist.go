@@ -147,7 +147,7 @@ func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lat))
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lng))
 		buf = append(buf, byte(r.status), byte(r.trashed), flagsOf(r))
-		l := p.links[r.id]
+		l := p.linksOf(r.id)
 		buf = appendIDs(buf, l.orgs)
 		buf = appendIDs(buf, l.terms)
 		buf = binary.AppendUvarint(buf, l.parent)
@@ -396,7 +396,12 @@ func (d *decoder) point() point {
 // p.events[i], and fails d for an ID listed twice; rebuildKeys derives the rest from them.
 func (p *projection) linkAll(links []eventLinks, d *decoder) {
 	p.eventAt = make(map[uint64]int64, len(p.events))
-	p.links = make(map[uint64]eventLinks, len(p.events))
+	p.links = make(map[uint64]linkSpan, len(p.events))
+	n := 0
+	for _, l := range links {
+		n += len(l.orgs) + len(l.terms)
+	}
+	p.linkIDs = make([]uint64, 0, n)
 	for i := range p.events {
 		r := &p.events[i]
 		if _, twice := p.eventAt[r.id]; twice {
@@ -404,7 +409,7 @@ func (p *projection) linkAll(links []eventLinks, d *decoder) {
 			return
 		}
 		p.eventAt[r.id] = r.startLocal
-		p.links[r.id] = links[i]
+		p.setLinks(r.id, links[i])
 	}
 }
 

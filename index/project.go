@@ -16,7 +16,7 @@ import (
 // eventRow is the projection of one event: every structured field a list filters, orders or counts
 // by. Rows live in a slice ordered by (local start, ID), so a date window is a contiguous run; a list
 // scans every row of its window, so a row is kept small (72 bytes) and holds no pointers. An event's
-// organizers and terms are kept beside it (eventLinks) and tested through the sets of linked events.
+// organizers and terms are kept beside it (linkSpan) and tested through the sets of linked events.
 type eventRow struct {
 	id         uint64
 	author     uint64
@@ -37,6 +37,15 @@ type eventRow struct {
 type eventLinks struct {
 	orgs, terms []uint64
 	parent      uint64
+}
+
+// linkSpan is how a projection keeps an event's links: its parent, and where its organizers, then its
+// terms, lie in the projection's linkIDs. Neither holds a pointer, so the collector marks each as one
+// object: with two slices for each of a million events, the links were most of the pointers it
+// followed at every collection.
+type linkSpan struct {
+	parent           uint64
+	off, orgs, terms uint32
 }
 
 // state is a storage.Status in one byte.
@@ -90,9 +99,13 @@ func effective(status storage.Status, date int64, now time.Time) storage.Status 
 type projection struct {
 	events  []eventRow // ordered by (startLocal, id)
 	eventAt map[uint64]int64
-	links   map[uint64]eventLinks
-	venues  map[uint64]*placeRow
-	orgs    map[uint64]*placeRow
+	// links are the events' links (linksOf), their IDs in linkIDs, of which linkGarbage are no
+	// longer any event's (setLinks).
+	links       map[uint64]linkSpan
+	linkIDs     []uint64
+	linkGarbage int
+	venues      map[uint64]*placeRow
+	orgs        map[uint64]*placeRow
 	// The events linked to each venue, organizer and term: for has_events and only_with_upcoming, for
 	// visiting only the candidates of a small filter, and for testing a large one by event ID.
 	venueEvents map[uint64]eventIDs
@@ -157,7 +170,7 @@ func compareKeys(a, b rowKey) int {
 func newProjection() *projection {
 	return &projection{
 		eventAt:     map[uint64]int64{},
-		links:       map[uint64]eventLinks{},
+		links:       map[uint64]linkSpan{},
 		venues:      map[uint64]*placeRow{},
 		orgs:        map[uint64]*placeRow{},
 		venueEvents: map[uint64]eventIDs{},
@@ -451,7 +464,7 @@ func (p *projection) rebuildKeys() {
 	p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents = map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}
 	for i := range p.events {
 		r := &p.events[i]
-		l := p.links[r.id]
+		l := p.linksOf(r.id)
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = append(sets[key], r.id) })
 		if !rowListed(r) {
 			continue
@@ -577,7 +590,7 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 	p.gen = generations.Add(1)
 	p.eventAt[r.id] = r.startLocal
 	p.widenOffsets(r)
-	p.links[r.id] = l
+	p.setLinks(r.id, l)
 	if p.keysReady {
 		p.putKeys(r, l)
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = insertSorted(sets[key], r.id, cmp.Compare) })
@@ -587,13 +600,54 @@ func (p *projection) link(r *eventRow, l eventLinks) {
 // unlink forgets what link recorded for an event row.
 func (p *projection) unlink(r *eventRow) {
 	p.gen = generations.Add(1)
-	l := p.links[r.id]
+	l := p.linksOf(r.id)
 	if p.keysReady {
 		p.dropKeys(r, l)
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { removeFrom(sets, key, r.id, cmp.Compare) })
 	}
 	delete(p.eventAt, r.id)
-	delete(p.links, r.id)
+	p.dropLinks(r.id)
+}
+
+// linksOf returns the links of event id, none when p has no such event. Their lists are p's, to read
+// only; a later change to p's links leaves them as they are.
+func (p *projection) linksOf(id uint64) eventLinks {
+	s := p.links[id]
+	orgs := p.linkIDs[s.off : s.off+s.orgs : s.off+s.orgs]
+	return eventLinks{orgs: orgs, terms: p.linkIDs[s.off+s.orgs : s.off+s.orgs+s.terms : s.off+s.orgs+s.terms], parent: s.parent}
+}
+
+// setLinks records l as event id's links. The lists are copied to the end of linkIDs, and those they
+// replace left where they are, until they are half of it (compactLinks).
+func (p *projection) setLinks(id uint64, l eventLinks) {
+	p.dropLinks(id)
+	off := len(p.linkIDs)
+	p.linkIDs = append(append(p.linkIDs, l.orgs...), l.terms...)
+	p.links[id] = linkSpan{parent: l.parent, off: uint32(off), orgs: uint32(len(l.orgs)), terms: uint32(len(l.terms))}
+	if p.linkGarbage > len(p.linkIDs)/2 {
+		p.compactLinks()
+	}
+}
+
+// dropLinks forgets event id's links, if any.
+func (p *projection) dropLinks(id uint64) {
+	if s, ok := p.links[id]; ok {
+		p.linkGarbage += int(s.orgs + s.terms)
+		delete(p.links, id)
+	}
+}
+
+// compactLinks copies the lists of every event's links into a new linkIDs, without the garbage. A new
+// one, not the old one rewritten: lists linksOf returned before stay as they were.
+func (p *projection) compactLinks() {
+	ids := make([]uint64, 0, len(p.linkIDs)-p.linkGarbage)
+	for id, s := range p.links {
+		n := s.orgs + s.terms
+		ids = append(ids, p.linkIDs[s.off:s.off+n]...)
+		s.off = uint32(len(ids)) - n
+		p.links[id] = s
+	}
+	p.linkIDs, p.linkGarbage = ids, 0
 }
 
 // eachSet calls f for every set of linked events an event row with links l belongs in: with the

@@ -754,7 +754,7 @@ type scan struct {
 	text                                      idSet
 	box                                       *box
 	// links are the projection's, for the series of a row (Collapse), and seen the series listed.
-	links map[uint64]eventLinks
+	links map[uint64]linkSpan
 	seen  idSet
 }
 
