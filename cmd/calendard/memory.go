@@ -94,23 +94,24 @@ func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 	return grown
 }
 
-// calendarEighths is the most of a default budget, in eighths, that the loaded calendar may hold
-// before the budget grows with it. The rest holds the caches (40 %) and the room for the pages
-// being computed and for the collector. At 100k events the calendar holds about 100 MB, a quarter of
-// the default 384 MiB, which stays. At 1M it holds 410–430 MB: under the default budget, raised to
-// twice that for a limit, the caches kept their 138 MB and the mix served 70–78 % of what it served
-// with the caches' built-in bounds and no limit; with a budget of 1,200 MiB, 90–93 %, at 1.19 GB of
-// anonymous memory against 1.62 GB (docs/BENCHMARKS.md). 3/8 grows it to 1,102 MiB: 83–85 %, at
-// 1.10–1.11 GB, which leaves a margin under the 1.2 GB at 1M.
-const calendarEighths = 3
+// A default budget is at least calendarParts times what the loaded calendar holds: past a third of
+// the default 384 MiB, the budget grows with the calendar. The rest holds the caches (40 %) and the
+// room for the pages being computed and for the collector. At 100k events the calendar holds about
+// 100 MB, a quarter of the default 384 MiB, which stays. At 1M it held 415 MB: under the default
+// budget, raised to twice that for a limit, the caches kept their 138 MB and the mix served 70–78 %
+// of what it served with the caches' built-in bounds and no limit; with a budget of 1,200 MiB,
+// 90–93 %, at 1.19 GB of anonymous memory against 1.62 GB (docs/BENCHMARKS.md). It holds 367 MB
+// since its links hold no pointer; three times that is 1,102 MiB, the budget 8/3 of 415 MB gave, with
+// a margin under the 1.2 GB at 1M (1.05–1.06 GB under the mix).
+const calendarParts = 3
 
 // forCalendar is b for a loaded calendar holding live bytes: b itself, unless b grows and live is
-// more than calendarEighths of it; then the budget that live is calendarEighths of, split as b is.
+// more than a calendarParts-th of it; then the budget that is calendarParts times live, split as b is.
 func (b memoryBudget) forCalendar(live int64) memoryBudget {
-	if !b.grows || live*8 <= b.limit*calendarEighths {
+	if !b.grows || live*calendarParts <= b.limit {
 		return b
 	}
-	grown := splitBudget(int((live*8/calendarEighths + 1<<20 - 1) >> 20))
+	grown := splitBudget(int((live*calendarParts + 1<<20 - 1) >> 20))
 	grown.grows = true
 	return grown
 }

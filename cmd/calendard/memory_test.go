@@ -140,13 +140,13 @@ func TestFitLimit(t *testing.T) {
 	}
 }
 
-// TestForCalendar: the default budget grows with a calendar holding more than 3/8 of it, to the budget
-// that the calendar is 3/8 of, split the same way; a budget the user set, and no budget, stay.
+// TestForCalendar: the default budget grows with a calendar holding more than a third of it, to three
+// times the calendar, split the same way; a budget the user set, and no budget, stay.
 func TestForCalendar(t *testing.T) {
 	const mb = 1 << 20
 	def := splitBudget(DefaultMemoryMB)
 	def.grows = true
-	grown := splitBudget(1100) // 412.5 MiB × 8/3
+	grown := splitBudget(1100) // 366.5 MiB × 3, rounded up
 	grown.grows = true
 	for _, tc := range []struct {
 		name string
@@ -155,8 +155,8 @@ func TestForCalendar(t *testing.T) {
 		want memoryBudget
 	}{
 		{"100k events", def, 108 * mb, def},
-		{"3/8 of the default", def, DefaultMemoryMB * mb * 3 / 8, def},
-		{"1M events", def, 412*mb + mb/2, grown},
+		{"a third of the default", def, DefaultMemoryMB * mb / 3, def},
+		{"1M events", def, 366*mb + mb/2, grown},
 		{"set by the user", splitBudget(DefaultMemoryMB), 430 * mb, splitBudget(DefaultMemoryMB)},
 		{"none", memoryBudget{}, 430 * mb, memoryBudget{}},
 	} {
@@ -168,7 +168,7 @@ func TestForCalendar(t *testing.T) {
 
 // TestFitBudget: without a budget the runtime's soft limit is left alone; with one it becomes
 // fitLimit's for the heap the process holds (a budget far below it, so that it is raised), and a
-// default budget first grows to the one the heap is 3/8 of.
+// default budget first grows to three times the heap.
 func TestFitBudget(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
@@ -199,8 +199,8 @@ func TestFitBudget(t *testing.T) {
 	got = debug.SetMemoryLimit(-1)
 	live := heap()
 	runtime.KeepAlive(held)
-	if grown.limit < live*8/3-4<<20 || grown.limit > live*8/3+4<<20 || !grown.grows || grown.items <= b.items {
-		t.Errorf("default budget of %d MiB under %d MiB: %+v, want it grown to %d MiB", minMemoryMB, live>>20, grown, live*8/3>>20)
+	if want := live * calendarParts; grown.limit < want-4<<20 || grown.limit > want+4<<20 || !grown.grows || grown.items <= b.items {
+		t.Errorf("default budget of %d MiB under %d MiB: %+v, want it grown to %d MiB", minMemoryMB, live>>20, grown, want>>20)
 	}
 	if got != grown.limit {
 		t.Errorf("default budget grown to %d MiB: limit %d MiB, want the budget's", grown.limit>>20, got>>20)
@@ -212,7 +212,7 @@ func TestFitBudget(t *testing.T) {
 func TestLoadGrowsCaches(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
-	// Held through the loads: more than 3/8 of the default budget, as a big calendar's projections.
+	// Held through the loads: more than a third of the default budget, as a big calendar's projections.
 	held := make([]byte, DefaultMemoryMB<<20/2)
 	for _, tc := range []struct {
 		name  string
