@@ -40,9 +40,9 @@ type eventLinks struct {
 }
 
 // linkSpan is how a projection keeps an event's links: its parent, and where its organizers, then its
-// terms, lie in the projection's linkIDs. Neither holds a pointer, so the collector marks each as one
-// object: with two slices for each of a million events, the links were most of the pointers it
-// followed at every collection.
+// terms, lie in the projection's linkIDs. Neither the spans nor the list hold a pointer, so the
+// collector marks the map and the list as two objects, where two slices for each of a million
+// events were two million pointers to follow at every collection.
 type linkSpan struct {
 	parent           uint64
 	off, orgs, terms uint32
@@ -613,8 +613,8 @@ func (p *projection) unlink(r *eventRow) {
 // only; a later change to p's links leaves them as they are.
 func (p *projection) linksOf(id uint64) eventLinks {
 	s := p.links[id]
-	orgs := p.linkIDs[s.off : s.off+s.orgs : s.off+s.orgs]
-	return eventLinks{orgs: orgs, terms: p.linkIDs[s.off+s.orgs : s.off+s.orgs+s.terms : s.off+s.orgs+s.terms], parent: s.parent}
+	mid, end := s.off+s.orgs, s.off+s.orgs+s.terms
+	return eventLinks{orgs: p.linkIDs[s.off:mid:mid], terms: p.linkIDs[mid:end:end], parent: s.parent}
 }
 
 // setLinks records l as event id's links. The lists are copied to the end of linkIDs, and those they
