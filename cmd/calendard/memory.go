@@ -39,15 +39,19 @@ type memoryBudget struct {
 // matches come next: at 1M events a set is 30 KB on average, a list answer 40 KB, and both are hit
 // about as often, but a set saves a search of Bleve (about 6 ms at 1M) where an answer saves about
 // 1 ms; with 4 % the sets of the mix's searches did not fit at 1M and 8 % served 15-25 % more
-// requests (docs/BENCHMARKS.md). Decoded records, which save the JSON decoding of a page's records
-// and what they embed on an item miss, gave them half of theirs without a measurable loss. Items got
-// a third more than the lists once both were kept packed: at 100k events the default's items then
-// answered 76 % of the mix's items against 89 % with the built-in bounds, and with 16 % 84-86 %, for
-// 10-15 % less CPU a request and the same anonymous memory (360 MB; the soft limit holds it there).
+// requests (docs/BENCHMARKS.md). Items got a third more than the lists once both were kept packed:
+// at 100k events the default's items then answered 76 % of the mix's items against 89 % with the
+// built-in bounds, and with 16 % 84-86 %, for 10-15 % less CPU a request and the same anonymous
+// memory (360 MB; the soft limit holds it there). Decoded records, which save the JSON decoding of a
+// page's records and what they embed on an item miss, gave most of theirs to the items: a decoded
+// record is dozens of objects for the collector to mark, a packed item a few, and one item hit saves
+// what a record hit saves and the rendering. With records at 1 % and items at 19 %, items answered
+// 89-90 % at 100k (85-86 % before) and records 22 % (45 %), for 4 % less CPU a request; at 1M, 8 %
+// less, with the same throughput within the noise (three alternated pairs each).
 const (
 	listsShare   = 12
-	itemsShare   = 16
-	recordsShare = 4
+	itemsShare   = 19
+	recordsShare = 1
 	textsShare   = 8
 )
 
