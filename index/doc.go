@@ -56,10 +56,17 @@ func plain(fields ...string) []string {
 	return out
 }
 
+// indexer is what documents are indexed into: a live index's batch, or a build's offline builder.
+type indexer interface {
+	Index(id string, data any) error
+}
+
+var _, _ indexer = (*bleve.Batch)(nil), bleve.Builder(nil)
+
 // index adds d to b. The prefix field takes the text as one string: it is searched by term only,
 // never by phrase, so keeping the fields apart buys nothing there, and merging the terms of an array's
 // elements was a tenth of an index build's CPU.
-func (d *document) index(b *bleve.Batch) error {
+func (d *document) index(b indexer) error {
 	return b.Index(docID(d.kind, d.id), map[string]any{
 		fieldType:   d.kind.String(),
 		fieldText:   d.text,

@@ -9,16 +9,18 @@ import (
 const (
 	// PhaseBuilding scans every record into the projections and the indexes being rebuilt.
 	PhaseBuilding = "building"
+	// PhaseMerging merges the segments of the indexes rebuilt, each language's into one (builder).
+	PhaseMerging = "merging"
 	// PhaseCatchingUp replays the change log written since the indexes' checkpoints.
 	PhaseCatchingUp = "catching up"
 )
 
 // Progress is how far an Open has come.
 type Progress struct {
-	// Phase is PhaseBuilding or PhaseCatchingUp; empty before Open has started.
+	// Phase is PhaseBuilding, PhaseMerging or PhaseCatchingUp; empty before Open has started.
 	Phase string
-	// Done counts the records scanned (building) or the change-log entries applied (catching up) out
-	// of Total. Records written while the phase runs can take Done past Total.
+	// Done counts the records scanned (building), the languages merged (merging) or the change-log
+	// entries applied (catching up) out of Total. Records written while the phase runs can take Done past Total.
 	Done, Total uint64
 	// Started is when the phase began.
 	Started time.Time
