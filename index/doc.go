@@ -3,8 +3,6 @@ package index
 import (
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/richtext"
 )
@@ -60,8 +58,6 @@ func plain(fields ...string) []string {
 type indexer interface {
 	Index(id string, data any) error
 }
-
-var _, _ indexer = (*bleve.Batch)(nil), bleve.Builder(nil)
 
 // index adds d to b. The prefix field takes the text as one string: it is searched by term only,
 // never by phrase, so keeping the fields apart buys nothing there, and merging the terms of an array's

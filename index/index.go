@@ -316,7 +316,7 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 		progress.begin(PhaseMerging, uint64(len(builders)))
 	}
 	// The builders merge side by side, and beside the sorting of the projections: one after the
-	// other, they made a 1M build's last 15 s.
+	// other, they took the last 11 s of a 1M build.
 	for _, b := range builders {
 		b.close()
 	}
@@ -379,7 +379,7 @@ const buildDir = "build"
 // last round merged the largest language a second time, alone on one core, and a build took 118 s
 // instead of 109 s (with segments of 2,000). Segments of 2,000 and 5,000 documents raised the peak
 // anonymous memory to 1.3 and 2.4 GB; 1,000 kept it under 1 GB; 500 brought it to 0.74 GB, but the
-// build took 102 s instead of 96-101.
+// build took 102 s instead of 96-104.
 const (
 	buildBatchSize = 1000
 	buildMergeMax  = 1000
@@ -391,7 +391,7 @@ func startBuilder(dir string, l *lang, progress *Loading) *builder {
 	b := &builder{l: l, path: bleveDir(dir, l.code), queue: queue, done: done}
 	go func() {
 		err := b.build(queue, filepath.Join(dir, buildDir))
-		for range queue { // drain after a failure, so that add never blocks; not b.queue, which finish clears
+		for range queue { // drain after a failure, so that add never blocks; not b.queue, which close clears
 		}
 		if err != nil {
 			err = fmt.Errorf("index: rebuild %s: %w", b.l.code, err)
