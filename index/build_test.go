@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"go.uber.org/zap/zaptest"
@@ -128,12 +129,37 @@ func TestBuildAfterAnInterruptedOne(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(half, "index_meta.json"), []byte(`{"storage":"scorch","index_type":"scorch"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ix := openIndex(t, dir, w.db)
+	// The stale segments are gone before the scan begins: they take disk room the new build needs.
+	staleAtScan := false
+	ix, err := Open(context.Background(), dir, &scanWatcher{Store: w.db, first: func() {
+		_, err := os.Stat(stale)
+		staleAtScan = !errors.Is(err, os.ErrNotExist)
+	}}, Options{Logger: zaptest.NewLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer ix.Close()
+	if staleAtScan {
+		t.Error("the interrupted build's segments were still there when the scan began")
+	}
 	sameDocuments(t, ix, recordsByLang(t, w.db))
 	if _, err := os.Stat(filepath.Join(dir, buildDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the build directory is still there: %v", err)
 	}
+}
+
+// scanWatcher calls first at the first page the scan reads.
+type scanWatcher struct {
+	Store
+	once  sync.Once
+	first func()
+}
+
+func (s *scanWatcher) Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error) {
+	if limit > 0 {
+		s.once.Do(s.first)
+	}
+	return s.Store.Scan(ctx, t, after, limit)
 }
 
 // A build whose scan fails stops its builders without merging, and returns the failure; the next
