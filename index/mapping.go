@@ -21,7 +21,6 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/token/edgengram"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 
@@ -149,6 +148,12 @@ func init() {
 			panic(err)
 		}
 	}
+	err := registry.RegisterTokenizer(wordsName, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return wordsTokenizer{}, nil
+	})
+	if err != nil {
+		panic(err)
+	}
 }
 
 // langFilters are the token filters of each language's stemmed analyzer: Bleve's own analyzer for the
@@ -184,7 +189,7 @@ func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
 	for name, tf := range analyzers {
 		err := m.AddCustomAnalyzer(name, map[string]any{
 			"type":          custom.Name,
-			"tokenizer":     unicode.Name,
+			"tokenizer":     wordsName,
 			"token_filters": toAny(tf),
 		})
 		if err != nil {
