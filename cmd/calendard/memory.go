@@ -30,7 +30,7 @@ type memoryBudget struct {
 	grows bool
 }
 
-// The caches' shares of the budget, in per cent: 40 % together. The rest is what the process needs
+// The caches' shares of the budget, in per cent: 45 % together. The rest is what the process needs
 // whatever it caches: the index's projections of every event (about 100 MB per 100 000 events, the
 // anonymous memory right after start-up), the pages being computed for the clients being served,
 // and room for the garbage collector, which with a soft limit collects earlier rather than grow.
@@ -47,10 +47,15 @@ type memoryBudget struct {
 // record is dozens of objects for the collector to mark, a packed item a few, and one item hit saves
 // what a record hit saves and the rendering. With records at 1 % and items at 19 %, items answered
 // 89-90 % at 100k (85-86 % before) and records 22 % (45 %), for 4 % less CPU a request; at 1M, 8 %
-// less, with the same throughput within the noise (three alternated pairs each).
+// less, with the same throughput within the noise (three alternated pairs each). The items then got
+// 24 %: the mix's rendered items fill 92-97 MiB at 100k events, and with 19 % (76 MiB) the cache
+// missed in the steady state (rendering and decoding records were 8 % of the default's CPU, and none
+// of the unbounded process's), so that the default served 88 % of the unbounded rate over five
+// alternated pairs; with 24 %, 97 %, at the same anonymous memory (366-368 MB): the soft limit holds
+// it, and the collector ran about as often (docs/BENCHMARKS.md).
 const (
 	listsShare   = 12
-	itemsShare   = 19
+	itemsShare   = 24
 	recordsShare = 1
 	textsShare   = 8
 )
@@ -99,7 +104,7 @@ func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 }
 
 // A default budget is at least calendarParts times what the loaded calendar holds: past a third of
-// the default 384 MiB, the budget grows with the calendar. The rest holds the caches (40 %) and the
+// the default 384 MiB, the budget grows with the calendar. The rest holds the caches (45 %) and the
 // room for the pages being computed and for the collector. At 100k events the calendar holds about
 // 100 MB, a quarter of the default 384 MiB, which stays. At 1M it held 415 MB: under the default
 // budget, raised to twice that for a limit, the caches kept their 138 MB and the mix served 70–78 %
