@@ -72,7 +72,7 @@ func TestBuildMergesEveryLanguage(t *testing.T) {
 	if len(merged) == 0 || merged[0] != (Progress{Phase: PhaseMerging, Done: uint64(len(storage.Langs)), Total: uint64(len(storage.Langs)), Started: merged[0].Started}) {
 		t.Errorf("after the scan: %+v, want %s of every language, all done", merged, PhaseMerging)
 	}
-	if _, err := os.Stat(filepath.Join(dir, buildDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(buildPath(dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the build directory is still there: %v", err)
 	}
 	// A language without records got an empty index, which takes the records written later.
@@ -115,7 +115,7 @@ func (s *mergeWatcher) ChangeHead(ctx context.Context) (uint64, error) {
 func TestBuildAfterAnInterruptedOne(t *testing.T) {
 	w := newWorld(t, 22, 30)
 	dir := filepath.Join(t.TempDir(), "index")
-	stale := filepath.Join(dir, buildDir, "scorch-offline-build1")
+	stale := filepath.Join(buildPath(dir), "scorch-offline-build1")
 	if err := os.MkdirAll(stale, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestBuildAfterAnInterruptedOne(t *testing.T) {
 		t.Error("the interrupted build's segments were still there when the scan began")
 	}
 	sameDocuments(t, ix, recordsByLang(t, w.db))
-	if _, err := os.Stat(filepath.Join(dir, buildDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(buildPath(dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the build directory is still there: %v", err)
 	}
 }

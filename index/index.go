@@ -280,7 +280,7 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 	builders := map[storage.Lang]*builder{}
 	if len(fresh) > 0 {
 		// What an interrupted build left there is of no use.
-		if err := os.RemoveAll(filepath.Join(ix.dir, buildDir)); err != nil {
+		if err := os.RemoveAll(buildPath(ix.dir)); err != nil {
 			return 0, fmt.Errorf("index: %w", err)
 		}
 	}
@@ -328,7 +328,7 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 			return 0, err
 		}
 	}
-	if err := os.RemoveAll(filepath.Join(ix.dir, buildDir)); err != nil {
+	if err := os.RemoveAll(buildPath(ix.dir)); err != nil {
 		return 0, fmt.Errorf("index: %w", err)
 	}
 	from := head
@@ -349,8 +349,9 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 // builder analyses a batch, writes its segment to a file at once, and merges the files into one
 // segment when it closes. Building through the live index's batches also kept the segments in memory
 // until Bleve's persister wrote them, merged them again and again as they came, and measured every
-// document for its statistics: at 1M events a build took 123-128 s that way, and takes 93-96 s now,
-// with 27 % less CPU and the same peak anonymous memory, 0.94-1.0 GB (docs/BENCHMARKS.md).
+// document for its statistics: at 1M events a build took 123-128 s that way, and 93-96 s this way,
+// with 27 % less CPU and the same peak anonymous memory, 0.94-1.0 GB (docs/BENCHMARKS.md; 85-87 s
+// since calendard_words).
 type builder struct {
 	l    *lang
 	path string
@@ -369,9 +370,9 @@ type builder struct {
 // 126 s instead of 118 s (with segments of 2,000).
 const builderChunk = 256
 
-// buildDir is where the offline builders write their segments before merging them, under the
-// index's directory: the system's temporary directory may be small, or memory.
-const buildDir = "build"
+// buildPath is where the offline builders write their segments before merging them, under the
+// index's directory dir: the system's temporary directory may be small, or memory.
+func buildPath(dir string) string { return filepath.Join(dir, "build") }
 
 // Options of Bleve's offline builder: buildBatchSize documents to a segment, and buildMergeMax segments
 // merged at a time. The largest language of a 1M calendar (English, 282,000 documents) makes 282
@@ -390,7 +391,7 @@ func startBuilder(dir string, l *lang, progress *Loading) *builder {
 	queue, done := make(chan []document, 2*buildBatchSize/builderChunk), make(chan error, 1)
 	b := &builder{l: l, path: bleveDir(dir, l.code), queue: queue, done: done}
 	go func() {
-		err := b.build(queue, filepath.Join(dir, buildDir))
+		err := b.build(queue, buildPath(dir))
 		for range queue { // drain after a failure, so that add never blocks; not b.queue, which close clears
 		}
 		if err != nil {
