@@ -77,6 +77,15 @@ func (u unit) format(n float64) string {
 	return strconv.FormatFloat(n, 'f', 1, 64) + " " + prefixes[i:i+1] + "B"
 }
 
+// formatRate writes a rate of u a second. A count of fewer than ten a second keeps a decimal: the
+// languages of an index build merge at about one a second, which whole numbers showed as 0/s or 1/s.
+func (u unit) formatRate(r float64) string {
+	if u == records && r > 0 && r < 10 {
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	return u.format(r)
+}
+
 // progressLine is the figures of p as one line of a log: done of total, the rate so far and the time
 // left at that rate; without a total (a copy of a cluster key by key), what is done and the rate.
 func progressLine(p index.Progress, u unit, now time.Time) string {
@@ -85,10 +94,10 @@ func progressLine(p index.Progress, u unit, now time.Time) string {
 		rate = float64(p.Done) / elapsed
 	}
 	if p.Total == 0 {
-		return fmt.Sprintf("%s: %s, %s/s", p.Phase, u.format(float64(p.Done)), u.format(rate))
+		return fmt.Sprintf("%s: %s, %s/s", p.Phase, u.format(float64(p.Done)), u.formatRate(rate))
 	}
 	return fmt.Sprintf("%s: %s of %s, %s/s, %s left", p.Phase, u.format(float64(p.Done)), u.format(float64(p.Total)),
-		u.format(rate), p.Remaining(now).Round(time.Second))
+		u.formatRate(rate), p.Remaining(now).Round(time.Second))
 }
 
 // progressDone is the final figures of p as one line of a log: what was done, in how long, at what
@@ -99,7 +108,7 @@ func progressDone(p index.Progress, u unit, now time.Time) string {
 	if elapsed > 0 {
 		rate = float64(p.Done) / elapsed.Seconds()
 	}
-	return fmt.Sprintf("%s: done, %s in %s, %s/s", p.Phase, u.format(float64(p.Done)), elapsed.Round(time.Millisecond), u.format(rate))
+	return fmt.Sprintf("%s: done, %s in %s, %s/s", p.Phase, u.format(float64(p.Done)), elapsed.Round(time.Millisecond), u.formatRate(rate))
 }
 
 // progressReporter shows a long operation's figures, read with progress and counted in u, on w: as a

@@ -112,6 +112,10 @@ func TestProgressLine(t *testing.T) {
 			"backing up: 12.0 MB, 4.0 MB/s"},
 		{"keys, no total", index.Progress{Phase: "copying keys to etcd", Done: 400_000, Started: start}, records, 5 * time.Second,
 			"copying keys to etcd: 400000, 80000/s"},
+		{"a slow count", index.Progress{Phase: "merging", Done: 3, Total: 7, Started: start}, records, 5 * time.Second,
+			"merging: 3 of 7, 0.6/s, 7s left"},
+		{"a slow count, nothing done yet", index.Progress{Phase: "merging", Total: 7, Started: start}, records, time.Second,
+			"merging: 0 of 7, 0/s, 0s left"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
