@@ -79,6 +79,7 @@ func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 	// harmless: its events look drifted, and reapply loads them and their venues afresh before it
 	// calls anything drift.
 	positions := map[uint64]*storage.Venue{}
+	parents := newParentTexts()
 	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
 		var after uint64
 		for {
@@ -97,8 +98,11 @@ func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 			for _, v := range page.Venues {
 				positions[v.ID] = &storage.Venue{Geo: v.Geo}
 			}
+			if err := parents.learn(ctx, ix.store, page.Events); err != nil {
+				return repaired, err
+			}
 			var drift []uint64
-			for _, d := range documents(page, positions) {
+			for _, d := range documents(page, positions, parents) {
 				l := ix.langs[d.lang]
 				if l == nil {
 					continue
@@ -183,38 +187,42 @@ func samePlace(got, want *placeRow) bool {
 // reapply loads records of type t from the store again and applies those the projections still do not
 // match (all: every one) to them and to Bleve, without moving the checkpoint; it returns their IDs. A
 // record the scan saw differ may have been written since, and applied by the syncer: it is not drift.
+// The records are loaded and indexed as the syncer does, a bounded amount of text at a time.
 func (ix *Index) reapply(ctx context.Context, t storage.PostType, ids []uint64, all bool) ([]uint64, error) {
 	ix.writing.Lock()
 	defer ix.writing.Unlock()
-	recs, _, err := ix.store.Load(ctx, t, ids)
-	if err != nil {
-		return nil, err
-	}
-	venues, err := ix.venuesOf(ctx, recs.Events)
-	if err != nil {
-		return nil, err
+	refs := make([]docRef, len(ids))
+	for i, id := range ids {
+		refs[i] = docRef{t, id}
 	}
 	var fixed []uint64
-	batches := map[storage.Lang]*bleve.Batch{}
-	for _, d := range documents(recs, venues) {
-		l := ix.langs[d.lang]
-		if l == nil || (!all && l.matches(d)) {
-			continue
-		}
-		fixed = append(fixed, d.id)
-		l.apply(d)
-		b := batches[d.lang]
-		if b == nil {
-			b = l.bleve.NewBatch()
-			batches[d.lang] = b
-		}
-		if err := d.index(b); err != nil {
+	for len(refs) > 0 {
+		docs, n, err := ix.loadDocuments(ctx, refs)
+		if err != nil {
 			return nil, err
 		}
-	}
-	for code, b := range batches {
-		if err := ix.langs[code].bleve.Batch(b); err != nil {
-			return nil, fmt.Errorf("index: repair %s: %w", code, err)
+		refs = refs[n:]
+		batches := map[storage.Lang]*bleve.Batch{}
+		for _, d := range docs {
+			l := ix.langs[d.lang]
+			if l == nil || (!all && l.matches(d)) {
+				continue
+			}
+			fixed = append(fixed, d.id)
+			l.apply(d)
+			b := batches[d.lang]
+			if b == nil {
+				b = l.bleve.NewBatch()
+				batches[d.lang] = b
+			}
+			if err := d.update(b); err != nil {
+				return nil, err
+			}
+		}
+		for code, b := range batches {
+			if err := ix.langs[code].bleve.Batch(b); err != nil {
+				return nil, fmt.Errorf("index: repair %s: %w", code, err)
+			}
 		}
 	}
 	if len(fixed) > 0 {
@@ -269,7 +277,7 @@ func (ix *Index) removeRows(ctx context.Context, l *lang, t storage.PostType, id
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range documents(recs, nil) {
+	for _, d := range documents(recs, nil, nil) {
 		if d.lang == l.code {
 			ids = slices.DeleteFunc(ids, func(id uint64) bool { return id == d.id })
 		}

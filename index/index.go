@@ -294,21 +294,29 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 	}()
 	// Venues come first: events read their positions from this map instead of loading them again.
 	venues := map[uint64]*storage.Venue{}
+	parents := newParentTexts()
 	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
 		pages, errc := ix.scanAll(ctx, t)
+		var failed error
 		for page := range pages {
+			if failed != nil {
+				continue // drained, so that the scanners end
+			}
 			for _, v := range page.Venues {
 				venues[v.ID] = v
 			}
 			progress.add(len(page.Events) + len(page.Venues) + len(page.Organizers))
-			for _, d := range documents(page, venues) {
+			if failed = parents.learn(ctx, ix.store, page.Events); failed != nil {
+				continue
+			}
+			for _, d := range documents(page, venues, parents) {
 				ix.langs[d.lang].load(d)
-				if b := builders[d.lang]; b != nil {
+				if b := builders[d.lang]; b != nil && !d.event.sharesText {
 					b.add(d)
 				}
 			}
 		}
-		if err := <-errc; err != nil {
+		if err := cmp.Or(failed, <-errc); err != nil {
 			return 0, err
 		}
 	}
@@ -330,6 +338,11 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 	}
 	if err := os.RemoveAll(buildPath(ix.dir)); err != nil {
 		return 0, fmt.Errorf("index: %w", err)
+	}
+	for _, b := range builders {
+		if err := ix.indexLater(ctx, b.l, b.later); err != nil {
+			return 0, err
+		}
 	}
 	from := head
 	for _, l := range ix.langs {
@@ -356,6 +369,9 @@ type builder struct {
 	l    *lang
 	path string
 	docs []document
+	// later names the documents left out of the build to keep each segment's text within
+	// buildSegmentText, for indexLater; the goroutine writes it, and wait hands it over.
+	later []docRef
 	// queue carries chunks of documents to the goroutine; done receives its first error, or nil, once
 	// the queue is closed and drained and the index is open. stopped tells the goroutine that the
 	// build was abandoned, and is not to be merged and opened. close and wait clear queue and done.
@@ -386,6 +402,14 @@ const (
 	buildMergeMax  = 1000
 )
 
+// buildSegmentText bounds the searched text of one segment of a build. The offline builder analyses
+// a segment's documents together when it has buildBatchSize of them, whatever their length: a
+// thousand events with 64 KB descriptions would take it gigabytes (syncTextBytes). A document that
+// would take its segment past the bound is left out, and indexed once the build is done, as the
+// syncer indexes (indexLater). Segments of ordinary events hold far less: 220 KB for the generated
+// calendar, and 4 MB would take descriptions of 4 KB on average.
+const buildSegmentText = 4 << 20
+
 // startBuilder starts the builder of l's index under dir; progress counts it once merged.
 func startBuilder(dir string, l *lang, progress *Loading) *builder {
 	queue, done := make(chan []document, 2*buildBatchSize/builderChunk), make(chan error, 1)
@@ -414,17 +438,26 @@ func (b *builder) build(queue <-chan []document, tmp string) error {
 	if err != nil {
 		return err
 	}
-	n := 0
+	n, text := 0, 0
 	for docs := range queue {
 		if b.stopped.Load() {
 			return errStopped
 		}
 		for i := range docs {
-			if err := docs[i].index(bb); err != nil {
+			d := &docs[i]
+			if n%buildBatchSize > 0 && text+d.textBytes() > buildSegmentText {
+				b.later = append(b.later, docRef{d.kind, d.id})
+				continue
+			}
+			if err := d.index(bb); err != nil {
 				return err
 			}
+			if n++; n%buildBatchSize == 0 {
+				text = 0 // the builder wrote the segment
+			} else {
+				text += d.textBytes()
+			}
 		}
-		n += len(docs)
 	}
 	if b.stopped.Load() {
 		return errStopped
@@ -487,6 +520,31 @@ func (b *builder) stop() {
 		<-b.done
 		b.done = nil
 	}
+}
+
+// indexLater indexes into l's Bleve index the documents of refs that its build left out, a bounded
+// amount of text at a time, as the syncer does.
+func (ix *Index) indexLater(ctx context.Context, l *lang, refs []docRef) error {
+	if len(refs) > 0 {
+		ix.log.Info("indexing the documents left out of the build", zap.String("lang", string(l.code)), zap.Int("documents", len(refs)))
+	}
+	for len(refs) > 0 {
+		docs, n, err := ix.loadDocuments(ctx, refs)
+		if err != nil {
+			return err
+		}
+		refs = refs[n:]
+		b := l.bleve.NewBatch()
+		for _, d := range docs {
+			if err := d.update(b); err != nil {
+				return err
+			}
+		}
+		if err := l.bleve.Batch(b); err != nil {
+			return fmt.Errorf("index: rebuild %s: %w", l.code, err)
+		}
+	}
+	return nil
 }
 
 // errStopped ends a build that was stopped: its segments are left for the next build to remove.

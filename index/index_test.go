@@ -108,7 +108,7 @@ func TestLanguageSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer idx.Close()
-			l := &lang{code: tc.lang, bleve: idx, mapping: m, texts: &textCache{}}
+			l := &lang{code: tc.lang, bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
 			doc := document{kind: storage.TypeEvent, id: 1, text: []string{tc.indexed}}
 			other := document{kind: storage.TypeEvent, id: 2, text: []string{"nothing here"}}
 			b := idx.NewBatch()
@@ -419,7 +419,7 @@ func TestPrefixSearch(t *testing.T) {
 	if err := idx.Batch(b); err != nil {
 		t.Fatal(err)
 	}
-	l := &lang{code: "en", bleve: idx, mapping: m, texts: &textCache{}}
+	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
 	tests := []struct {
 		search string
 		want   []uint64
@@ -496,7 +496,7 @@ func TestLongPhrase(t *testing.T) {
 	if err := idx.Batch(b); err != nil {
 		t.Fatal(err)
 	}
-	l := &lang{code: "en", bleve: idx, mapping: m, texts: &textCache{}}
+	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
 	for _, tc := range []struct {
 		phrase []string
 		want   [2]bool
@@ -554,7 +554,7 @@ func TestSearchStopsAtItsDeadline(t *testing.T) {
 	if err := idx.Batch(b); err != nil {
 		t.Fatal(err)
 	}
-	l := &lang{code: "en", bleve: idx, mapping: m, texts: &textCache{}}
+	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
 	ctx := &expiringCtx{Context: context.Background(), n: 3}
 	set, err := l.textMatches(ctx, `"concert jazz"`, Version{}, false)
 	if !errors.Is(err, context.Canceled) {

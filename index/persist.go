@@ -23,7 +23,7 @@ import (
 // placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
 // not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
 // fields change and the pinned layout is not updated with it.
-const projectionFormat = 2
+const projectionFormat = 3
 
 // projectionMagic opens every saved projection, so that no other file is mistaken for one.
 var projectionMagic = []byte("calendard projection\n")
@@ -172,7 +172,8 @@ const (
 	flagHidden = 1 << iota
 	flagFeatured
 	flagHasGeo
-	flagsKnown = flagHidden | flagFeatured | flagHasGeo
+	flagSharesText
+	flagsKnown = flagHidden | flagFeatured | flagHasGeo | flagSharesText
 )
 
 func flagsOf(r *eventRow) byte {
@@ -185,6 +186,9 @@ func flagsOf(r *eventRow) byte {
 	}
 	if r.hasGeo {
 		f |= flagHasGeo
+	}
+	if r.sharesText {
+		f |= flagSharesText
 	}
 	return f
 }
@@ -233,6 +237,7 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 			status: d.state(), trashed: d.state()}
 		flags := d.byte()
 		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
+		r.sharesText = flags&flagSharesText != 0
 		l := eventLinks{orgs: d.list(), terms: d.list(), parent: d.uvarint()}
 		switch {
 		case flags&^flagsKnown != 0:
@@ -287,8 +292,8 @@ func (p *projection) appendKeys(buf []byte) []byte {
 	buf = appendLists(buf, p.venueListed, binary.AppendUvarint, at)
 	buf = appendLists(buf, p.placeListed, appendPoint, at)
 	id := func(id uint64) uint64 { return id }
-	for _, sets := range []map[uint64]eventIDs{p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents} {
-		buf = appendLists(buf, sets, binary.AppendUvarint, id)
+	for _, sets := range p.linkedSets() {
+		buf = appendLists(buf, *sets, binary.AppendUvarint, id)
 	}
 	return buf
 }
@@ -310,7 +315,7 @@ func (p *projection) readKeys(d *decoder) {
 	p.venueListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, listed)
 	p.placeListed = readLists[point, []rowKey](d, (*decoder).point, listed)
 	id := func(id uint64) (uint64, bool) { return id, true }
-	for _, sets := range []*map[uint64]eventIDs{&p.venueEvents, &p.orgEvents, &p.termEvents, &p.seriesEvents} {
+	for _, sets := range p.linkedSets() {
 		*sets = readLists[uint64, eventIDs](d, (*decoder).uvarint, id)
 	}
 	if d.err == nil {

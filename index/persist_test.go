@@ -326,10 +326,18 @@ var projectionLayouts = map[int]string{
 	1: layout1,
 	// Format 2 saves the lists of keys and the sets of linked events after the rows (appendKeys).
 	2: layout1,
+	// Format 3 flags the occurrences that share their parent's text, and saves their sets.
+	3: layout3,
 }
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
 	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
+	"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
+	"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}"
+
+// layout3 adds sharesText, saved as a flag.
+const layout3 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
+	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool, sharesText bool} " +
 	"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
 	"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}"
 

@@ -30,6 +30,9 @@ type eventRow struct {
 	hidden     bool
 	featured   bool
 	hasGeo     bool
+	// sharesText: the event is an occurrence with its series parent's text, and no Bleve document of
+	// its own (parentTexts).
+	sharesText bool
 }
 
 // eventLinks are an event's organizers and terms (categories and tags share one ID space), and the
@@ -111,8 +114,10 @@ type projection struct {
 	venueEvents map[uint64]eventIDs
 	orgEvents   map[uint64]eventIDs
 	termEvents  map[uint64]eventIDs
-	// The occurrences of each series, by its parent (post_parent).
+	// The occurrences of each series, by its parent (post_parent), and those of them that share its
+	// text, which a search matching the parent matches (lang.withSharers).
 	seriesEvents map[uint64]eventIDs
+	textEvents   map[uint64]eventIDs
 	// listed holds the position keys of the publicly listed rows (rowListed), in row order;
 	// featuredListed those of the featured rows, termListed those of each term's, venueListed each
 	// venue's and placeListed those at each position (a venue's, copied into its events' rows): an
@@ -178,6 +183,7 @@ func newProjection() *projection {
 		termEvents:  map[uint64]eventIDs{},
 
 		seriesEvents: map[uint64]eventIDs{},
+		textEvents:   map[uint64]eventIDs{},
 		termListed:   map[uint64][]rowKey{},
 		venueListed:  map[uint64][]rowKey{},
 		placeListed:  map[point][]rowKey{},
@@ -456,12 +462,13 @@ func removeSorted[S ~[]E, E any](s S, v E, compare func(E, E) int) S {
 }
 
 // rebuildKeys fills listed, termListed, venueListed, placeListed and placeCells from the ordered rows,
-// with the sets of linked events (venueEvents, orgEvents, termEvents, seriesEvents), and through
-// listRows scheduled and the offsets.
+// with the sets of linked events (linkedSets), and through listRows scheduled and the offsets.
 func (p *projection) rebuildKeys() {
 	p.listRows()
 	p.termListed, p.venueListed, p.placeListed = map[uint64][]rowKey{}, map[uint64][]rowKey{}, map[point][]rowKey{}
-	p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents = map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}, map[uint64]eventIDs{}
+	for _, sets := range p.linkedSets() {
+		*sets = map[uint64]eventIDs{}
+	}
 	for i := range p.events {
 		r := &p.events[i]
 		l := p.linksOf(r.id)
@@ -486,12 +493,12 @@ func (p *projection) rebuildKeys() {
 	}
 	// The sets were gathered in the rows' order, by start, and an event naming a term twice is in
 	// its set once.
-	for _, sets := range []map[uint64]eventIDs{p.venueEvents, p.orgEvents, p.termEvents, p.seriesEvents} {
-		for key, ids := range sets {
+	for _, sets := range p.linkedSets() {
+		for key, ids := range *sets {
 			slices.Sort(ids)
-			sets[key] = slices.Compact(ids)
+			(*sets)[key] = slices.Compact(ids)
 		}
-		clipLists(sets)
+		clipLists(*sets)
 	}
 	// Appending left up to twice the room each list needs, 60 MB for the terms' at 1M events.
 	clipLists(p.termListed)
@@ -664,7 +671,15 @@ func (p *projection) eachSet(r *eventRow, l eventLinks, f func(sets map[uint64]e
 	}
 	if l.parent != 0 {
 		f(p.seriesEvents, l.parent)
+		if r.sharesText {
+			f(p.textEvents, l.parent)
+		}
 	}
+}
+
+// linkedSets are the fields of p holding sets of linked events, each filled through eachSet.
+func (p *projection) linkedSets() []*map[uint64]eventIDs {
+	return []*map[uint64]eventIDs{&p.venueEvents, &p.orgEvents, &p.termEvents, &p.seriesEvents, &p.textEvents}
 }
 
 // appendLoaded adds a row of a full load, whose rows come in no order: sort orders them once all are

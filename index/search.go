@@ -1106,9 +1106,32 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 	b.AddMustNot(mustNot...)
 	set, err := l.matchingIDs(ctx, b)
 	if err == nil {
+		l.withSharers(set)
 		l.texts.put(key, v, set)
 	}
 	return set, err
+}
+
+// withSharers adds to set, the records whose Bleve documents a search matched, the occurrences that
+// share the text of a series parent in it (parentTexts): they have no document of their own. It
+// visits whichever is smaller, the set or the series with sharers.
+func (l *lang) withSharers(set *roaring64.Bitmap) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	sharers := l.proj.textEvents
+	if uint64(len(sharers)) < set.GetCardinality() {
+		for parent, ids := range sharers {
+			if set.Contains(parent) {
+				set.AddMany(ids)
+			}
+		}
+		return
+	}
+	var add []uint64
+	for it := set.Iterator(); it.HasNext(); {
+		add = append(add, sharers[it.Next()]...)
+	}
+	set.AddMany(add)
 }
 
 // answer answers a list: list pages the records text allows. A search that finds nothing is answered

@@ -46,7 +46,8 @@ func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	}
 }
 
-// SyncOnce applies the change-log entries after the applied position, at most syncBatch of them, and
+// SyncOnce applies the change-log entries after the applied position, at most syncBatch of them and
+// no more than syncTextBytes of searched text to index (a run of entries at a time, syncChunk), and
 // reports how many it read. Repeated entries for one record are applied once, from the record's
 // current state, so applying an entry twice is harmless.
 func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
@@ -57,52 +58,49 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 	if err != nil || len(changes) == 0 {
 		return 0, err
 	}
-	last := changes[len(changes)-1].Seq
-	ids := map[storage.PostType][]uint64{}
+	// The records the entries name, once each, and the entry each is first named by: documents
+	// covering refs[:k] cover the entries before first[k].
+	var refs []docRef
+	var first []int
 	seen := map[storage.Change]bool{}
-	for _, c := range changes {
+	for i, c := range changes {
 		t, ok := c.Kind.PostType()
 		key := storage.Change{Kind: c.Kind, ID: c.ID}
 		if !ok || seen[key] {
 			continue
 		}
 		seen[key] = true
-		ids[t] = append(ids[t], c.ID)
+		refs, first = append(refs, docRef{t, c.ID}), append(first, i)
 	}
-	page := &storage.Records{}
-	for t, list := range ids {
-		recs, _, err := ix.store.Load(ctx, t, list)
-		if err != nil {
-			return 0, err
-		}
-		page.Events = append(page.Events, recs.Events...)
-		page.Venues = append(page.Venues, recs.Venues...)
-		page.Organizers = append(page.Organizers, recs.Organizers...)
-	}
-	venues, err := ix.venuesOf(ctx, page.Events)
+	docs, k, err := ix.loadDocuments(ctx, refs)
 	if err != nil {
 		return 0, err
 	}
+	n := len(changes)
+	if k < len(refs) {
+		n = first[k]
+	}
+	last := changes[n-1].Seq
 	batches := map[storage.Lang]*bleve.Batch{}
-	docs := map[*lang][]document{}
-	for _, d := range documents(page, venues) {
+	byLang := map[*lang][]document{}
+	for _, d := range docs {
 		l := ix.langs[d.lang]
 		if l == nil {
 			continue
 		}
-		docs[l] = append(docs[l], d)
+		byLang[l] = append(byLang[l], d)
 		if d.id > 0 && last > l.checkpoint {
 			b := batches[d.lang]
 			if b == nil {
 				b = l.bleve.NewBatch()
 				batches[d.lang] = b
 			}
-			if err := d.index(b); err != nil {
+			if err := d.update(b); err != nil {
 				return 0, err
 			}
 		}
 	}
-	for l, ds := range docs {
+	for l, ds := range byLang {
 		l.applyAll(ds)
 	}
 	for code, b := range batches {
@@ -118,7 +116,62 @@ func (ix *Index) SyncOnce(ctx context.Context) (int, error) {
 		l.checkpoint = max(l.checkpoint, last)
 	}
 	ix.advance(last)
-	return len(changes), nil
+	return n, nil
+}
+
+// syncTextBytes bounds the searched text one SyncOnce indexes, and syncChunk is how many records it
+// loads at a time until it has that much. Analysing text costs Bleve 200 to 375 times its bytes
+// while it builds a batch's segment (random words, whose every prefix is a new term: the worst case),
+// so a batch of 1,000 entries for events with 65 KB descriptions took gigabytes; with this bound a
+// batch takes at most about 200 MB more than one of ordinary events, whose text is about a kilobyte.
+const (
+	syncTextBytes = 1 << 20
+	syncChunk     = 16
+)
+
+// docRef names a record.
+type docRef struct {
+	t  storage.PostType
+	id uint64
+}
+
+// loadDocuments loads the records of refs, syncChunk at a time, until their documents hold
+// syncTextBytes of text to index or refs are all loaded, and returns the documents and how many of
+// refs they cover.
+func (ix *Index) loadDocuments(ctx context.Context, refs []docRef) ([]document, int, error) {
+	var docs []document
+	parents := newParentTexts()
+	n, text := 0, 0
+	for n < len(refs) && text < syncTextBytes {
+		chunk := refs[n:min(n+syncChunk, len(refs))]
+		n += len(chunk)
+		ids := map[storage.PostType][]uint64{}
+		for _, r := range chunk {
+			ids[r.t] = append(ids[r.t], r.id)
+		}
+		page := &storage.Records{}
+		for t, list := range ids {
+			recs, _, err := ix.store.Load(ctx, t, list)
+			if err != nil {
+				return nil, 0, err
+			}
+			page.Events = append(page.Events, recs.Events...)
+			page.Venues = append(page.Venues, recs.Venues...)
+			page.Organizers = append(page.Organizers, recs.Organizers...)
+		}
+		venues, err := ix.venuesOf(ctx, page.Events)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := parents.learn(ctx, ix.store, page.Events); err != nil {
+			return nil, 0, err
+		}
+		for _, d := range documents(page, venues, parents) {
+			docs = append(docs, d)
+			text += d.textBytes()
+		}
+	}
+	return docs, n, nil
 }
 
 // applyAll puts the rows of docs into the projection under one lock, the events in one pass

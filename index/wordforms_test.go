@@ -121,7 +121,7 @@ func diskLang(tb testing.TB, code storage.Lang) *lang {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { closeBleve(idx) })
-	return &lang{code: code, bleve: idx, mapping: m, texts: &textCache{}}
+	return &lang{code: code, bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
 }
 
 // BenchmarkSearchWordForms measures a search for each form of the word-form set, per language, over

@@ -97,7 +97,7 @@ func (w *writer) createEvent(id uint64, lang Lang, in *EventInput) (*Event, erro
 	if _, err = w.save(e, nil, nil); err != nil || len(e.Recurrence) == 0 {
 		return e, err
 	}
-	return e, w.syncSeries(e)
+	return e, w.syncSeries(e, false)
 }
 
 // UpdateEvent applies a partial update to event id. Returns ErrNotFound, ErrWrongType (the ID is
@@ -159,7 +159,8 @@ func (w *writer) updateEvent(id uint64, in *EventInput) (e *Event, changed bool,
 		return nil, false, err
 	}
 	if len(e.Recurrence) > 0 || len(old.Recurrence) > 0 {
-		return e, true, w.syncSeries(e)
+		retext := old.Title != e.Title || old.Excerpt != e.Excerpt || old.Description != e.Description
+		return e, true, w.syncSeries(e, retext)
 	}
 	return e, true, nil
 }
@@ -190,7 +191,7 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 			return err
 		}
 		if len(e.Recurrence) > 0 {
-			if err := w.syncSeries(e); err != nil {
+			if err := w.syncSeries(e, false); err != nil {
 				return err
 			}
 		}

@@ -92,7 +92,10 @@ func (w *writer) startIn(e *Event) (time.Time, error) {
 }
 
 // syncSeries brings the occurrences of parent p in step with it (the rules above); p has been saved.
-func (w *writer) syncSeries(p *Event) error {
+// retext says that p's searched text (title, excerpt, description) changed: every occurrence is then
+// logged, rewritten or not, because the index keeps one copy of a series' text for the occurrences
+// whose text is the parent's, and must decide again for each whether it still is.
+func (w *writer) syncSeries(p *Event, retext bool) error {
 	start, err := w.startIn(p)
 	if err != nil {
 		return err
@@ -118,7 +121,8 @@ func (w *writer) syncSeries(p *Event) error {
 		}
 	}
 	byDay := map[string]*Event{}
-	for _, id := range linkedIDs(w.tx, bSeries, p.ID) {
+	occurrences := linkedIDs(w.tx, bSeries, p.ID)
+	for _, id := range occurrences {
 		c, err := loadPost[Event](w.tx, TypeEvent, id, w.now)
 		if err != nil {
 			return err
@@ -160,6 +164,11 @@ func (w *writer) syncSeries(p *Event) error {
 		}
 		if _, err := w.save(c, &old.Post, nil); err != nil {
 			return err
+		}
+	}
+	if retext {
+		for _, id := range occurrences {
+			w.touch(DocEvent, id)
 		}
 	}
 	return nil
@@ -399,7 +408,7 @@ func (db *DB) ExtendSeries(ctx context.Context) (int, error) {
 			if err != nil || len(p.Recurrence) == 0 || p.Status == StatusTrash {
 				return err
 			}
-			if err := w.syncSeries(p); err != nil {
+			if err := w.syncSeries(p, false); err != nil {
 				return err
 			}
 			wrote = len(w.order) > 0
