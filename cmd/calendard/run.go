@@ -29,6 +29,8 @@ commands:
   user list
   app-password create     --user L [--name LABEL]   (prints the password once)
   app-password revoke     --user L --name LABEL
+  trash                   --type event|venue|organizer --id N   (moves a record to the trash as DELETE does;
+                          works while the index loads, when the API cannot)
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
   import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--dry-run]
                           (mirrors a The Events Calendar site; the server must be stopped)
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("%s needs a subcommand; run calendard help", cmd)
 		}
 		return admin(ctx, cmd+" "+args[0], args[1:], getenv, stdout, stderr)
+	case "trash":
+		return admin(ctx, cmd, args, getenv, stdout, stderr)
 	case "seed":
 		return seed(ctx, args, getenv, stdout, stderr)
 	case "import":
@@ -180,12 +184,20 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 	fs.StringVar(&a.DisplayName, "display-name", "", "display name (defaults to the login)")
 	fs.StringVar(&a.User, "user", "", "login of the user")
 	fs.StringVar(&a.Name, "name", "", "label of the application password")
+	fs.StringVar(&a.Type, "type", "", "type of the record: event, venue or organizer")
+	fs.Uint64Var(&a.ID, "id", 0, "ID of the record")
 	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if !knownAdminCommand(cmd) {
 		return fmt.Errorf("unknown command %q; run calendard help", cmd)
+	}
+	if cmd == "trash" {
+		// Checked here too, so that a mistyped command neither reaches a server nor opens the store.
+		if _, err := trashTarget(a); err != nil {
+			return err
+		}
 	}
 	cfg, err := parseConfig(cmd, []string{"--data-dir", *dataDir}, getenv, stderr)
 	if err != nil {
@@ -205,9 +217,12 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 // adminArgs are the flags of the operator commands; they travel over the control socket as JSON.
 type adminArgs struct {
 	Login, Email, Role, DisplayName, User, Name string
+	// Type and ID name the record of trash.
+	Type string
+	ID   uint64
 }
 
-var adminCommands = []string{"user create", "user list", "app-password create", "app-password revoke"}
+var adminCommands = []string{"user create", "user list", "app-password create", "app-password revoke", "trash"}
 
 func knownAdminCommand(cmd string) bool { return slices.Contains(adminCommands, cmd) }
 
@@ -242,6 +257,8 @@ func runAdmin(ctx context.Context, db *storage.DB, cmd string, a adminArgs, stdo
 		fmt.Fprintln(stdout, pw)
 	case "app-password revoke":
 		return db.RevokeAppPassword(ctx, a.User, a.Name)
+	case "trash":
+		return trashRecord(ctx, db, a, stdout)
 	default:
 		return fmt.Errorf("unknown command %q; run calendard help", cmd)
 	}
