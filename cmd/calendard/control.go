@@ -232,6 +232,10 @@ func (a *app) runControl(conn net.Conn, out io.Writer) error {
 	defer cancel()
 	err := runAdmin(ctx, a.db, req.Cmd, req.Args, out)
 	// The command, never its output: app-password create prints a secret.
-	a.log.Info("control command", zap.String("cmd", req.Cmd), zap.Bool("ok", err == nil))
+	fields := []zap.Field{zap.String("cmd", req.Cmd), zap.Bool("ok", err == nil)}
+	if req.Cmd == "trash" {
+		fields = append(fields, zap.String("type", req.Args.Type), zap.Uint64("id", req.Args.ID))
+	}
+	a.log.Info("control command", fields...)
 	return err
 }

@@ -4,12 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -264,5 +270,36 @@ func TestHelpListsTrash(t *testing.T) {
 	out, err := runCmd(t, t.TempDir(), "help")
 	if err != nil || !strings.Contains(out, "\n  trash ") || !strings.Contains(out, "--type event|venue|organizer --id N") {
 		t.Errorf("help: %v\n%s", err, out)
+	}
+}
+
+// TestTrashCommandIsLogged: the server's log line of a trash through the control socket names the
+// record, which its output (never logged) would otherwise be the only trace of.
+func TestTrashCommandIsLogged(t *testing.T) {
+	dir, _ := loadingDir(t)
+	id := firstEvent(t, dir)
+	db := openDirStore(t, "serve", lookup(map[string]string{"CALENDAR_DATA_DIR": dir}))
+	defer db.Close()
+	core, logs := observer.New(zapcore.InfoLevel)
+	a := &app{log: zap.New(core), db: db}
+	client, conn := net.Pipe()
+	defer client.Close()
+	sent := make(chan error, 1)
+	go func() {
+		sent <- json.NewEncoder(client).Encode(controlRequest{Cmd: "trash", Args: adminArgs{Type: "event", ID: id}})
+	}()
+	if err := a.runControl(conn, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	entries := logs.FilterMessage("control command").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d control command lines, want 1", len(entries))
+	}
+	got := entries[0].ContextMap()
+	if got["cmd"] != "trash" || got["ok"] != true || got["type"] != "event" || got["id"] != id {
+		t.Errorf("control command line %v, want cmd trash, ok, type event, id %d", got, id)
 	}
 }
