@@ -208,6 +208,7 @@ var etcdTests = []struct {
 	{"TestScheduledEntriesFollowEventLinks", TestScheduledEntriesFollowEventLinks},
 	{"TestSeriesMaterialises", TestSeriesMaterialises},
 	{"TestSeriesRejectsBadRules", TestSeriesRejectsBadRules},
+	{"TestSeriesMaxText", TestSeriesMaxText},
 	{"TestSeriesEdits", TestSeriesEdits},
 	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
 	{"TestSeriesPastStays", TestSeriesPastStays},

@@ -43,6 +43,22 @@ import (
 // DefaultSeriesMonths is the default of Options.SeriesPast and Options.SeriesHorizon.
 const DefaultSeriesMonths = 24
 
+// DefaultSeriesMaxText is the default of Options.SeriesMaxText: 8 MiB lets a daily series over the
+// default window of four years (1,461 occurrences) carry 5.7 KB of text, and a weekly one 40 KB, while
+// one write can no longer add the 93 MB a daily series with a 65 KB description did.
+const DefaultSeriesMaxText = 8 << 20
+
+// checkSeriesText refuses a series whose occurrences would copy more than the store's SeriesMaxText
+// bytes of its parent p's text: each occurrence holds the parent's title, excerpt and description.
+func (db *DB) checkSeriesText(p *Event, occurrences int) error {
+	each := len(p.Title) + len(p.Excerpt) + len(p.Description)
+	if occurrences*each <= db.seriesMaxText {
+		return nil
+	}
+	return invalid("recurrence", "%d occurrences would each copy the %d bytes of the title, excerpt and description, "+
+		"more than the %d bytes a series may copy: shorten the text or the rule", occurrences, each, db.seriesMaxText)
+}
+
 // SeriesWindow is the span whose occurrences a series starting at start materialises at now: from the
 // later of the start and SeriesPast months before now, to SeriesHorizon months after the later of now
 // and the start.
@@ -117,6 +133,9 @@ func (w *writer) syncSeries(p *Event, retext bool) error {
 		}
 		from, to := w.db.SeriesWindow(start, w.now)
 		if want, err = r.occurrences(start, from, to); err != nil {
+			return err
+		}
+		if err := w.db.checkSeriesText(p, len(want)); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -363,4 +364,49 @@ func BenchmarkDailySeries(b *testing.B) {
 		}
 		median(b, took)
 	})
+}
+
+// A series whose occurrences would copy more of the parent's text than SeriesMaxText is refused
+// whole, on create and on an update that lengthens the text or the rule; a shorter one is kept.
+func TestSeriesMaxText(t *testing.T) {
+	db, err := openTestDB(t, Options{Now: func() time.Time { return testNow }, SeriesMaxText: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	text := func(n int) *string { return ptr(strings.Repeat("x", n)) }
+	in := weekly(t, "RRULE:FREQ=WEEKLY;COUNT=10") // 9 occurrences beside the parent
+	in.Description = text(1_000)
+	p := mustCreateEvent(t, db, admin, in) // 9 × (5 + 1,000) bytes
+	tests := []struct {
+		name string
+		in   *EventInput
+		ok   bool
+	}{
+		{"a shorter text", &EventInput{PostInput: PostInput{Description: text(500)}}, true},
+		{"a text too long for the rule", &EventInput{PostInput: PostInput{Description: text(1_200)}}, false},
+		{"a rule too long for the text", &EventInput{Recurrence: &[]string{"RRULE:FREQ=WEEKLY;COUNT=30"}}, false},
+		{"a shorter rule and a longer text", &EventInput{PostInput: PostInput{Description: text(2_000)},
+			Recurrence: &[]string{"RRULE:FREQ=WEEKLY;COUNT=5"}}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := occurrencesOf(t, db, p.ID)
+			_, err := db.UpdateEvent(ctx, admin, p.ID, tc.in)
+			var fe *FieldError
+			switch {
+			case tc.ok && err != nil:
+				t.Fatalf("refused: %v", err)
+			case !tc.ok && (!errors.As(err, &fe) || fe.Field != "recurrence" || !strings.Contains(fe.Reason, "10000 bytes")):
+				t.Fatalf("err = %v, want a recurrence error naming the bound", err)
+			case !tc.ok && !maps.EqualFunc(occurrencesOf(t, db, p.ID), before, func(a, b *Event) bool { return a.Modified.Equal(b.Modified) }):
+				t.Errorf("a refused update changed the occurrences")
+			}
+		})
+	}
+	in = weekly(t, "RRULE:FREQ=DAILY")
+	in.Description = text(65_000)
+	if _, err := db.CreateEvent(ctx, admin, "en", in); err == nil {
+		t.Errorf("a daily series with a 65 KB description was created")
+	}
 }

@@ -119,6 +119,10 @@ type Options struct {
 	// SeriesPast and SeriesHorizon bound the occurrences a series materialises (SeriesWindow), in
 	// months; zero means DefaultSeriesMonths.
 	SeriesPast, SeriesHorizon int
+	// SeriesMaxText bounds the bytes of text a series' occurrences copy from its parent: their number
+	// in the window times the parent's title, excerpt and description (a write past it is a
+	// *FieldError on recurrence); zero means DefaultSeriesMaxText.
+	SeriesMaxText int
 	// GuardMirrored refuses writes outside Bulk to records an import linked (ErrMirrored): set while a
 	// mirror keeps them in line with their source.
 	GuardMirrored bool
@@ -141,8 +145,10 @@ type DB struct {
 	log      *zap.Logger
 	siteZone datetime.Zone
 	horizon  time.Duration
-	// series is the window of SeriesWindow, in months before and after.
+	// series is the window of SeriesWindow, in months before and after; seriesMaxText is
+	// Options.SeriesMaxText.
 	seriesPast, seriesHorizon int
+	seriesMaxText             int
 	// guardMirrored is Options.GuardMirrored.
 	guardMirrored bool
 	hashKey       []byte
@@ -196,7 +202,8 @@ func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
 		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
-		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), notify: make(chan struct{}, 1)}
+		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), seriesMaxText: cmp.Or(opts.SeriesMaxText, DefaultSeriesMaxText),
+		notify: make(chan struct{}, 1)}
 	// Terms are few (hundreds: 100 KB at 100k events, as /metrics shows) but read by every list page.
 	recordBytes := cmp.Or(opts.RecordCacheBytes, DefaultRecordCacheBytes)
 	db.cache, db.terms = newRecordCache(recordBytes-recordBytes/16), newRecordCache(recordBytes/16)

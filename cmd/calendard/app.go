@@ -127,7 +127,7 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 	}
 	opts := storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
-		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon,
+		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon, SeriesMaxText: cfg.SeriesMaxText,
 		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records,
 	}
 	if cfg.etcd == nil {

@@ -54,6 +54,9 @@ type Config struct {
 	// SeriesPast and SeriesHorizon are the months before and after today a series materialises
 	// (storage.Options.SeriesPast, SeriesHorizon).
 	SeriesPast, SeriesHorizon int
+	// SeriesMaxText bounds the text a series' occurrences copy from their parent
+	// (storage.Options.SeriesMaxText).
+	SeriesMaxText int
 	// MetricsAddr is the address of a listener of the metrics' own; empty serves them on ListenAddr.
 	MetricsAddr string
 	// MirrorFrom is the REST root of a TEC site serve mirrors (empty: none), with the site user and
@@ -155,6 +158,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"months before today whose occurrences a series keeps as events (CALENDAR_SERIES_PAST)")
 	seriesHorizon := fs.String("series-horizon", envOr(getenv, "CALENDAR_SERIES_HORIZON", "24"),
 		"months ahead whose occurrences a series materialises (CALENDAR_SERIES_HORIZON)")
+	seriesMaxText := fs.String("series-max-text-bytes", envOr(getenv, "CALENDAR_SERIES_MAX_TEXT_BYTES", strconv.Itoa(storage.DefaultSeriesMaxText)),
+		"bytes of text a series may copy into its occurrences: their number times its title, excerpt and description (CALENDAR_SERIES_MAX_TEXT_BYTES)")
 	memory := fs.String("memory-mb", envOr(getenv, "CALENDAR_MEMORY_MB", strconv.Itoa(DefaultMemoryMB)),
 		"memory budget in MiB: the caches' bounds and the Go runtime's soft limit, 0 = none (CALENDAR_MEMORY_MB)")
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
@@ -201,6 +206,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		if *m.dst, err = strconv.Atoi(*m.v); err != nil || *m.dst < 1 || *m.dst > 120 {
 			return c, fmt.Errorf("%s must be a number of months from 1 to 120", m.name)
 		}
+	}
+	if c.SeriesMaxText, err = strconv.Atoi(*seriesMaxText); err != nil || c.SeriesMaxText < 1 {
+		return c, errors.New("series-max-text-bytes must be a positive integer")
 	}
 	if c.MirrorInterval, err = time.ParseDuration(*mirrorInterval); err != nil || c.MirrorInterval <= 0 {
 		return c, errors.New("mirror-interval must be a positive duration such as 5m")

@@ -141,6 +141,37 @@ func TestParseConfigChangesHorizon(t *testing.T) {
 	}
 }
 
+func TestParseConfigSeriesMaxText(t *testing.T) {
+	for _, tc := range []struct {
+		name, env string
+		args      []string
+		want      int
+		wantErr   bool
+	}{
+		{name: "8 MiB by default", want: 8 << 20},
+		{name: "variable", env: "1000000", want: 1_000_000},
+		{name: "flag over variable", env: "1000000", args: []string{"--series-max-text-bytes", "5000"}, want: 5000},
+		{name: "zero", env: "0", wantErr: true},
+		{name: "a unit", env: "8MB", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "CALENDAR_SERIES_MAX_TEXT_BYTES" {
+					return tc.env
+				}
+				return ""
+			}
+			cfg, err := parseConfig("serve", tc.args, getenv, io.Discard)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
+			}
+			if err == nil && cfg.SeriesMaxText != tc.want {
+				t.Errorf("series-max-text-bytes %d, want %d", cfg.SeriesMaxText, tc.want)
+			}
+		})
+	}
+}
+
 // TestLogging: CALENDAR_LOG_LEVEL and CALENDAR_LOG_FORMAT choose what is logged and how; timestamps
 // are ISO-8601 in both forms.
 func TestLogging(t *testing.T) {

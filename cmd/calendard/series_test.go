@@ -177,6 +177,31 @@ func TestSeriesRejectsRules(t *testing.T) {
 	}
 }
 
+// TestSeriesTextBound: the daily series with a 65 KB description that took a node down (issue 40)
+// is refused whole with a 400 naming the bound, and nothing of it is stored.
+func TestSeriesTextBound(t *testing.T) {
+	s := startServer(t)
+	before := s.list(t, "start_date=2020-01-01&end_date=2030-01-01&status=publish,draft").total
+	words := make([]string, 0, 11_000)
+	for i := range cap(words) {
+		words = append(words, fmt.Sprintf("w%05d", i*7919%100_000))
+	}
+	body := map[string]any{"title": "Amp", "description": strings.Join(words, " ")[:65_000], "start_date": "2025-01-01 10:00",
+		"end_date": "2025-01-01 11:00", "recurrence": []string{"RRULE:FREQ=DAILY"}}
+	res := s.do(req{method: "POST", path: eventsURL, auth: adminAuth, body: body})
+	if res.status != http.StatusBadRequest {
+		t.Fatalf("status %d\n%.300s", res.status, res.body)
+	}
+	b := res.json(t)
+	detail, _ := b["data"].(map[string]any)["details"].(map[string]any)["recurrence"].(map[string]any)
+	if b["code"] != "rest_invalid_param" || !strings.Contains(fmt.Sprint(detail["message"]), "8388608 bytes a series may copy") {
+		t.Fatalf("answer %.500s", res.body)
+	}
+	if after := s.list(t, "start_date=2020-01-01&end_date=2030-01-01&status=publish,draft").total; after != before {
+		t.Errorf("the refused series left %v events, want %v", after, before)
+	}
+}
+
 // TestSeriesHorizonJob: the daily job, run on the service's clock, adds what came inside the
 // horizon, and a form field of lines is a rule too.
 func TestSeriesHorizonJob(t *testing.T) {
