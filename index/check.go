@@ -123,7 +123,7 @@ func (ix *Index) reconcile(ctx context.Context, all bool) (int, error) {
 				}
 			}
 			after = lastID(page, after)
-			if n < scanPage {
+			if !page.More {
 				break
 			}
 			if !all {

@@ -54,9 +54,9 @@ func documents(page *storage.Records, venues map[uint64]*storage.Venue, parents 
 }
 
 // maxSearchedText bounds the searched text of one record, in bytes: the words past it are not
-// found by search. Analysing text costs Bleve up to 375 times its bytes (syncTextBytes), so without
-// it one description as long as a request body may be (1 MB) would take Bleve hundreds of megabytes.
-// Descriptions of real events are a few kilobytes.
+// found by search. Analysing text costs Bleve up to 375 times its bytes (syncTextBytes), and the
+// longest description the store takes, 65,535 characters, can be 256 KB: without the bound one
+// record could take Bleve a hundred megabytes. Descriptions of real events are a few kilobytes.
 const maxSearchedText = 64 << 10
 
 // plain is the searched text of fields: words, not markup (CONTRACT 5.2), maxSearchedText of it at

@@ -587,7 +587,6 @@ func (ix *Index) scanAll(ctx context.Context, t storage.PostType) (<-chan *stora
 					scanErrs[i] = err
 					return
 				}
-				n := len(page.Events) + len(page.Venues) + len(page.Organizers)
 				next := lastID(page, after) // before trimming: the cursor must always move on
 				page.Events = slices.DeleteFunc(page.Events, func(e *storage.Event) bool { return e.ID > r[1] })
 				page.Venues = slices.DeleteFunc(page.Venues, func(v *storage.Venue) bool { return v.ID > r[1] })
@@ -597,7 +596,7 @@ func (ix *Index) scanAll(ctx context.Context, t storage.PostType) (<-chan *stora
 				case <-ctx.Done():
 					return
 				}
-				if n < scanPage {
+				if !page.More {
 					return
 				}
 				after = next

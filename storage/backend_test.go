@@ -209,6 +209,7 @@ var etcdTests = []struct {
 	{"TestSeriesMaterialises", TestSeriesMaterialises},
 	{"TestSeriesRejectsBadRules", TestSeriesRejectsBadRules},
 	{"TestSeriesMaxText", TestSeriesMaxText},
+	{"TestScanPages", TestScanPages},
 	{"TestSeriesEdits", TestSeriesEdits},
 	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
 	{"TestSeriesPastStays", TestSeriesPastStays},

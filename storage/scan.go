@@ -22,10 +22,19 @@ type Records struct {
 	// NextScheduled is the earliest publication date after now of a record stored as scheduled (zero
 	// if none), read with the records by Load: that record and term counts change then.
 	NextScheduled time.Time
+	// More says that Scan stopped at its limit, of records or of bytes, with records left after the
+	// page: a scan goes on from the page's last ID until a page says no more.
+	More bool
 }
 
-// Scan reads up to limit records of type t with an ID above after, in ID order. Scanning in pages keeps
-// each read transaction short (a long one blocks bbolt's page reuse).
+// ScanBytes bounds the stored bytes one Scan decodes, beside its limit of records: a thousand events
+// whose descriptions fill the body limit would be a gigabyte decoded, where a thousand ordinary ones
+// are about 3 MB.
+const ScanBytes = 4 << 20
+
+// Scan reads up to limit records of type t with an ID above after, in ID order, and stops after the
+// record that brings the bytes it decoded to ScanBytes. Scanning in pages keeps each read transaction
+// short (a long one blocks bbolt's page reuse).
 func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*Records, error) {
 	out := &Records{}
 	now := db.now()
@@ -33,9 +42,14 @@ func (db *DB) Scan(ctx context.Context, t PostType, after uint64, limit int) (*R
 		out.Head = tx.Sequence(bOutbox)
 		out.LastID = tx.Sequence(bSeqPosts)
 		c := tx.Cursor(postBucket(t))
-		n := 0
-		for k, v := c.Seek(u64(after + 1)); k != nil && n < limit; k, v = c.Next() {
+		n, size := 0, 0
+		for k, v := c.Seek(u64(after + 1)); k != nil; k, v = c.Next() {
+			if n == limit || size >= ScanBytes {
+				out.More = true
+				break
+			}
 			n++
+			size += len(v)
 			var err error
 			switch t {
 			case TypeEvent:

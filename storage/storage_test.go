@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -559,6 +561,53 @@ func TestTermWriteFailsWhenItsEventsCannotBeLogged(t *testing.T) {
 			}
 			if got, err := db.ChangeHead(ctx); err != nil || got != head {
 				t.Errorf("change head %d (%v), want %d", got, err, head)
+			}
+		})
+	}
+}
+
+// Scan stops at its limit of records or once it has decoded ScanBytes, and says whether records are
+// left after the page: a scan in pages reads every record once, whatever their sizes.
+func TestScanPages(t *testing.T) {
+	db, err := openTestDB(t, Options{Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The longest description a record may have, in characters of four bytes: each record is a bit
+	// more than a sixteenth of ScanBytes, so sixteen fill a page.
+	long := strings.Repeat("𝄞", 65535)
+	var want []uint64
+	for i := range 40 {
+		in := newEvent(t, fmt.Sprint("Event ", i))
+		in.Description = &long
+		want = append(want, mustCreateEvent(t, db, admin, in).ID)
+	}
+	for _, tc := range []struct {
+		limit int
+		pages []int // the records of each page
+	}{
+		{limit: 10, pages: []int{10, 10, 10, 10}},
+		{limit: 20, pages: []int{16, 16, 8}},
+		{limit: 1000, pages: []int{16, 16, 8}},
+		{limit: 8, pages: []int{8, 8, 8, 8, 8}},
+	} {
+		t.Run(fmt.Sprint("limit ", tc.limit), func(t *testing.T) {
+			var got []uint64
+			var pages []int
+			for after, more := uint64(0), true; more; {
+				page, err := db.Scan(ctx, TypeEvent, after, tc.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pages = append(pages, len(page.Events))
+				for _, e := range page.Events {
+					got, after = append(got, e.ID), e.ID
+				}
+				more = page.More
+			}
+			if !slices.Equal(got, want) || !slices.Equal(pages, tc.pages) {
+				t.Errorf("pages of %v records holding %v, want %v holding %v", pages, got, tc.pages, want)
 			}
 		})
 	}
