@@ -134,7 +134,7 @@ func newHandler(d Deps) *Handler {
 		cfg.DefaultLang = "en"
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
-		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute),
+		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h

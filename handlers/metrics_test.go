@@ -120,7 +120,7 @@ func TestScrape(t *testing.T) {
 	if _, err := indexOf(h).SyncOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.rate = newLimiter(100) // the creates spent the tokens of the first limiter
+	h.rate = newLimiter(100, time.Minute) // the creates spent the tokens of the first limiter
 	// Lists: a miss, a hit, and a miss whose one item (Jazz) is cached; text matches: a miss, then a
 	// hit (the second list never searched). The plain list below adds a list miss, an item hit and an
 	// item miss (Blues).
@@ -135,7 +135,7 @@ func TestScrape(t *testing.T) {
 		r.SetBasicAuth("admin", "wrong")
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
-	h.rate = newLimiter(1)
+	h.rate = newLimiter(1, time.Minute)
 	for range 3 { // one passes, two are refused
 		serve(h, "GET", "/calendar/events/v1/events", "", "")
 	}

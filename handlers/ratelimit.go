@@ -8,33 +8,35 @@ import (
 	"time"
 )
 
-// MaxRateLimitPerMinute bounds Config.RateLimitPerMinute. Buckets count in exact integer units (one
-// token is time.Minute units, refilled at N units per nanosecond), and a larger N would overflow
-// them; a million requests per minute from one client is no limit on one small VM anyway.
+// MaxRateLimitPerMinute bounds Config.RateLimitPerMinute, and the N of every limiter. Buckets count in
+// exact integer units (one token is a period's nanoseconds in units, refilled at N units per
+// nanosecond), and a larger N, or a period longer than maxPeriod, would overflow them; a million
+// requests per minute from one client is no limit on one small VM anyway.
 const MaxRateLimitPerMinute = 1_000_000
+
+// maxPeriod is the longest period a limiter refills its buckets in: N·maxPeriod units, plus as many
+// refilled, stay within an int64 at N = MaxRateLimitPerMinute.
+const maxPeriod = time.Hour
 
 // maxRateKeys bounds the buckets the limiter keeps (about 10 MiB at most).
 const maxRateKeys = 1 << 16
 
-// tokenUnits is one token in bucket units.
-const tokenUnits = int64(time.Minute)
-
 // bucket is one client's token bucket (CONTRACT 10.3). A bucket that is full again carries no
 // information: it equals a new one, so the limiter may drop it.
 type bucket struct {
-	level int64 // in tokenUnits per token
+	level int64 // in int64(per) units per token
 	last  time.Time
 }
 
-// at is the bucket's level at now, for a limit of n tokens per minute. A clock that went back
+// at is the bucket's level at now, for a limit of n tokens per period per. A clock that went back
 // refills nothing.
-func (b bucket) at(now time.Time, n int64) int64 {
-	full := n * tokenUnits
+func (b bucket) at(now time.Time, n int64, per time.Duration) int64 {
+	full := n * int64(per)
 	d := now.Sub(b.last)
 	switch {
 	case d <= 0:
 		return b.level
-	case d >= time.Minute: // an empty bucket fills in a minute: this also keeps d*n from overflowing
+	case d >= per: // an empty bucket fills in a period: this also keeps d*n from overflowing
 		return full
 	}
 	return min(full, b.level+int64(d)*n)
@@ -42,38 +44,41 @@ func (b bucket) at(now time.Time, n int64) int64 {
 
 // take spends one token at now. It returns the whole tokens left, or, when the bucket holds less
 // than one, how long until it does (a refused request spends nothing: it had nothing to spend).
-func (b *bucket) take(now time.Time, n int64) (remaining int64, wait time.Duration) {
-	b.level = b.at(now, n)
+func (b *bucket) take(now time.Time, n int64, per time.Duration) (remaining int64, wait time.Duration) {
+	token := int64(per)
+	b.level = b.at(now, n, per)
 	if now.After(b.last) {
 		b.last = now
 	}
-	if b.level < tokenUnits {
-		return 0, time.Duration((tokenUnits - b.level + n - 1) / n)
+	if b.level < token {
+		return 0, time.Duration((token - b.level + n - 1) / n)
 	}
-	b.level -= tokenUnits
-	return b.level / tokenUnits, 0
+	b.level -= token
+	return b.level / token, 0
 }
 
-// limiter holds the buckets of all clients seen lately.
+// limiter holds the buckets of all clients seen lately: n tokens each, refilled at n per period per.
 type limiter struct {
 	n       int64
+	per     time.Duration
 	maxKeys int
 
 	mu      sync.Mutex
 	buckets map[string]bucket
-	// nextSweep is when full buckets are next dropped: every bucket is full a minute after its last
-	// request, so the map holds about the clients of the last two minutes.
+	// nextSweep is when full buckets are next dropped: every bucket is full a period after its last
+	// request, so the map holds about the clients of the last two periods.
 	nextSweep time.Time
 	// refused counts the requests refused, for the metrics.
 	refused uint64
 }
 
-// newLimiter returns nil when the limit is off (n ≤ 0).
-func newLimiter(n int) *limiter {
+// newLimiter returns a limiter of n tokens per period per (at most maxPeriod), or nil when the limit
+// is off (n ≤ 0).
+func newLimiter(n int, per time.Duration) *limiter {
 	if n <= 0 {
 		return nil
 	}
-	return &limiter{n: int64(min(n, MaxRateLimitPerMinute)), maxKeys: maxRateKeys, buckets: map[string]bucket{}}
+	return &limiter{n: int64(min(n, MaxRateLimitPerMinute)), per: min(per, maxPeriod), maxKeys: maxRateKeys, buckets: map[string]bucket{}}
 }
 
 // take spends one token of key's bucket at now; see bucket.take.
@@ -94,9 +99,9 @@ func (l *limiter) take(key string, now time.Time) (remaining int64, wait time.Du
 				break
 			}
 		}
-		b = bucket{level: l.n * tokenUnits, last: now}
+		b = bucket{level: l.n * int64(l.per), last: now}
 	}
-	remaining, wait = b.take(now, l.n)
+	remaining, wait = b.take(now, l.n, l.per)
 	l.buckets[key] = b
 	if wait > 0 {
 		l.refused++
@@ -111,15 +116,15 @@ func (l *limiter) rejections() uint64 {
 	return l.refused
 }
 
-// sweep drops the buckets that are full at now. It runs under l.mu, once a minute at most.
+// sweep drops the buckets that are full at now. It runs under l.mu, once a period at most.
 func (l *limiter) sweep(now time.Time) {
-	full := l.n * tokenUnits
+	full := l.n * int64(l.per)
 	for k, b := range l.buckets {
-		if b.at(now, l.n) == full {
+		if b.at(now, l.n, l.per) == full {
 			delete(l.buckets, k)
 		}
 	}
-	l.nextSweep = now.Add(time.Minute)
+	l.nextSweep = now.Add(l.per)
 }
 
 // limitRate is step 2 of CONTRACT 1.6 (10.3): it spends a token of the caller's bucket, sees that

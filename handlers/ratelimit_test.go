@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -19,44 +20,58 @@ func TestBucket(t *testing.T) {
 	tests := []struct {
 		name  string
 		n     int64
+		per   time.Duration // 0: a minute
 		steps []step
 	}{
-		{"drain then one token per 60/N seconds", 3, []step{
+		{"drain then one token per 60/N seconds", 3, 0, []step{
 			{0, 2, 0}, {0, 1, 0}, {0, 0, 0},
 			{0, 0, 20 * time.Second},
 			{19 * time.Second, 0, time.Second},
 			{time.Second, 0, 0},
 			{0, 0, 20 * time.Second},
 		}},
-		{"refill does not pass capacity", 2, []step{
+		{"refill does not pass capacity", 2, 0, []step{
 			{0, 1, 0}, {0, 0, 0},
 			{time.Hour, 1, 0}, {0, 0, 0}, {0, 0, 30 * time.Second},
 		}},
-		{"partial tokens carry over", 7, []step{
+		{"partial tokens carry over", 7, 0, []step{
 			{0, 6, 0}, {0, 5, 0}, {0, 4, 0}, {0, 3, 0}, {0, 2, 0}, {0, 1, 0}, {0, 0, 0},
 			{0, 0, 8571428572}, // 60/7 s, rounded up to the nanosecond
 			{5 * time.Second, 0, 3571428572},
 			{4 * time.Second, 0, 0}, // 9 s gave 1.05 tokens
 			{0, 0, 8142857143},      // 0.05 left
 		}},
-		{"a clock that goes back refills nothing", 1, []step{
+		{"a clock that goes back refills nothing", 1, 0, []step{
 			{0, 0, 0},
 			{-time.Minute, 0, time.Minute},
 			{time.Minute, 0, time.Minute}, // back where it was: still nothing refilled
 			{time.Minute, 0, 0},
 		}},
-		{"the largest limit does not overflow", MaxRateLimitPerMinute, []step{
+		{"the largest limit does not overflow", MaxRateLimitPerMinute, 0, []step{
 			{0, MaxRateLimitPerMinute - 1, 0},
+			{365 * 24 * time.Hour, MaxRateLimitPerMinute - 1, 0},
+		}},
+		{"an hour's period: one token per 3600/N seconds", 4, time.Hour, []step{
+			{0, 3, 0}, {0, 2, 0}, {0, 1, 0}, {0, 0, 0},
+			{0, 0, 15 * time.Minute},
+			{14 * time.Minute, 0, time.Minute},
+			{time.Minute, 0, 0},
+			{2 * time.Hour, 3, 0}, // full again after an hour, not more
+		}},
+		{"the largest limit over the longest period does not overflow", MaxRateLimitPerMinute, maxPeriod, []step{
+			{0, MaxRateLimitPerMinute - 1, 0},
+			{maxPeriod - time.Nanosecond, MaxRateLimitPerMinute - 1, 0},
 			{365 * 24 * time.Hour, MaxRateLimitPerMinute - 1, 0},
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			b := bucket{level: tc.n * tokenUnits, last: now}
+			per := cmp.Or(tc.per, time.Minute)
+			b := bucket{level: tc.n * int64(per), last: now}
 			for i, s := range tc.steps {
 				now = now.Add(s.advance)
-				gotRemaining, gotWait := b.take(now, tc.n)
+				gotRemaining, gotWait := b.take(now, tc.n, per)
 				if gotRemaining != s.wantRemaining || gotWait != s.wantWait {
 					t.Fatalf("step %d: got remaining %d, wait %v; want %d, %v", i, gotRemaining, gotWait, s.wantRemaining, s.wantWait)
 				}
@@ -67,7 +82,7 @@ func TestBucket(t *testing.T) {
 
 func TestLimiterForgetsIdleClients(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLimiter(2)
+	l := newLimiter(2, time.Minute)
 	l.take("a", now)
 	l.take("b", now.Add(30*time.Second))
 	l.take("b", now.Add(30*time.Second))
@@ -92,7 +107,7 @@ func TestLimiterForgetsIdleClients(t *testing.T) {
 func TestLimiterConcurrent(t *testing.T) {
 	const n, clients = 50, 8
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := newLimiter(n)
+	l := newLimiter(n, time.Minute)
 	var mu sync.Mutex
 	allowed := 0
 	var wg sync.WaitGroup
