@@ -31,6 +31,7 @@ func (h *Handler) links() http.Handler {
 		h.crossSiteWrite, // step 2: 403 (1.9)
 		h.rateLimit,      // step 3: 429 (10.3)
 		h.credentials,    // step 4: 401, or 429 when failures are throttled (7.3)
+		h.limitWrites,    // 429 when a user below editor writes too fast; needs step 4's role (writelimits.go)
 		h.minRevision,    // X-Calendar-Min-Revision: wait for the node to apply it, or 503 (revision.go)
 	}
 	next := http.Handler(http.HandlerFunc(h.route)) // steps 5 to 11

@@ -48,6 +48,9 @@ type Config struct {
 	// RateLimitPerMinute is N of CONTRACT 10.3: 0 turns rate limiting off; above
 	// MaxRateLimitPerMinute it is clamped.
 	RateLimitPerMinute int
+	// WriteRateLimitPerMinute is the writes a minute each user below editor may send (writelimits.go):
+	// 0 turns the limit off; above MaxRateLimitPerMinute it is clamped.
+	WriteRateLimitPerMinute int
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
 	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
 	TrustedOrigins []string
@@ -77,6 +80,8 @@ type Handler struct {
 	// (packItem): a *s2.Dict.
 	itemDicts sync.Map
 	rate      *limiter // nil: no rate limit
+	// writes is the write rate limit of users below editor (writelimits.go); nil: none.
+	writes *limiter
 	// trusted holds Config.TrustedOrigins.
 	trusted trustedOrigins
 	// failures counts failed authentications (throttle.go); nil: no throttling.
@@ -135,6 +140,7 @@ func newHandler(d Deps) *Handler {
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
+		writes:  newLimiter(cfg.WriteRateLimitPerMinute, time.Minute),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h

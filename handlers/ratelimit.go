@@ -145,8 +145,12 @@ func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 
 // tooManyRequests is 429 with Retry-After: the whole seconds until wait has passed, at least 1
 // (CONTRACT 7.3, 10.3).
-func tooManyRequests(wait time.Duration) error {
-	return &detailed{kind: errTooManyRequests, retryAfter: max(1, int64((wait+time.Second-1)/time.Second))}
+func tooManyRequests(wait time.Duration) error { return limitReached(wait, "") }
+
+// limitReached is tooManyRequests with message, when set, in place of the generic one: the write
+// limits say which limit was reached (writelimits.go).
+func limitReached(wait time.Duration, message string) error {
+	return &detailed{kind: errTooManyRequests, message: message, retryAfter: max(1, int64((wait+time.Second-1)/time.Second))}
 }
 
 // rateKey is the client key of CONTRACT 10.3.
