@@ -79,12 +79,19 @@ var eventKind = &recordKind{
 	listParams: eventListParams,
 	list:       func(h *Handler, _ *recordKind) handleFunc { return h.listEvents },
 	trashGone:  true,
+	// A create with a rule makes a series, and so does an update that gives a rule to an event
+	// without one; a new rule for a series replaces its future occurrences rather than adding more.
+	makesSeries: func(vals values, old *record) bool {
+		rule, _ := vals["recurrence"].([]string)
+		return len(rule) > 0 && (old == nil || !old.series)
+	},
 	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
 		e, rel, err := loadBy(ctx, id, lang, slug, db.Event, db.EventBySlug)
 		if err != nil {
 			return record{}, err
 		}
-		return record{&e.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderEvent(rq, e, rel, ld) }}, nil
+		return record{post: &e.Post, render: func(h *Handler, rq *request, ld bool) obj { return h.renderEvent(rq, e, rel, ld) },
+			series: len(e.Recurrence) > 0}, nil
 	},
 	create: func(ctx context.Context, db Store, rq *request) (*storage.Post, error) {
 		e, err := db.CreateEvent(ctx, rq.actor, rq.lang, eventInput(rq.vals))

@@ -51,6 +51,9 @@ type Config struct {
 	// WriteRateLimitPerMinute is the writes a minute each user below editor may send (writelimits.go):
 	// 0 turns the limit off; above MaxRateLimitPerMinute it is clamped.
 	WriteRateLimitPerMinute int
+	// SeriesPerHour is the new series an hour each user below editor may create (writelimits.go): 0
+	// turns the limit off; above MaxRateLimitPerMinute it is clamped.
+	SeriesPerHour int
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
 	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
 	TrustedOrigins []string
@@ -82,6 +85,9 @@ type Handler struct {
 	rate      *limiter // nil: no rate limit
 	// writes is the write rate limit of users below editor (writelimits.go); nil: none.
 	writes *limiter
+	// series is the series limit of users below editor, refilled in an hour (writelimits.go); nil:
+	// none.
+	series *limiter
 	// trusted holds Config.TrustedOrigins.
 	trusted trustedOrigins
 	// failures counts failed authentications (throttle.go); nil: no throttling.
@@ -140,7 +146,7 @@ func newHandler(d Deps) *Handler {
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
-		writes:  newLimiter(cfg.WriteRateLimitPerMinute, time.Minute),
+		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h

@@ -111,11 +111,11 @@ func organizerInput(vals values) *storage.OrganizerInput {
 }
 
 func venueRecord(v *storage.Venue, rel *storage.Related) record {
-	return record{&v.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderVenue(rq, v, rel, ld) }}
+	return record{post: &v.Post, render: func(h *Handler, rq *request, ld bool) obj { return h.renderVenue(rq, v, rel, ld) }}
 }
 
 func organizerRecord(o *storage.Organizer, rel *storage.Related) record {
-	return record{&o.Post, func(h *Handler, rq *request, ld bool) obj { return h.renderOrganizer(rq, o, rel, ld) }}
+	return record{post: &o.Post, render: func(h *Handler, rq *request, ld bool) obj { return h.renderOrganizer(rq, o, rel, ld) }}
 }
 
 // venueKind and organizerKind describe the venue and organizer routes (CONTRACT 4.3, 4.4): an unknown

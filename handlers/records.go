@@ -21,6 +21,9 @@ type recordKind struct {
 	list       func(h *Handler, k *recordKind) handleFunc
 	// check, when set, validates the fields of a write beyond their table (step 8 of CONTRACT 1.6).
 	check func(vals values) error
+	// makesSeries, when set, reports whether a write of vals makes a new series, which the series
+	// limit counts (writelimits.go): old is the record an update changes, nil on a create.
+	makesSeries func(vals values, old *record) bool
 	// lookupIsParam: a path that designates no record fails validation (400, step 8), before the
 	// permission check; otherwise the record is looked for in the handler (404, step 10), after it,
 	// whose check then falls back on the capability (CONTRACT 4.2 against 4.3, 4.4).
@@ -39,6 +42,8 @@ type recordKind struct {
 type record struct {
 	post   *storage.Post
 	render func(h *Handler, rq *request, withLD bool) obj
+	// series marks a series' parent: an event with a recurrence rule.
+	series bool
 }
 
 // loadBy reads a record by slug in lang when slug is set, by ID otherwise, with one of the store's
@@ -134,6 +139,9 @@ func (h *Handler) createRecord(k *recordKind) handleFunc {
 		if err := rq.require(storage.CapEditPosts); err != nil {
 			return err
 		}
+		if err := h.limitSeries(rq, k, nil); err != nil {
+			return err
+		}
 		p, err := k.create(rq.r.Context(), h.db, rq)
 		if err != nil {
 			return err
@@ -168,6 +176,9 @@ func (h *Handler) updateRecord(k *recordKind) handleFunc {
 		}
 		rec, err := h.checkRecord(rq, k, storage.Actor.CanEdit, storage.CapEditPosts)
 		if err != nil {
+			return err
+		}
+		if err := h.limitSeries(rq, k, &rec); err != nil {
 			return err
 		}
 		if err := k.update(rq.r.Context(), h.db, rq, rec.post.ID); err != nil {

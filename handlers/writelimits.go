@@ -22,6 +22,13 @@ const (
 	// form takes longer than a second to fill, and a burst of 60 covers trashing a page of records
 	// one by one); a script is slowed to one write a second.
 	DefaultWriteRateLimitPerMinute = 60
+	// DefaultSeriesPerHour is the default of the per-user series limit (Config): a bucket of 20 new
+	// series, refilled at one every three minutes. Entering a season's recurring events by hand takes
+	// a minute or more per series, so a person rarely drains it; a script is slowed from 40 daily
+	// series in seconds to 20, then one every three minutes (a daily series being about 1,400
+	// events and 6 MB, the largest a rule may make), which an operator notices on the disk long
+	// before it is full.
+	DefaultSeriesPerHour = 20
 )
 
 // writeLimited reports whether the write limits count a's writes: those of authenticated users below
@@ -50,10 +57,28 @@ func (h *Handler) limitWrites(next http.Handler) http.Handler {
 		if rq := requestOf(r); h.writes != nil && isWrite(rq.method) && writeLimited(rq.actor) {
 			if _, wait := h.writes.take(rateKey(rq), rq.now); wait > 0 {
 				h.writeError(w, rq, limitReached(wait, "You have reached the limit of "+strconv.FormatInt(h.writes.n, 10)+
-					" writes a minute of users below editor: nothing was saved. Retry after the delay given."))
+					" writes a minute for users below editor: nothing was saved. Retry after the delay given."))
 				return
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// limitSeries spends a token of the caller's series bucket when a write by a user below editor makes a
+// series (recordKind.makesSeries; old is the record an update changes, nil on a create), and answers
+// 429 with Retry-After when none is left. It runs after the permission check, before the store is
+// asked, and a write the store then refuses (a rule it cannot hold, 400) keeps its token spent: the
+// limiter gives nothing back, and charging only after a write succeeded would let the writes racing
+// for the last token all pass. A client is told at once why its rule was refused; a script that
+// retries one blindly is what this limit is there to slow down.
+func (h *Handler) limitSeries(rq *request, k *recordKind, old *record) error {
+	if h.series == nil || k.makesSeries == nil || !writeLimited(rq.actor) || !k.makesSeries(rq.vals, old) {
+		return nil
+	}
+	if _, wait := h.series.take(rateKey(rq), rq.now); wait > 0 {
+		return limitReached(wait, "You have reached the limit of "+strconv.FormatInt(h.series.n, 10)+
+			" new recurring series an hour for users below editor: nothing was saved. Retry after the delay given.")
+	}
+	return nil
 }

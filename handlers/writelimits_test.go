@@ -27,6 +27,16 @@ func addUser(t *testing.T, db *storage.DB, login string, role storage.Role) {
 
 func userPassword(login string) string { return login + strings.Repeat("x", 24-len(login)) }
 
+// addRoles gives the test store one user of each role: ada the administrator, eddie the editor, ava
+// the author, carl the contributor and sue the subscriber.
+func addRoles(t *testing.T, db *storage.DB) {
+	t.Helper()
+	for login, role := range map[string]storage.Role{"ada": storage.RoleAdministrator, "eddie": storage.RoleEditor,
+		"ava": storage.RoleAuthor, "carl": storage.RoleContributor, "sue": storage.RoleSubscriber} {
+		addUser(t, db, login, role)
+	}
+}
+
 // limitStep is one request, or count alike, of a write-limit scenario.
 type limitStep struct {
 	advance time.Duration
@@ -158,12 +168,81 @@ func TestWriteRateLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
 			h, db := newClockedHandler(t, Config{WriteRateLimitPerMinute: tc.limit}, func() time.Time { return now })
-			for _, u := range []struct {
-				login string
-				role  storage.Role
-			}{{"ada", storage.RoleAdministrator}, {"eddie", storage.RoleEditor}, {"ava", storage.RoleAuthor}, {"carl", storage.RoleContributor}, {"sue", storage.RoleSubscriber}} {
-				addUser(t, db, u.login, u.role)
-			}
+			addRoles(t, db)
+			runLimitSteps(t, h, &now, tc.steps)
+		})
+	}
+}
+
+// TestSeriesLimit: a write by a user below editor that makes a series (a create with a rule, or an
+// update giving a rule to an event without one) counts against that user's series bucket, on by
+// default at DefaultSeriesPerHour; other writes do not, editors and administrators are exempt, and 0
+// turns the limit off.
+func TestSeriesLimit(t *testing.T) {
+	const (
+		events = "/calendar/events/v1/events"
+		// Two occurrences a series: the limit counts series, not their size.
+		series = `{"title":"Choir","start_date":"2026-12-01 19:00:00","end_date":"2026-12-01 21:00:00","recurrence":["RRULE:FREQ=WEEKLY;COUNT=2"]}`
+		plain  = `{"title":"Concert","start_date":"2026-12-01 19:00:00","end_date":"2026-12-01 21:00:00"}`
+	)
+	post := func(login, body string, n, status int) limitStep {
+		return limitStep{login: login, method: http.MethodPost, target: events, body: body, count: n, wantStatus: status}
+	}
+	patch := func(login, id, body string, status int) limitStep {
+		return limitStep{login: login, method: http.MethodPatch, target: events + "/" + id, body: body, wantStatus: status}
+	}
+	limited := func(s limitStep, retryAfter string) limitStep {
+		s.wantStatus, s.wantRetryAfter, s.wantMessage = http.StatusTooManyRequests, retryAfter, "new recurring series an hour"
+		return s
+	}
+	tests := []struct {
+		name  string
+		limit int
+		steps []limitStep
+	}{
+		{"an author's 21st series in an hour is refused, a plain event still passes, an editor is exempt", DefaultSeriesPerHour, []limitStep{
+			post("ava", series, 20, http.StatusCreated),
+			limited(post("ava", series, 1, 0), "180"),
+			post("ava", plain, 1, http.StatusCreated),
+			post("eddie", series, 21, http.StatusCreated),
+			post("ada", series, 21, http.StatusCreated),
+			{advance: 3 * time.Minute, login: "ava", method: http.MethodPost, target: events, body: series, wantStatus: http.StatusCreated},
+			limited(post("ava", series, 1, 0), "180"),
+		}},
+		{"a contributor is limited too, and each user has a bucket of their own", 1, []limitStep{
+			post("carl", series, 1, http.StatusCreated),
+			limited(post("carl", series, 1, 0), "3600"),
+			post("ava", series, 1, http.StatusCreated),
+		}},
+		// Events 1 and 2 are the series made of event 1, event 3 the plain one created next.
+		{"an update giving a rule to an event without one counts, a new rule for a series does not", 1, []limitStep{
+			post("ava", plain, 1, http.StatusCreated),
+			patch("ava", "1", `{"recurrence":["RRULE:FREQ=WEEKLY;COUNT=2"]}`, http.StatusOK),
+			post("ava", plain, 1, http.StatusCreated),
+			limited(patch("ava", "3", `{"recurrence":["RRULE:FREQ=WEEKLY;COUNT=2"]}`, 0), "3600"),
+			patch("ava", "1", `{"recurrence":["RRULE:FREQ=WEEKLY;COUNT=3"]}`, http.StatusOK),
+			patch("ava", "3", `{"title":"Renamed"}`, http.StatusOK),
+			patch("ava", "1", `{"recurrence":[]}`, http.StatusOK),
+			limited(patch("ava", "1", `{"recurrence":["RRULE:FREQ=WEEKLY;COUNT=2"]}`, 0), "3600"),
+		}},
+		{"an empty rule makes no series", 1, []limitStep{
+			post("ava", `{"title":"x","start_date":"2026-12-01 19:00:00","end_date":"2026-12-01 21:00:00","recurrence":[]}`, 3, http.StatusCreated),
+			post("ava", series, 1, http.StatusCreated),
+		}},
+		{"a series the store refuses keeps its token spent", 1, []limitStep{
+			post("ava", `{"title":"x","start_date":"2026-12-01 19:00:00","end_date":"2026-12-01 21:00:00","recurrence":["RRULE:FREQ=HOURLY"]}`, 1, http.StatusBadRequest),
+			limited(post("ava", series, 1, 0), "3600"),
+		}},
+		{"0 turns the limit off", 0, []limitStep{
+			post("ava", series, 21, http.StatusCreated),
+			post("carl", series, 21, http.StatusCreated),
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 11, 22, 10, 15, 30, 0, time.UTC)
+			h, db := newClockedHandler(t, Config{SeriesPerHour: tc.limit}, func() time.Time { return now })
+			addRoles(t, db)
 			runLimitSteps(t, h, &now, tc.steps)
 		})
 	}
