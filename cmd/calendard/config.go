@@ -32,6 +32,9 @@ type Config struct {
 	CurrencyCode       string
 	MaxBodyBytes       int64
 	RateLimitPerMinute int
+	// WriteRateLimitPerMinute and SeriesPerHour are the write limits of users below editor, 0 = off
+	// (handlers.Config).
+	WriteRateLimitPerMinute, SeriesPerHour int
 	// CORSTrustedOrigins is the comma-separated list of CALENDAR_CORS_TRUSTED_ORIGINS, as given.
 	CORSTrustedOrigins string
 	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling, 0 = off.
@@ -149,6 +152,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	maxBody := fs.String("max-body-bytes", envOr(getenv, "CALENDAR_MAX_BODY_BYTES", "1048576"), "request body limit (CALENDAR_MAX_BODY_BYTES)")
 	rate := fs.String("rate-limit-per-minute", envOr(getenv, "CALENDAR_RATE_LIMIT_PER_MINUTE", "0"), "requests per minute per client, 0 = off (CALENDAR_RATE_LIMIT_PER_MINUTE)")
+	writeRate := fs.String("write-rate-limit-per-minute", envOr(getenv, "CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE", strconv.Itoa(handlers.DefaultWriteRateLimitPerMinute)),
+		"writes per minute per user below editor, 0 = off (CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE)")
+	seriesPerHour := fs.String("series-per-hour", envOr(getenv, "CALENDAR_SERIES_PER_HOUR", strconv.Itoa(handlers.DefaultSeriesPerHour)),
+		"new recurring series per hour per user below editor, 0 = off (CALENDAR_SERIES_PER_HOUR)")
 	authFailures := fs.String("auth-failures-per-minute", envOr(getenv, "CALENDAR_AUTH_FAILURES_PER_MINUTE", "10"),
 		"failed authentications per minute per client address and login before 429, 0 = off (CALENDAR_AUTH_FAILURES_PER_MINUTE)")
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
@@ -182,6 +189,12 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.RateLimitPerMinute, err = strconv.Atoi(*rate); err != nil || c.RateLimitPerMinute < 0 {
 		return c, errors.New("rate-limit-per-minute must be a non-negative integer")
+	}
+	if c.WriteRateLimitPerMinute, err = strconv.Atoi(*writeRate); err != nil || c.WriteRateLimitPerMinute < 0 {
+		return c, errors.New("write-rate-limit-per-minute must be a non-negative integer")
+	}
+	if c.SeriesPerHour, err = strconv.Atoi(*seriesPerHour); err != nil || c.SeriesPerHour < 0 {
+		return c, errors.New("series-per-hour must be a non-negative integer")
 	}
 	if c.AuthFailuresPerMinute, err = strconv.Atoi(*authFailures); err != nil || c.AuthFailuresPerMinute < 0 ||
 		c.AuthFailuresPerMinute > handlers.MaxAuthFailuresPerMinute {
@@ -352,19 +365,21 @@ func (c *Config) clock() func() time.Time {
 // (memoryBudget.fit).
 func (c *Config) handlerConfig(b memoryBudget) handlers.Config {
 	return handlers.Config{
-		BaseURL:               c.BaseURL,
-		DefaultLang:           storage.Lang(c.DefaultLanguage),
-		SiteName:              c.SiteName,
-		CurrencySymbol:        c.CurrencySymbol,
-		CurrencyPosition:      c.CurrencyPosition,
-		CurrencyCode:          c.CurrencyCode,
-		MaxBodyBytes:          c.MaxBodyBytes,
-		RateLimitPerMinute:    c.RateLimitPerMinute,
-		TrustedOrigins:        c.trustedOrigins,
-		AuthFailuresPerMinute: c.AuthFailuresPerMinute,
-		ServeMetrics:          c.MetricsAddr == "",
-		ListCacheBytes:        b.lists,
-		ItemCacheBytes:        b.items,
+		BaseURL:                 c.BaseURL,
+		DefaultLang:             storage.Lang(c.DefaultLanguage),
+		SiteName:                c.SiteName,
+		CurrencySymbol:          c.CurrencySymbol,
+		CurrencyPosition:        c.CurrencyPosition,
+		CurrencyCode:            c.CurrencyCode,
+		MaxBodyBytes:            c.MaxBodyBytes,
+		RateLimitPerMinute:      c.RateLimitPerMinute,
+		WriteRateLimitPerMinute: c.WriteRateLimitPerMinute,
+		SeriesPerHour:           c.SeriesPerHour,
+		TrustedOrigins:          c.trustedOrigins,
+		AuthFailuresPerMinute:   c.AuthFailuresPerMinute,
+		ServeMetrics:            c.MetricsAddr == "",
+		ListCacheBytes:          b.lists,
+		ItemCacheBytes:          b.items,
 	}
 }
 

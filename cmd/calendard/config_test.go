@@ -106,6 +106,43 @@ func TestParseConfigAuthFailures(t *testing.T) {
 	}
 }
 
+// TestParseConfigWriteLimits: CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE and CALENDAR_SERIES_PER_HOUR, and
+// their flags: on by default at 60 writes a minute and 20 series an hour, 0 turns each off, the flag
+// wins, and anything but a non-negative integer aborts start-up with a message naming the setting.
+func TestParseConfigWriteLimits(t *testing.T) {
+	tests := []struct {
+		name                   string
+		env                    map[string]string
+		args                   []string
+		wantWrites, wantSeries int
+		wantErr                string
+	}{
+		{name: "on by default", wantWrites: 60, wantSeries: 20},
+		{name: "variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5"},
+			wantWrites: 30, wantSeries: 5},
+		{name: "off", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "0", "CALENDAR_SERIES_PER_HOUR": "0"}},
+		{name: "flags over variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5"},
+			args: []string{"--write-rate-limit-per-minute", "0", "--series-per-hour", "100"}, wantWrites: 0, wantSeries: 100},
+		{name: "negative writes", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "-1"}, wantErr: "write-rate-limit-per-minute"},
+		{name: "writes not a number", args: []string{"--write-rate-limit-per-minute", "sixty"}, wantErr: "write-rate-limit-per-minute"},
+		{name: "negative series", env: map[string]string{"CALENDAR_SERIES_PER_HOUR": "-1"}, wantErr: "series-per-hour"},
+		{name: "series not a number", args: []string{"--series-per-hour", "1.5"}, wantErr: "series-per-hour"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, ok := parseTestConfig(t, tc.args, tc.env, tc.wantErr)
+			if !ok {
+				return
+			}
+			hc := cfg.handlerConfig(cfg.budget())
+			if hc.WriteRateLimitPerMinute != tc.wantWrites || hc.SeriesPerHour != tc.wantSeries {
+				t.Errorf("got %d writes a minute and %d series an hour, want %d and %d",
+					hc.WriteRateLimitPerMinute, hc.SeriesPerHour, tc.wantWrites, tc.wantSeries)
+			}
+		})
+	}
+}
+
 // TestParseConfigChangesHorizon: CALENDAR_CHANGES_HORIZON and --changes-horizon: a week by default, 0
 // keeps entries only until the index has them, the flag wins, and anything but a non-negative
 // duration aborts start-up.
