@@ -99,7 +99,8 @@ var docErrors = []docError{
 		"preflight (a form, a beacon, a simple fetch); send a JSON body", anywhere: true, writes: true},
 	{kind: storage.ErrConflict, when: "the translation group of translation_of already has a record in this language"},
 	{kind: errTooLarge, when: "the request body is over the size limit", anywhere: true},
-	{kind: errTooManyRequests, when: "the rate limit is exhausted, or this client failed to authenticate too often",
+	{kind: errTooManyRequests, when: "the rate limit is exhausted, this client failed to authenticate too often, " +
+		"or a user below editor sent too many writes or new recurring series (the message names the limit)",
 		anywhere: true, retryAfter: true},
 	{kind: storage.ErrNoSpace, when: "the server's disk is full: nothing of the write was kept; retry once space has been freed",
 		anywhere: true, writes: true},

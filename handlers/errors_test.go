@@ -106,6 +106,8 @@ func TestErrorEnvelopes(t *testing.T) {
 			wantBody: `{"code":"rest_cross_site_request","message":"A page of another site may not write with a form, a beacon or a simple fetch: send a JSON body.","data":{"status":403}}`},
 		{name: "rate limited", err: tooManyRequests(1500 * time.Millisecond), wantStatus: 429, wantRetry: "2",
 			wantBody: `{"code":"rest_too_many_requests","message":"Too many requests. Please retry later.","data":{"status":429}}`},
+		{name: "a write limit reached", err: limitReached(90*time.Second, "You have reached the limit."), wantStatus: 429, wantRetry: "90",
+			wantBody: `{"code":"rest_too_many_requests","message":"You have reached the limit.","data":{"status":429}}`},
 		{name: "loading", err: notReady(index.Progress{}, time.Now()), wantStatus: 503, wantRetry: "1",
 			wantBody: `{"code":"rest_not_ready","message":"The service is starting and is not ready to answer yet: retry after the delay given.","data":{"status":503}}`},
 		{name: "bad JSON", err: invalidJSON("Invalid JSON body passed.", &input.JSONError{Code: 4, Message: "Syntax error"}), wantStatus: 400,
