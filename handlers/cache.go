@@ -266,7 +266,14 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 func send(w http.ResponseWriter, c *cachedList, body []byte, encoded bool) {
 	hd := w.Header()
 	for k, v := range c.header {
-		hd[k] = v
+		if k != "Vary" {
+			hd[k] = v
+			continue
+		}
+		// What this request's answer varies by (Origin, set before the route) stays.
+		for _, name := range v {
+			addVary(hd, name)
+		}
 	}
 	if encoded {
 		// Set replaces the shared header's slices, never writes into them.

@@ -129,13 +129,16 @@ func encodedHeaders(hd http.Header, gz []byte) {
 }
 
 // varyCoding says that the answer depends on Accept-Encoding, once.
-func varyCoding(hd http.Header) {
+func varyCoding(hd http.Header) { addVary(hd, "Accept-Encoding") }
+
+// addVary says that the answer depends on the header named, once.
+func addVary(hd http.Header, name string) {
 	for _, v := range hd.Values("Vary") {
-		if strings.EqualFold(v, "Accept-Encoding") {
+		if strings.EqualFold(v, name) {
 			return
 		}
 	}
-	hd.Add("Vary", "Accept-Encoding")
+	hd.Add("Vary", name)
 }
 
 // encodes decides the coding of an answer of this status and body length to rq: it adds Vary when the

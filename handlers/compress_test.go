@@ -353,3 +353,36 @@ func TestListCacheCompressesOnDemand(t *testing.T) {
 		t.Errorf("the plain body changed once the gzip one was kept")
 	}
 }
+
+// Every answer says nosniff, and one to a request with an Origin varies by it, plain or gzip-encoded,
+// computed or from the list cache, short or long: a cached answer's headers never replace what the
+// request's own answer varies by (issue 40).
+func TestAnswersVaryByOrigin(t *testing.T) {
+	h := compressionHandler(t)
+	origin := map[string]string{"Origin": "https://other.example"}
+	withGzip := map[string]string{"Origin": "https://other.example", "Accept-Encoding": "gzip"}
+	for _, target := range []string{
+		"/calendar/events/v1/events?per_page=1",  // about a kilobyte
+		"/calendar/events/v1/events?per_page=20", // many
+		"/calendar/events/v1/categories",
+		"/calendar/events/v1/events/999999", // an error
+		"/calendar/events/v1/events.ics",
+		"/calendar/events/v1/",
+	} {
+		for _, header := range []map[string]string{origin, withGzip} {
+			for round := range 3 { // computed, then from the cache
+				w := ask(h, "GET", target, header)
+				if got := w.Header().Get("X-Content-Type-Options"); got != "nosniff" {
+					t.Errorf("%s (%v, round %d): X-Content-Type-Options %q, want nosniff", target, header, round, got)
+				}
+				if !slices.Contains(w.Header().Values("Vary"), "Origin") || w.Header().Get("Access-Control-Allow-Origin") != origin["Origin"] {
+					t.Errorf("%s (%v, round %d), %d bytes: Vary %q with the origin echoed %q", target, header, round, w.Body.Len(),
+						w.Header().Values("Vary"), w.Header().Get("Access-Control-Allow-Origin"))
+				}
+			}
+		}
+	}
+	if got := ask(h, "GET", "/calendar/events/v1/events?per_page=20", nil).Header().Values("Vary"); slices.Contains(got, "Origin") {
+		t.Errorf("an answer to a request without an Origin varies by it: %q", got)
+	}
+}

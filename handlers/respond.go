@@ -14,9 +14,11 @@ import (
 
 const authenticatedCacheControl = "no-cache, must-revalidate, max-age=0, no-store, private"
 
-// commonHeaders sets the headers of CONTRACT 1.7 that every response carries.
+// commonHeaders sets the headers of CONTRACT 1.7 that every response carries, and nosniff: no answer
+// is to be read by a browser as another type than it says (a JSON body quoting markup as HTML).
 func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
 	if origin := r.Header.Get("Origin"); origin != "" {
 		hd.Set("Access-Control-Allow-Origin", origin)
 		hd.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
