@@ -151,3 +151,19 @@ func FuzzEventBody(f *testing.F) {
 		}
 	})
 }
+
+// A name of nothing but control characters is blank, as one of spaces is (issue 40).
+func TestBlankNames(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	for _, title := range []string{"", "   ", `\u0000`, `\u0000\r\n\t`, `\u0085`} {
+		w := serve(h, "POST", "/calendar/events/v1/events", "application/json",
+			`{"title":"`+title+`","start_date":"2026-12-01 20:00","end_date":"2026-12-01 22:00"}`)
+		checkEnvelope(t, w)
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "must not be empty") {
+			t.Errorf("title %q: %d %s", title, w.Code, w.Body)
+		}
+	}
+	if w := serve(h, "POST", "/calendar/events/v1/venues", "application/json", `{"venue":"\u0000"}`); w.Code != http.StatusBadRequest {
+		t.Errorf("venue named NUL: %d %s", w.Code, w.Body)
+	}
+}

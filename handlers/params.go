@@ -128,7 +128,7 @@ func (p *Param) coerce(rq *request, raw any) (any, *problem) {
 	}
 	switch v := v.(type) {
 	case string:
-		if p.NonEmpty && strings.TrimSpace(v) == "" {
+		if p.NonEmpty && strings.TrimSpace(storage.SingleLine(v)) == "" { // a value of control characters is blank too
 			return nil, &problem{code: "rest_invalid_param", message: "must not be empty"}
 		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {

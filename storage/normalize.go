@@ -28,6 +28,8 @@ const (
 	MaxShortText = 255
 	MaxURL       = 2048
 	MaxItems     = 100
+	// MaxRecurrenceLine bounds a line of a series' recurrence: an RDATE of a hundred dates fits.
+	MaxRecurrenceLine = 4000
 )
 
 // tooLong is the failure of a value longer than limit.
@@ -37,7 +39,7 @@ func tooLong(field string, limit int, unit string) *FieldError {
 
 // CleanWebsite checks and cleans a website: "" (none) or an absolute URL of at most MaxURL characters.
 func CleanWebsite(s string) (string, error) {
-	s = richtext.ShortText(s)
+	s = shortText(s)
 	switch {
 	case utf8.RuneCountInString(s) > MaxURL:
 		return "", tooLong("website", MaxURL, "characters")
@@ -60,7 +62,7 @@ func CleanCost(items []string) ([]string, error) {
 	}
 	out := []string{}
 	for _, s := range items {
-		s = richtext.ShortText(s)
+		s = shortText(s)
 		if utf8.RuneCountInString(s) > MaxShortText {
 			return nil, tooLong("cost", MaxShortText, "characters per item")
 		}
@@ -111,6 +113,27 @@ func CleanZone(s string) (string, error) {
 	return z.Name, nil
 }
 
+// SingleLine is the rule of every single-line field (a title, a name, a short text such as a phone
+// number or a cost): no one types a control character into one, and one kept would reach every
+// output (a NUL in JSON, a line break in a header or an iCalendar line). Line breaks and tabs become
+// spaces; the other C0 and C1 controls and DEL are dropped. A value that is nothing else is empty.
+func SingleLine(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f':
+			return ' '
+		case isControl(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f }
+
 // cleanText applies clean to *s when it is set and within limit characters as sent; a nil s stays nil
 // (not sent).
 func cleanText(s *string, field string, limit int, clean func(string) string) (*string, error) {
@@ -142,9 +165,9 @@ type cleaners struct{ name, rich func(string) string }
 
 func cleanersFor(a Actor) cleaners {
 	if a.Can(CapUnfilteredHTML) {
-		return cleaners{name: func(s string) string { return richtext.Name(s, true) }, rich: func(s string) string { return s }}
+		return cleaners{name: func(s string) string { return richtext.Name(SingleLine(s), true) }, rich: func(s string) string { return s }}
 	}
-	return cleaners{name: func(s string) string { return richtext.Name(s, false) }, rich: richtext.Filter}
+	return cleaners{name: func(s string) string { return richtext.Name(SingleLine(s), false) }, rich: richtext.Filter}
 }
 
 // normalized returns the shared fields cleaned; nameField names the title field in errors.
@@ -196,8 +219,11 @@ func (in *EventInput) normalized(a Actor) (*EventInput, error) {
 			return nil, tooLong("recurrence", MaxItems, "lines")
 		}
 		for _, l := range lines {
+			if utf8.RuneCountInString(l) > MaxRecurrenceLine {
+				return nil, tooLong("recurrence", MaxRecurrenceLine, "characters a line")
+			}
 			if _, err := parseLine(l); err != nil {
-				return nil, invalid("recurrence", "%q: %v", l, err)
+				return nil, invalid("recurrence", "%s: %v", quoteLine(l), err)
 			}
 		}
 		out.Recurrence = &lines
@@ -228,16 +254,19 @@ func cleanTermItems(items []string, c cleaners) ([]string, error) {
 	return out, nil
 }
 
-// shortText is a short text field (Appendix C.2) of a write's input, by its name in errors.
-type shortText struct {
+// shortText cleans a short text (Appendix C.2): one line, without tags.
+func shortText(s string) string { return richtext.ShortText(SingleLine(s)) }
+
+// shortField is a short text field (Appendix C.2) of a write's input, by its name in errors.
+type shortField struct {
 	name string
 	s    **string
 }
 
 // shortTexts cleans each set field as a short text, for every caller.
-func shortTexts(fields ...shortText) error {
+func shortTexts(fields ...shortField) error {
 	for _, f := range fields {
-		s, err := cleanText(*f.s, f.name, MaxShortText, richtext.ShortText)
+		s, err := cleanText(*f.s, f.name, MaxShortText, shortText)
 		if err != nil {
 			return err
 		}
@@ -253,9 +282,9 @@ func (in *VenueInput) normalized(a Actor) (*VenueInput, error) {
 	if out.PostInput, err = in.PostInput.normalized(cleanersFor(a), "venue"); err != nil {
 		return nil, err
 	}
-	if err := shortTexts(shortText{"address", &out.Address}, shortText{"city", &out.City}, shortText{"country", &out.Country},
-		shortText{"province", &out.Province}, shortText{"state", &out.State}, shortText{"zip", &out.Zip},
-		shortText{"phone", &out.Phone}, shortText{"stateprovince", &out.StateProvince}); err != nil {
+	if err := shortTexts(shortField{"address", &out.Address}, shortField{"city", &out.City}, shortField{"country", &out.Country},
+		shortField{"province", &out.Province}, shortField{"state", &out.State}, shortField{"zip", &out.Zip},
+		shortField{"phone", &out.Phone}, shortField{"stateprovince", &out.StateProvince}); err != nil {
 		return nil, err
 	}
 	if out.Website, err = cleanSet(in.Website, CleanWebsite); err != nil {
@@ -275,7 +304,7 @@ func (in *OrganizerInput) normalized(a Actor) (*OrganizerInput, error) {
 	if out.PostInput, err = in.PostInput.normalized(cleanersFor(a), "organizer"); err != nil {
 		return nil, err
 	}
-	if err := shortTexts(shortText{"phone", &out.Phone}, shortText{"email", &out.Email}); err != nil {
+	if err := shortTexts(shortField{"phone", &out.Phone}, shortField{"email", &out.Email}); err != nil {
 		return nil, err
 	}
 	if out.Website, err = cleanSet(in.Website, CleanWebsite); err != nil {

@@ -116,6 +116,56 @@ func TestEveryWriteAppliesTheInputRules(t *testing.T) {
 	}
 }
 
+// TestSingleLineFields: a single-line field keeps no control character, for every actor: line breaks
+// and tabs become spaces, the others are dropped; rich text keeps its line breaks (issue 40).
+func TestSingleLineFields(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Jazz night", "Jazz night"},
+		{"Jazz\x00 night\u0085", "Jazz night"},
+		{"Jazz\r\nnight", "Jazz  night"},
+		{"\tJazz\x7f\x1b[31m", " Jazz[31m"},
+		{"\x00", ""},
+		{"Café €", "Café €"},
+	} {
+		if got := SingleLine(tc.in); got != tc.want {
+			t.Errorf("SingleLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	db := mustOpenDB(t)
+	for _, a := range []Actor{admin, {UserID: 1, Role: RoleContributor}} {
+		in := newEvent(t, "Jazz\x00\r\nnight")
+		in.Description = ptr("<p>Line one\nline two</p>")
+		in.Cost = &[]string{"10\x00 €"}
+		in.Venue = &VenueRef{New: &VenueInput{PostInput: PostInput{Title: ptr("Hall\u0007")}, Phone: ptr("+33\r\n1 23"), City: ptr("Paris\x00")}}
+		in.Organizers = &[]OrganizerRef{{New: &OrganizerInput{PostInput: PostInput{Title: ptr("Org")}, Email: ptr("a@b.c\r\nX:1")}}}
+		in.Categories = &[]string{"Mu\x00sic"} // an existing category for the contributor, who may not create one
+		e, err := db.CreateEvent(ctx, a, "en", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, rel, err := db.Event(ctx, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, o := rel.Venues[e.VenueID], rel.Organizers[e.OrganizerIDs[0]]
+		c, _, err := db.Term(ctx, TaxCategory, e.Categories[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range []string{e.Title, strings.Join(e.Cost, ""), v.Title, v.Phone, v.City, o.Email, c.Name} {
+			if strings.ContainsFunc(got, isControl) {
+				t.Errorf("%s: a single-line field kept a control character: %q", a.Role, got)
+			}
+		}
+		if e.Title != "Jazz  night" || v.City != "Paris" || o.Email != "a@b.c X:1" || c.Name != "Music" {
+			t.Errorf("%s: title %q, city %q, e-mail %q, category %q", a.Role, e.Title, v.City, o.Email, c.Name)
+		}
+		if !strings.Contains(e.Description, "one\nline") {
+			t.Errorf("%s: the description lost its line break: %q", a.Role, e.Description)
+		}
+	}
+}
+
 // TestVenuePositionOnEarth: a venue's position is on Earth, whichever way the write comes (an importer
 // builds its VenueInput itself, from a number that parsed, which NaN and infinities do).
 func TestVenuePositionOnEarth(t *testing.T) {

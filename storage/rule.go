@@ -3,8 +3,10 @@ package storage
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/teambition/rrule-go"
 )
@@ -50,7 +52,7 @@ func parseLine(s string) (recurrenceLine, error) {
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
-			return recurrenceLine{}, fmt.Errorf("parameter %q has no value", p)
+			return recurrenceLine{}, fmt.Errorf("parameter %s has no value", quoteLine(p))
 		}
 		k = strings.ToUpper(k)
 		if k == "VALUE" {
@@ -72,7 +74,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 	loc := start.Location()
 	for _, s := range lines {
 		fail := func(format string, args ...any) error {
-			return invalid("recurrence", "%q: %s", s, fmt.Sprintf(format, args...))
+			return invalid("recurrence", "%s: %s", quoteLine(s), fmt.Sprintf(format, args...))
 		}
 		l, err := parseLine(s)
 		if err != nil {
@@ -88,7 +90,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			}
 			opt, err := rrule.StrToROptionInLocation(strings.ToUpper(l.value), loc)
 			if err != nil {
-				return nil, fail("%v", err)
+				return nil, fail("%s", inWords(err))
 			}
 			if opt.Freq > rrule.DAILY {
 				return nil, fail("frequencies below a day are not supported")
@@ -99,7 +101,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			opt.Dtstart = start
 			r.line = s
 			if r.rrule, err = rrule.NewRRule(*opt); err != nil {
-				return nil, fail("%v", err)
+				return nil, fail("%s", inWords(err))
 			}
 		case "RDATE", "EXDATE":
 			if slices.ContainsFunc(l.params, func(p string) bool { return p == "VALUE=PERIOD" }) {
@@ -110,7 +112,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 				ts, err = rrule.StrToDatesInLoc(l.value, loc)
 			}
 			if err != nil {
-				return nil, fail("%v", err)
+				return nil, fail("%s", inWords(err))
 			}
 			for _, t := range ts {
 				if l.name == "RDATE" {
@@ -124,6 +126,33 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 		}
 	}
 	return r, nil
+}
+
+// quoteLine quotes a line of a recurrence list, or its first quotedRunes characters: an error
+// message says which line is wrong, and need not repeat a long one whole.
+func quoteLine(s string) string {
+	if utf8.RuneCountInString(s) <= quotedRunes {
+		return strconv.Quote(s)
+	}
+	r := []rune(s)
+	return strconv.Quote(string(r[:quotedRunes])) + "…"
+}
+
+const quotedRunes = 60
+
+// inWords says what the rule library found wrong, without the Go internals some of its errors carry
+// (a time.Parse or strconv message quoting the input), and at most quotedRunes of its own text.
+func inWords(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "parsing time") || strings.Contains(msg, "strToTime"):
+		return "a date must read 20261013, 20261013T190000 or 20261013T170000Z"
+	case strings.Contains(msg, "strconv."):
+		return "a number cannot be read"
+	case utf8.RuneCountInString(msg) > quotedRunes:
+		return string([]rune(msg)[:quotedRunes]) + "…"
+	}
+	return msg
 }
 
 // wallIn places a date or date-time of an RDATE in start's zone; a bare date takes start's time of
@@ -169,14 +198,14 @@ func (r *rule) occurrences(start, from, to time.Time) ([]time.Time, error) {
 	for i, t := range all {
 		day := t.Format(dayLayout)
 		if i > 0 && all[i-1].Format(dayLayout) == day {
-			return nil, invalid("recurrence", "%q: two occurrences on %s: a series has at most one a day", r.line, day)
+			return nil, invalid("recurrence", "%s: two occurrences on %s: a series has at most one a day", quoteLine(r.line), day)
 		}
 		if day != startDay && !r.exdays[day] {
 			out = append(out, t)
 		}
 	}
 	if len(out)+1 > MaxOccurrences {
-		return nil, invalid("recurrence", "%q: more than %d occurrences between %s and %s", r.line, MaxOccurrences,
+		return nil, invalid("recurrence", "%s: more than %d occurrences between %s and %s", quoteLine(r.line), MaxOccurrences,
 			from.Format(dayLayout), to.Format(dayLayout))
 	}
 	return out, nil

@@ -95,7 +95,9 @@ func TestRuleRejects(t *testing.T) {
 		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
 		{"no value", "RRULE", nil, "NAME:VALUE"},
 		{"two lines in one", "RRULE:FREQ=DAILY\nEXDATE:20261202T190000Z", nil, "one line per item"},
-		{"bad date", "EXDATE:2026-12-01", nil, "strToTime"},
+		{"bad date", "EXDATE:2026-12-01", nil, "a date must read 20261013"},
+		{"bad number", "RRULE:FREQ=DAILY;COUNT=x", nil, "a number cannot be read"},
+		{"a long line", "RRULE:FREQ=DAILY;COUNT=3;X=" + strings.Repeat("y", 100_000), nil, "unknown RRULE property: X"},
 		{"bad zone", "EXDATE;TZID=Mars/Olympus:20261201T190000", nil, "unknown time zone"},
 		{"period", "RDATE;VALUE=PERIOD:20261201T190000Z/PT1H", nil, "periods"},
 		{"two a day", "RRULE:FREQ=DAILY;BYHOUR=9,17;COUNT=4", nil, "at most one a day"},
@@ -111,8 +113,14 @@ func TestRuleRejects(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Field != "recurrence" {
 				t.Fatalf("err = %v, want a recurrence field error", err)
 			}
-			if !strings.Contains(fe.Reason, tc.reason) || !strings.Contains(fe.Reason, strconv.Quote(lines[len(lines)-1])) {
-				t.Errorf("reason %q, want %q and the line %q", fe.Reason, tc.reason, lines[len(lines)-1])
+			// The line quoted, its first 60 characters when longer; the whole reason short, in words.
+			line := []rune(lines[len(lines)-1])
+			quoted := strconv.Quote(string(line[:min(len(line), 60)]))
+			if !strings.Contains(fe.Reason, tc.reason) || !strings.Contains(fe.Reason, quoted) {
+				t.Errorf("reason %.300q, want %q and the line %.300q", fe.Reason, tc.reason, quoted)
+			}
+			if len(fe.Reason) > 200 || strings.Contains(fe.Reason, "strconv") || strings.Contains(fe.Reason, "parsing time") {
+				t.Errorf("reason %.300q: more than 200 bytes, or Go's own words", fe.Reason)
 			}
 		})
 	}
