@@ -194,6 +194,7 @@ var etcdTests = []struct {
 	{"TestChangedSince", TestChangedSince},
 	{"TestInputRules", TestInputRules},
 	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
+	{"TestSingleLineFields", TestSingleLineFields},
 	{"TestVenuePositionOnEarth", TestVenuePositionOnEarth},
 	{"TestPublishDue", TestPublishDue},
 	{"TestTrimChanges", TestTrimChanges},
