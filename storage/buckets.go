@@ -37,8 +37,9 @@ var (
 	bUserEmails   = []byte("user_emails")
 	bAppPasswords = []byte("app_passwords")
 
-	kSchema  = []byte("schema")
-	kHashKey = []byte("hashkey")
+	kSchema     = []byte("schema")
+	kHashKey    = []byte("hashkey")
+	kSpaceProbe = []byte("spaceprobe")
 )
 
 var topBuckets = func() []string {

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,12 +37,18 @@ func (db *DB) noteSpace(err error) error {
 // next write that succeeds; CheckSpace tries one.
 func (db *DB) Full() bool { return db.full.Load() }
 
-// CheckSpace tries a write that changes nothing visible (the schema version, rewritten as it is), so
-// that a store whose disk was full finds out that space has come back without waiting for a client's
-// write. It returns ErrNoSpace while the disk is still full.
+// spaceProbe is the size of CheckSpace's write: as much as an ordinary write takes (an event with its
+// links and change-log entries is a few kilobytes; a series or an import's page more). A probe of a
+// few bytes found room in the file's free pages while every real write failed, so readiness said
+// ready, and each failed write logged the episode anew.
+const spaceProbe = 256 << 10
+
+// CheckSpace tries a write of ordinary size that changes nothing visible (a value written to meta,
+// then deleted), so that a store whose disk was full finds out that space has come back without
+// waiting for a client's write. It returns ErrNoSpace while the disk is still full.
 func (db *DB) CheckSpace(ctx context.Context) error {
-	return db.update(ctx, func(tx kv.RwTx) error {
-		// A copy: a value read is valid only while the store does not move its pages.
-		return tx.Put(bMeta, kSchema, bytes.Clone(tx.Get(bMeta, kSchema)))
-	})
+	if err := db.update(ctx, func(tx kv.RwTx) error { return tx.Put(bMeta, kSpaceProbe, make([]byte, spaceProbe)) }); err != nil {
+		return err
+	}
+	return db.update(ctx, func(tx kv.RwTx) error { return tx.Delete(bMeta, kSpaceProbe) })
 }

@@ -18,7 +18,8 @@
 //
 // Keys holding IDs are 8-byte big-endian integers, so cursor order is ID order. Values are JSON.
 //
-//	meta                      "schema" → version; "hashkey" → 32 random bytes keying password hashes
+//	meta                      "schema" → version; "hashkey" → 32 random bytes keying password hashes;
+//	                          "spaceprobe" → 256 KiB of zeros, between CheckSpace's two writes only
 //	sequences/posts           NextSequence: IDs of events, venues, organizers and images (one sequence)
 //	sequences/terms           NextSequence: IDs of categories and tags
 //	sequences/groups          NextSequence: translation group IDs
