@@ -13,15 +13,18 @@ import (
 
 // A full disk is a condition, not a bug: a write that finds no room fails as ErrNoSpace, with
 // nothing of it kept (a transaction commits whole or not at all), and the store remembers the
-// episode until a write succeeds again. The episode is logged when it begins and when it ends, not
-// once per failed write, and DB.Full lets readiness say so meanwhile.
+// episode. It begins with a write that finds no room and ends when CheckSpace finds room for a write
+// of ordinary size again, which readiness runs, and so does every write that succeeds meanwhile: a
+// write that squeezes into the file's last free pages does not end it, so a disk at the edge, where
+// small writes pass and others fail, is one episode, logged once when it begins and once when it ends,
+// and DB.Full lets readiness say so meanwhile.
 
 // noteSpace turns a write's failure for want of space into ErrNoSpace and tracks the episode.
-func (db *DB) noteSpace(err error) error {
+func (db *DB) noteSpace(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
-		if db.full.CompareAndSwap(true, false) {
-			db.log.Info("disk space is back: writes succeed again")
+		if db.full.Load() {
+			_ = db.CheckSpace(ctx) // ends the episode if there is room
 		}
 		return nil
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
@@ -33,8 +36,7 @@ func (db *DB) noteSpace(err error) error {
 	return err
 }
 
-// Full reports whether the last write failed for want of disk space. It clears by itself with the
-// next write that succeeds; CheckSpace tries one.
+// Full reports whether the disk was found full and has not been found to have room again since.
 func (db *DB) Full() bool { return db.full.Load() }
 
 // spaceProbe is the size of CheckSpace's write: as much as an ordinary write takes (an event with its
@@ -45,10 +47,14 @@ const spaceProbe = 256 << 10
 
 // CheckSpace tries a write of ordinary size that changes nothing visible (a value written to meta,
 // then deleted), so that a store whose disk was full finds out that space has come back without
-// waiting for a client's write. It returns ErrNoSpace while the disk is still full.
+// waiting for a client's write, and ends the episode. It returns ErrNoSpace while the disk is full.
 func (db *DB) CheckSpace(ctx context.Context) error {
-	if err := db.update(ctx, func(tx kv.RwTx) error { return tx.Put(bMeta, kSpaceProbe, make([]byte, spaceProbe)) }); err != nil {
-		return err
+	err := db.kv.Update(ctx, func(tx kv.RwTx) error { return tx.Put(bMeta, kSpaceProbe, make([]byte, spaceProbe)) })
+	if err == nil {
+		err = db.kv.Update(ctx, func(tx kv.RwTx) error { return tx.Delete(bMeta, kSpaceProbe) })
 	}
-	return db.update(ctx, func(tx kv.RwTx) error { return tx.Delete(bMeta, kSpaceProbe) })
+	if err == nil && db.full.CompareAndSwap(true, false) {
+		db.log.Info("disk space is back: writes succeed again")
+	}
+	return db.noteSpace(ctx, err)
 }

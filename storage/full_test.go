@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -98,8 +99,23 @@ func TestDiskFull(t *testing.T) {
 	if now, _ := db.ChangeHead(ctx); now != head {
 		t.Errorf("failed writes moved the change log from %d to %d", head, now)
 	}
+	// A disk at the edge: a small write squeezes into the last free pages, a larger one does not.
+	// The small one is acknowledged and kept, and the episode goes on.
+	disk.room.Store(16 << 10)
+	small := mustCreateEvent(t, db, admin, newEvent(t, "Small"))
+	in := newEvent(t, "Large")
+	in.Description = ptr(strings.Repeat("word ", 10_000))
+	if _, err := db.CreateEvent(ctx, admin, "en", in); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("a 50 KB write with 16 KB of room: %v, want ErrNoSpace", err)
+	}
+	if !db.Full() {
+		t.Errorf("a small write that fitted ended the episode")
+	}
 	if got := logs.FilterMessage("disk full: writes fail until space is freed").Len(); got != 1 {
 		t.Errorf("the episode's start was logged %d times, want once", got)
+	}
+	if got := logs.FilterMessage("disk space is back: writes succeed again").Len(); got != 0 {
+		t.Errorf("the episode's end was logged %d times while the disk is at the edge", got)
 	}
 
 	disk.full.Store(false)
@@ -110,4 +126,7 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("the episode's end was logged %d times, want once", got)
 	}
 	mustCreateEvent(t, db, admin, newEvent(t, "After"))
+	if _, _, err := db.Event(ctx, small.ID); err != nil {
+		t.Errorf("the write acknowledged at the edge: %v", err)
+	}
 }

@@ -282,7 +282,7 @@ func (db *DB) Notify() <-chan struct{} { return db.notify }
 // update runs fn in a read-write transaction and pokes Notify once it has committed. A write the disk
 // had no room for returns ErrNoSpace (full.go).
 func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
-	if err := db.noteSpace(db.kv.Update(ctx, fn)); err != nil {
+	if err := db.noteSpace(ctx, db.kv.Update(ctx, fn)); err != nil {
 		return err
 	}
 	db.poke()
