@@ -647,32 +647,35 @@ func (ix *Index) venuesOf(ctx context.Context, events []*storage.Event) (map[uin
 	return out, nil
 }
 
-// Close closes every Bleve index; closing twice is harmless.
+// Close closes every Bleve index, within CloseWait; closing twice is harmless.
 func (ix *Index) Close() error {
 	var errs []error
+	deadline := time.Now().Add(CloseWait)
 	for _, l := range ix.langs {
 		if l.bleve != nil {
-			errs = append(errs, closeBleve(l.bleve))
+			errs = append(errs, closeBleveBy(l.bleve, deadline))
 			l.bleve = nil
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// closeWait bounds how long closing an index waits for Bleve's background work: a shutdown must not
-// hang on it.
-const closeWait = 10 * time.Second
+// CloseWait bounds how long Close waits for Bleve's background work, every language together: a
+// shutdown must not hang on it, and on a full disk Bleve never catches up.
+const CloseWait = 8 * time.Second
 
 // closeBleve closes idx once Bleve's persister and merger have caught up with its newest snapshot.
 // Bleve v2.5.7 races with itself when an index closes while the persister swaps freshly written
 // segments in: persistSnapshotDirect's cleanup walks the map introducePersist is still editing, which
 // the race detector reports and which may close a segment twice. Bleve signals nothing when it goes
 // idle, so its epochs are polled.
-func closeBleve(idx bleve.Index) error {
+func closeBleve(idx bleve.Index) error { return closeBleveBy(idx, time.Now().Add(CloseWait)) }
+
+// closeBleveBy is closeBleve waiting no longer than deadline.
+func closeBleveBy(idx bleve.Index, deadline time.Time) error {
 	if s, err := idx.Advanced(); err == nil {
 		if sc, ok := s.(*scorch.Scorch); ok {
 			if st, ok := sc.Stats().(*scorch.Stats); ok {
-				deadline := time.Now().Add(closeWait)
 				for !bleveIdle(st) && time.Now().Before(deadline) {
 					time.Sleep(time.Millisecond)
 				}

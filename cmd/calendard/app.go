@@ -33,8 +33,13 @@ const (
 	idleTimeout       = 120 * time.Second
 	// net/http reads up to 4 KiB past MaxHeaderBytes before it refuses, so the request line and
 	// headers together are allowed exactly 64 KiB.
-	maxHeaderBytes  = 64<<10 - 4096
+	maxHeaderBytes = 64<<10 - 4096
+	// shutdownTimeout bounds the whole stop, from the signal to the store closed, whatever the disk
+	// or the cluster do (the systemd unit's TimeoutStopSec outwaits it). The HTTP shutdown, the jobs
+	// and the listeners may take all of it but closeReserve, which the index checkpoint and the
+	// closing of the indexes and the store keep; the checkpoint leaves index.CloseWait of it.
 	shutdownTimeout = 30 * time.Second
+	closeReserve    = 12 * time.Second
 )
 
 // app is one running service: opened by open, its index loaded by load, run by serve, torn down by
@@ -59,9 +64,12 @@ type app struct {
 	// metrics is what /metrics reports, for the loading handler and then the API's.
 	metrics *handlers.Metrics
 	jobs    *jobs.Jobs // nil until load
-	// stopping is done once shutdown begins, so long polls answer instead of holding it.
+	// stopping is done once shutdown begins, so long polls answer instead of holding it; stopBy is
+	// when the whole stop must be done (beginStop).
 	stopping     context.Context
 	stopStopping context.CancelFunc
+	stopOnce     sync.Once
+	stopBy       time.Time
 	// mirrorRan, when set, hears of each run of the configured mirror: tests wait on it.
 	mirrorRan func(*mirror.Report, error)
 	// jobLeader, when set, hears when this node becomes or stops being the cluster's job leader:
@@ -278,7 +286,7 @@ func (a *app) serveMetrics() (stop func()) {
 	}()
 	a.log.Info("serving metrics", zap.String("addr", a.metricsLn.Addr().String()))
 	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		ctx, cancel := a.stopContext()
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			a.log.Warn("metrics listener did not stop in time", zap.Error(err))
@@ -362,10 +370,24 @@ func ignoreCancel(ctx context.Context, err error) error {
 	return err
 }
 
+// beginStop marks the start of the stop, once, and returns when it must be done: long polls answer
+// from now on, and every step of the stop takes only what is left of shutdownTimeout.
+func (a *app) beginStop() time.Time {
+	a.stopOnce.Do(func() {
+		a.stopBy = time.Now().Add(shutdownTimeout)
+		a.stopStopping()
+	})
+	return a.stopBy
+}
+
+// stopContext bounds a step of the stop that may take all of it but closeReserve.
+func (a *app) stopContext() (context.Context, context.CancelFunc) {
+	return context.WithDeadline(context.Background(), a.beginStop().Add(-closeReserve))
+}
+
 // shutdown stops the HTTP server gracefully and collects Serve's result from errc.
 func (a *app) shutdown(errc <-chan error) error {
-	a.stopStopping()
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	sctx, cancel := a.stopContext()
 	defer cancel()
 	if err := a.server.Shutdown(sctx); err != nil {
 		return err
@@ -414,17 +436,22 @@ func (a *app) startSync() (stop func()) {
 }
 
 func (a *app) close() error {
-	a.stopStopping()
+	stopBy := a.beginStop()
 	var err error
 	if a.index != nil {
 		// A checkpoint saves the projections as of all the index has applied, so the next start reads
 		// them and replays nothing. Without it that start replays from the last scheduled one, or
-		// scans the store when there was none: slower, never wrong, so a failure is only logged.
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		if _, cerr := a.index.Checkpoint(ctx); cerr != nil {
-			a.log.Warn("index checkpoint at shutdown failed", zap.Error(cerr))
+		// scans the store when there was none: slower, never wrong, so a failure is only logged, and
+		// on a full disk, where it could only wait for Bleve to write what it cannot, it is skipped.
+		if a.db.Full() {
+			a.log.Warn("disk full: no index checkpoint at shutdown; the next start replays the change log")
+		} else {
+			ctx, cancel := context.WithDeadline(context.Background(), stopBy.Add(-index.CloseWait))
+			if _, cerr := a.index.Checkpoint(ctx); cerr != nil {
+				a.log.Warn("index checkpoint at shutdown failed", zap.Error(cerr))
+			}
+			cancel()
 		}
-		cancel()
 		err = a.index.Close()
 	}
 	err = errors.Join(err, a.db.Close())

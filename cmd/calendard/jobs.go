@@ -76,7 +76,7 @@ func (a *app) startJobs(ctx context.Context) (stop func(), err error) {
 	return func() {
 		cancelOnce()
 		<-once
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		sctx, cancel := a.stopContext()
 		defer cancel()
 		if err := j.Stop(sctx); err != nil {
 			a.log.Error("jobs did not stop in time", zap.Error(err))
