@@ -136,7 +136,7 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 	opts := storage.Options{
 		Now: cfg.clock(), Logger: log.Named("storage"), SiteZone: cfg.siteZone, ChangesHorizon: cfg.ChangesHorizon,
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon, SeriesMaxText: cfg.SeriesMaxText,
-		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records,
+		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records, Wrap: cfg.wrapStore,
 	}
 	if cfg.etcd == nil {
 		return storage.Open(filepath.Join(cfg.DataDir, storeName), opts)

@@ -15,6 +15,7 @@ import (
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 )
 
@@ -96,6 +97,9 @@ type Config struct {
 	mirror mirrorConfig
 	// etcd is the Etcd* settings checked; nil without endpoints (the embedded store).
 	etcd *etcdkv.Config
+	// wrapStore, when set, wraps the store's key-value backend (storage.Options.Wrap): tests make a
+	// disk full with it.
+	wrapStore func(kv.Store) kv.Store
 }
 
 // setting ties a Config field to its variable and flag.

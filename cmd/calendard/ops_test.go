@@ -3,15 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // runCmd runs a calendard command line against dir.
@@ -74,6 +81,58 @@ func TestShutdownSavesProjections(t *testing.T) {
 	if after.status != 200 || string(after.body) != string(before.body) {
 		t.Fatalf("after a restart: %d\n%s\nwant\n%s", after.status, after.body, before.body)
 	}
+}
+
+// TestStopOnAFullDisk: a server whose disk is full stops without waiting on an index checkpoint it
+// cannot write, and loses nothing it acknowledged: the next start replays the change log (issue 40).
+func TestStopOnAFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	keepOnFile(t, dir) // the disk is the bbolt file's
+	cfg, err := parseConfig("serve", nil, lookup(map[string]string{"CALENDAR_DATA_DIR": dir, "CALENDAR_NOW": testNow,
+		"CALENDAR_BASE_URL": testOrigin, "CALENDAR_ADMIN_APP_PASSWORD": adminPass}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := &fullDisk{}
+	cfg.wrapStore = func(s kv.Store) kv.Store { disk.Store = s; return disk }
+	core, logs := observer.New(zapcore.InfoLevel)
+	a, err := open(context.Background(), cfg, zap.New(core), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.load(context.Background()); err != nil {
+		t.Fatal(errors.Join(err, a.close()))
+	}
+	s := serveTestApp(t, dir, a)
+	id := s.create("/calendar/events/v1/events", concert())
+	disk.full.Store(true)
+	if res := s.do(req{method: "POST", path: "/calendar/events/v1/events", auth: adminAuth, body: concert()}); res.status != 507 {
+		t.Fatalf("a write on a full disk: %d %s", res.status, res.body)
+	}
+	s.stop()
+	if logs.FilterMessage("disk full: no index checkpoint at shutdown; the next start replays the change log").Len() != 1 ||
+		logs.FilterMessage("index checkpoint at shutdown failed").Len() != 0 {
+		t.Errorf("the stop on a full disk tried a checkpoint: %v", logs.All())
+	}
+	s = startServerIn(t, dir)
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events?search=jazz&start_date=2030-01-01&end_date=2031-01-01"})
+	if res.status != 200 || res.json(t)["total"] != 1.0 || !strings.Contains(string(res.body), fmt.Sprintf(`"id":%d,`, id)) {
+		t.Errorf("after the restart, a search for the acknowledged event: %d %s", res.status, res.body)
+	}
+}
+
+// fullDisk is a key-value store whose writes fail as a full disk's do while full is set: nothing of
+// them is kept.
+type fullDisk struct {
+	kv.Store
+	full atomic.Bool
+}
+
+func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
+	if d.full.Load() {
+		return &os.PathError{Op: "write", Path: "calendar.db", Err: syscall.ENOSPC}
+	}
+	return d.Store.Update(ctx, fn)
 }
 
 func TestUserCommands(t *testing.T) {
