@@ -135,10 +135,10 @@ func (t *term) stamp() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// stamp is the record's modification instant in UTC as a DB datetime: modified_utc, or for an
+// modifiedUTC is the record's modification instant in UTC as a DB datetime: modified_utc, or for an
 // unpublished record (whose modified_utc the reference reports as zeros) its local modified date in
 // the site's zone. The /wp/v2 routes' modified_gmt gives the same value (gmtStamp).
-func (p *post) stamp(site *time.Location) (string, error) {
+func (p *post) modifiedUTC(site *time.Location) (string, error) {
 	if p.ModifiedUTC != "" && p.ModifiedUTC != zeroDate {
 		return p.ModifiedUTC, nil
 	}
@@ -147,6 +147,76 @@ func (p *post) stamp(site *time.Location) (string, error) {
 		return "", fmt.Errorf("modified %q: %w", p.Modified, err)
 	}
 	return t.UTC().Format(dbLayout), nil
+}
+
+// stamp is what a record's link (storage.Bulk.Link) says of the version of the site's record the
+// store holds, written "<modified>|<digest>" or "<modified>|<digest>|recent":
+//
+//   - modified is the record's modification instant in UTC (modifiedUTC), what /wp/v2's
+//     modified_after and modified_gmt speak: the cheap run's mark is the highest one;
+//   - digest is the record's digest: what tells whether the record changed. WordPress keeps
+//     modification times to the second, so an edit made in the same second as our read of the
+//     record leaves modified as it was, and only the content shows it;
+//   - recent marks a record read less than Overlap after its modification (by our clock, which may
+//     be a little off the site's): an edit in that same second may hide behind an unchanged
+//     modified, and the cheap run, which learns only modified times from /wp/v2, fetches such a
+//     record again. A later read that finds it unchanged and no longer recent drops the mark.
+//
+// A stamp of an earlier version of calendard is modified alone: its record counts as unchanged while
+// modified does not move, and gets a whole stamp at its next change.
+type stamp struct {
+	modified, digest string
+	recent           bool
+}
+
+func (s stamp) String() string {
+	if s.recent {
+		return s.modified + "|" + s.digest + "|recent"
+	}
+	return s.modified + "|" + s.digest
+}
+
+func parseStamp(s string) stamp {
+	modified, rest, _ := strings.Cut(s, "|")
+	digest, flag, _ := strings.Cut(rest, "|")
+	return stamp{modified: modified, digest: digest, recent: flag == "recent"}
+}
+
+// digest is the hex of the first 16 bytes of the SHA-256 of a record as the site answers it, less what
+// changes while the record does not: the venue, organizers and terms it embeds are kept as their IDs
+// alone (a venue's edit, a term's count of events are theirs, and reach the store through them).
+func digest(raw []byte) string {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err == nil {
+		for _, field := range []string{"venue", "organizer", "categories", "tags"} {
+			if v, ok := obj[field]; ok {
+				obj[field] = embeddedIDs(v)
+			}
+		}
+		if b, err := json.Marshal(obj); err == nil { // keys sorted: the same record, the same bytes
+			raw = b
+		}
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:16])
+}
+
+// embeddedIDs reduces an embedded record or list of them to their IDs.
+func embeddedIDs(raw json.RawMessage) json.RawMessage {
+	var one ref
+	if json.Unmarshal(raw, &one) == nil && one.ID != 0 {
+		return strconv.AppendUint(nil, one.ID, 10)
+	}
+	var many []ref
+	if json.Unmarshal(raw, &many) != nil {
+		return raw
+	}
+	ids := make([]uint64, len(many))
+	for i, r := range many {
+		ids[i] = r.ID
+	}
+	b, _ := json.Marshal(ids)
+	return b
 }
 
 // gmtStamp turns a /wp/v2 modified_gmt ("2006-01-02T15:04:05") into a stamp.

@@ -4,35 +4,50 @@
 //
 // # Basics
 //
-// Importer is a mirror.Source. Each Sync walks every root (one per language on a multilingual site):
+// Importer is a mirror.Source. Each Sync goes through every root (one per language on a multilingual
+// site):
 //
 //   - terms: every page of tribe/events/v1/categories and /tags, compared whole (they are few);
-//   - venues, organizers, events: when the store already holds the root's records of that kind and
-//     the site serves WordPress's own routes (/wp/v2/tribe_venue, /tribe_organizer, /tribe_events),
-//     a cheap run: one list of what was modified since the last run's mark (the highest stamp stored,
-//     less Overlap for clock skew), a detail fetch of just those through tribe/events/v1, and the list
-//     of every ID (100 per page) to find what the site deleted or unpublished. Otherwise, or when the
-//     site hides those routes (401, 403, 404), the full walk of tribe/events/v1's lists.
+//   - venues, organizers, events: a complete walk of tribe/events/v1's lists (every status the
+//     importing user may see, events of every date) on an Importer's first run, then at least every
+//     FullEvery, and whenever the site hides WordPress's own routes (/wp/v2/tribe_venue,
+//     /tribe_organizer, /tribe_events: 401, 403, 404). Between walks, a cheap run: one /wp/v2 list of
+//     what was modified since the last run's mark (the highest modification stored, less Overlap for
+//     clock skew) and one of every ID it lists, then a detail fetch through tribe/events/v1 of what
+//     changed, what is new, and what has left the /wp/v2 list since the last run.
+//
+// After walking the events the importer also asks /wp/v2 for what it lists and the walk did not, the
+// events hidden from listings (which TEC's events list leaves out while /wp/v2 lists them until they
+// end).
 //
 // Each record is written whole together with its link (storage.Bulk.Link), a page of them in one
 // transaction (one fsync a page rather than one a record; a record the store refuses sends its page
-// back one record per transaction). The link's stamp is the record's modification instant in UTC: the
-// next run skips a record whose stamp has not moved, and the highest stamp is the mark the next cheap
-// run asks from. There is no other state, so an interrupted run simply continues at the next one.
+// back one record per transaction). The link's stamp (see stamp) holds the record's modification
+// instant and a digest of the record: the next run skips a record whose digest has not changed, and
+// the highest modification is the mark the next cheap run asks from.
 //
-// A record the site no longer shows (deleted, trashed, unpublished for the caller) is trashed here and
-// unlinked; a term is deleted. Authorship is not carried over: the site's user IDs are not ours, so
-// every imported record belongs to the importing actor (calendard's first administrator).
+// Nothing is trashed because a list left it out: lists are partial by design (/wp/v2 lists no event
+// that has ended) or by accident (a walk that failed part way). A record is trashed here, and unlinked,
+// only when its single route says so: it answers 404 or 410 (deleted), 401 or 403 (unpublished, or
+// not for the importing user to see), or the record with status trash. The importer asks that route
+// for each record a complete walk no longer lists, and for each record that left the /wp/v2 list since
+// the last cheap run; a walk that fails asks nothing and trashes nothing. A term missing from a
+// complete walk of its taxonomy whose single route answers it gone is deleted. Authorship is not
+// carried over: the site's user IDs are not ours, so every imported record belongs to the importing
+// actor (calendard's first administrator).
 //
 // # Caveats
 //
 // Anonymous requests see only public records; with Getter credentials (an application password of an
 // editor) drafts, pending, private and scheduled records come too (status=… on the lists, status=any
-// on /wp/v2). Translation groups are joined only where the site says which records translate which
-// (a `translations` map, as calendard and Polylang's REST fields give); WPML exposes none over REST.
+// on /wp/v2). An event hidden from listings that has ended before the first import is on no list of
+// the site: it is imported only if an earlier run already had it. Translation groups are joined only
+// where the site says which records translate which (a `translations` map, as calendard and
+// Polylang's REST fields give); WPML exposes none over REST.
 package tec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +57,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/calendard/calendard/jobs/mirror"
@@ -54,7 +70,9 @@ type Root struct {
 	Lang storage.Lang
 }
 
-// Importer mirrors a TEC site. Set its fields before the first Sync.
+// Importer mirrors a TEC site. Set its fields before the first Sync. It keeps what the next runs
+// need to know of the earlier ones (when each list was last walked whole, what /wp/v2 listed), so a
+// process keeps one Importer for all its runs of a site; Syncs are serialised.
 type Importer struct {
 	Store mirror.Store
 	// Actor writes the records and becomes their author.
@@ -65,6 +83,16 @@ type Importer struct {
 	Get *mirror.Getter
 	// Overlap is taken off the last run's mark when asking what changed since (DefaultOverlap).
 	Overlap time.Duration
+	// FullEvery is the longest time between two complete walks of a root's lists (DefaultFullEvery):
+	// the cheap runs between them do not see what /wp/v2 does not list (an edit to an event that has
+	// ended, its deletion), the walks do. The first Sync of an Importer walks.
+	FullEvery time.Duration
+
+	mu sync.Mutex
+	// walked is when the last complete walk of each root's kind began, by state key.
+	walked map[string]time.Time
+	// listed is what /wp/v2 listed of each root's kind at the last cheap run, by state key.
+	listed map[string]map[string]bool
 }
 
 // Paging and bounds of the requests.
@@ -76,6 +104,8 @@ const (
 	// DefaultOverlap covers saves on the site whose modification time trails the clock by up to that
 	// much (a long request, a clock a little behind).
 	DefaultOverlap = 10 * time.Minute
+	// DefaultFullEvery is Importer.FullEvery's default.
+	DefaultFullEvery = 24 * time.Hour
 	// allTime bounds the events list: the reference's default lower bound hides past events.
 	allTimeStart = "1900-01-01 00:00:00"
 	allTimeEnd   = "2999-12-31 23:59:59"
@@ -101,8 +131,25 @@ var (
 
 func (k kind) key(id uint64) string { return k.name + ":" + strconv.FormatUint(id, 10) }
 
+// idOf is the site's ID in a link key of kind k.
+func (k kind) idOf(key string) uint64 {
+	id, _ := strconv.ParseUint(strings.TrimPrefix(key, k.name+":"), 10, 64)
+	return id
+}
+
 // Name is the first root's URL.
 func (im *Importer) Name() string { return im.Roots[0].URL }
+
+func (im *Importer) overlap() time.Duration { return cmpOr(im.Overlap, DefaultOverlap) }
+
+func (im *Importer) fullEvery() time.Duration { return cmpOr(im.FullEvery, DefaultFullEvery) }
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
 
 // run is the state of one Sync on one root.
 type run struct {
@@ -121,6 +168,11 @@ type run struct {
 
 // Sync mirrors every root once (mirror.Source).
 func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Report, error) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.walked == nil {
+		im.walked, im.listed = map[string]time.Time{}, map[string]map[string]bool{}
+	}
 	opts = opts.WithDefaults()
 	rep := &mirror.Report{Source: im.Name()}
 	before := im.Get.Requests()
@@ -160,51 +212,46 @@ func (r *run) sync(ctx context.Context) error {
 	}
 	// Venues and organizers before the events that link them.
 	for _, k := range []kind{venues, organizers, events} {
-		first := !r.has(k)
-		err := errHidden
-		if !first {
-			err = r.cheap(ctx, k)
-		}
-		if errors.Is(err, errHidden) {
-			err = r.full(ctx, k)
-			if err == nil && first && k == events {
-				err = r.afterFirstWalk(ctx, k)
-			}
-		}
-		if err != nil {
+		if err := r.syncKind(ctx, k); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// afterFirstWalk completes a first full walk of kind k with a cheap pass where the site serves
-// /wp/v2: the events list leaves out events hidden from listings (CONTRACT 5.2), and the pass fetches
-// what /wp/v2 lists that the walk did not write (the records the walk wrote are counted already).
-func (r *run) afterFirstWalk(ctx context.Context, k kind) error {
-	linked, err := r.im.Store.Linked(ctx, r.root.URL)
-	if err != nil {
+// state is the key of what the Importer keeps of kind k of this root between runs.
+func (r *run) state(k kind) string { return r.root.URL + "\x00" + k.name }
+
+// syncKind brings the records of kind k in line: a cheap run when the last complete walk is recent
+// enough and the site serves /wp/v2, else a complete walk.
+func (r *run) syncKind(ctx context.Context, k kind) error {
+	began := r.opts.Now()
+	if last, ok := r.im.walked[r.state(k)]; ok && began.Sub(last) < r.im.fullEvery() {
+		if err := r.cheap(ctx, k); !errors.Is(err, errHidden) {
+			return err
+		}
+	}
+	if err := r.walk(ctx, k); err != nil {
 		return err
 	}
-	r.linked = linked
-	if err := r.cheap(ctx, k); !errors.Is(err, errHidden) {
-		return err
+	if k == events {
+		// The events list leaves out events hidden from listings (CONTRACT 5.2); /wp/v2 lists those
+		// that have not ended. What the walk met is counted already, so this fetches just the rest.
+		linked, err := r.im.Store.Linked(ctx, r.root.URL)
+		if err != nil {
+			return err
+		}
+		r.linked = linked
+		if err := r.cheap(ctx, k); err != nil && !errors.Is(err, errHidden) {
+			return err
+		}
 	}
+	r.im.walked[r.state(k)] = began
 	return nil
 }
 
-// errHidden says the site does not serve its /wp/v2 routes to us: the full walk must do.
+// errHidden says the site does not serve its /wp/v2 routes to us: the complete walk must do.
 var errHidden = errors.New("tec: /wp/v2 routes hidden")
-
-// has reports whether the store holds records of kind k from this root.
-func (r *run) has(k kind) bool {
-	for key := range r.linked {
-		if strings.HasPrefix(key, k.name+":") {
-			return true
-		}
-	}
-	return false
-}
 
 // siteZone reads the site's zone from its REST index (timezone_string, else gmt_offset): the zone of
 // the local `modified` date of unpublished records. A site that does not say is taken as UTC.
@@ -231,33 +278,50 @@ func (r *run) siteZone(ctx context.Context) (*time.Location, error) {
 	return time.UTC, nil
 }
 
-// pages fetches every page of a list, handing each page's body to fn, following the page count of
-// the headers (X-TEC-TotalPages, X-WP-TotalPages) or, without one, next_rest_url.
-func (r *run) pages(ctx context.Context, first string, fn func(body []byte) error) error {
-	next := first
-	for page := 1; next != ""; page++ {
-		resp, err := r.im.Get.Get(ctx, next)
+// pages fetches every page of a list of perPage items a page, handing each page's body to fn, which
+// returns how many items it held. The headers' page counts (X-TEC-TotalPages, X-WP-TotalPages) and
+// next_rest_url are not to be trusted to say where a list ends (TEC's term lists undercount), so the
+// walk goes on while a page comes back full, or while they say there is more (a site that serves
+// fewer than perPage a page), and ends at a short page or at the answer of a page past the end (404,
+// or WordPress's 400 rest_post_invalid_page_number).
+func (r *run) pages(ctx context.Context, first string, perPage int, fn func(body []byte) (int, error)) error {
+	var prev []byte
+	for page := 1; ; page++ {
+		u := first
+		if page > 1 {
+			u = withPage(first, page)
+		}
+		resp, err := r.im.Get.Get(ctx, u)
+		if page > 1 && pastEnd(err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		if err := fn(resp.Body); err != nil {
+		if page > 1 && bytes.Equal(resp.Body, prev) {
+			return fmt.Errorf("GET %s: the site answers page %d as page %d", u, page, page-1)
+		}
+		prev = resp.Body
+		n, err := fn(resp.Body)
+		if err != nil {
 			return err
 		}
-		next = ""
-		total := cmpHeader(resp.Header, "X-TEC-TotalPages", "X-WP-TotalPages")
-		switch {
-		case total > 0 && page < total:
-			next = withPage(first, page+1)
-		case total == 0:
-			var body struct {
-				Next string `json:"next_rest_url"`
-			}
-			if json.Unmarshal(resp.Body, &body) == nil && body.Next != "" && body.Next != first {
-				next = body.Next
-			}
+		var body struct {
+			Next string `json:"next_rest_url"`
+		}
+		_ = json.Unmarshal(resp.Body, &body)
+		more := page < cmpHeader(resp.Header, "X-TEC-TotalPages", "X-WP-TotalPages") || body.Next != ""
+		if n == 0 || n < perPage && !more {
+			return nil
 		}
 	}
-	return nil
+}
+
+// pastEnd reports whether err is a list's answer to a page past its end.
+func pastEnd(err error) bool {
+	var se *mirror.StatusError
+	return errors.As(err, &se) && (se.Status == http.StatusNotFound ||
+		se.Status == http.StatusBadRequest && strings.Contains(se.Body, "rest_post_invalid_page_number"))
 }
 
 // cmpHeader is the first of the named headers holding a number, or 0.
@@ -294,19 +358,21 @@ func (r *run) listURL(k kind) string {
 	return r.root.URL + "/tribe/events/v1/" + k.list + "?" + q.Encode()
 }
 
-// full walks every page of kind k's list, writes what changed and trashes what is gone.
-func (r *run) full(ctx context.Context, k kind) error {
+// walk goes through every page of kind k's list and writes what changed; once the walk is complete,
+// it asks the single route of each linked record the walk did not meet (confirm). A walk that fails
+// returns before asking, so that it trashes nothing.
+func (r *run) walk(ctx context.Context, k kind) error {
 	r.opts.Progress.Begin(r.root.URL+" "+k.list, 0)
 	seen := map[string]bool{}
-	err := r.pages(ctx, r.listURL(k), func(body []byte) error {
+	err := r.pages(ctx, r.listURL(k), tecPerPage, func(body []byte) (int, error) {
 		var page map[string]json.RawMessage
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("%s list: %w", k.list, err)
+			return 0, fmt.Errorf("%s list: %w", k.list, err)
 		}
 		var items []json.RawMessage
 		if raw, ok := page[k.list]; ok {
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return fmt.Errorf("%s list: %w", k.list, err)
+				return 0, fmt.Errorf("%s list: %w", k.list, err)
 			}
 		}
 		var total int
@@ -323,61 +389,46 @@ func (r *run) full(ctx context.Context, k kind) error {
 			}
 		}
 		if err := r.commit(ctx, changes); err != nil {
-			return err
+			return 0, err
 		}
 		r.opts.Progress.Add(len(items))
-		return nil
+		return len(items), nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := r.recheck(ctx, k, seen); err != nil {
-		return err
-	}
-	return r.trashGone(ctx, k, seen)
-}
-
-// recheck asks the single route for every record of kind k this root linked that the full walk did
-// not list: the events list leaves out events hidden from listings (CONTRACT 5.2), which are still on
-// the site and must not be trashed. A record the single route still serves is written as it is and
-// counted as seen; one request per record missing from the lists, which is few between two runs.
-// (An event hidden from listings before its first import is beyond the full walk's reach; only the
-// /wp/v2 routes list it.)
-func (r *run) recheck(ctx context.Context, k kind, seen map[string]bool) error {
 	var missing []uint64
 	for key := range r.linked {
 		if strings.HasPrefix(key, k.name+":") && !seen[key] {
-			id, _ := strconv.ParseUint(strings.TrimPrefix(key, k.name+":"), 10, 64)
-			missing = append(missing, id)
+			missing = append(missing, k.idOf(key))
 		}
 	}
-	slices.Sort(missing)
-	for _, id := range missing {
-		body, err := r.single(ctx, k, id)
-		switch {
-		case errors.Is(err, errGone):
-			continue // trashGone sees to it
-		case err != nil:
+	return r.confirm(ctx, k, missing)
+}
+
+// confirm asks the single route of each record of kind k in ids (records a list no longer has) and
+// does what it answers: a record still served is written as it is (an event hidden from listings,
+// one that has ended), one the site says is gone is trashed. One request a record, which is few
+// between two runs.
+func (r *run) confirm(ctx context.Context, k kind, ids []uint64) error {
+	slices.Sort(ids)
+	for _, id := range ids {
+		if err := r.fetch(ctx, k, id); err != nil {
 			return err
-		}
-		seen[k.key(id)] = true
-		if _, c := r.prepare(k, body); c != nil {
-			if err := r.commit(ctx, []*change{c}); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// errGone is single's answer for a record the site does not serve us (any 4xx but 429).
+// errGone is single's answer for a record the site says is not there for us: deleted (404, 410), or
+// unpublished or private (401, 403, which WordPress answers for a post the user may not read).
 var errGone = errors.New("not served by the site")
 
 // single fetches one record of kind k through tribe/events/v1's single route.
 func (r *run) single(ctx context.Context, k kind, id uint64) ([]byte, error) {
 	resp, err := r.im.Get.Get(ctx, fmt.Sprintf("%s/tribe/events/v1/%s/%d", r.root.URL, k.list, id))
 	var se *mirror.StatusError
-	if errors.As(err, &se) && se.Status < 500 && se.Status != http.StatusTooManyRequests {
+	if errors.As(err, &se) && slices.Contains([]int{http.StatusNotFound, http.StatusGone, http.StatusUnauthorized, http.StatusForbidden}, se.Status) {
 		return nil, fmt.Errorf("%w: %w", errGone, err)
 	}
 	if err != nil {
@@ -386,25 +437,74 @@ func (r *run) single(ctx context.Context, k kind, id uint64) ([]byte, error) {
 	return resp.Body, nil
 }
 
-// cheap asks /wp/v2 what changed since the last run's mark, fetches only that, and trashes what the
-// list of every ID no longer has. It returns errHidden when the site does not serve the route.
-func (r *run) cheap(ctx context.Context, k kind) error {
+// fetch gets record id of kind k through its single route and follows the site's answer: a record
+// served is written when it changed; one the site says is gone or in its trash is trashed here when
+// linked, and reported as a failure when not (a record /wp/v2 lists that TEC does not serve us);
+// another refusal of that one record (a 400) is reported and the run goes on.
+func (r *run) fetch(ctx context.Context, k kind, id uint64) error {
+	key := k.key(id)
+	body, err := r.single(ctx, k, id)
+	var se *mirror.StatusError
+	switch {
+	case errors.Is(err, errGone):
+		if _, ok := r.linked[key]; ok {
+			return r.trash(ctx, k, key)
+		}
+		r.rep.Fail(k.name, strconv.FormatUint(id, 10), err)
+		r.counted[key] = true
+		return nil
+	case errors.As(err, &se) && se.Status < 500 && se.Status != http.StatusTooManyRequests:
+		r.rep.Fail(k.name, strconv.FormatUint(id, 10), err)
+		r.counted[key] = true
+		return nil
+	case err != nil:
+		return err
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(body, &st) == nil && st.Status == "trash" {
+		if _, ok := r.linked[key]; ok {
+			return r.trash(ctx, k, key)
+		}
+		r.counted[key] = true
+		return nil
+	}
+	if _, c := r.prepare(k, body); c != nil {
+		if err := r.commit(ctx, []*change{c}); err != nil {
+			return err
+		}
+	}
+	r.opts.Progress.Add(1)
+	return nil
+}
+
+// mark is the highest modification instant the links of kind k hold: what the next cheap run asks
+// /wp/v2 for changes since. ok is false without one (no record yet, stamps of another form).
+func (r *run) mark(k kind) (since time.Time, ok bool) {
 	mark := ""
 	for key, l := range r.linked {
-		if strings.HasPrefix(key, k.name+":") && l.Stamp > mark {
-			mark = l.Stamp
+		if m := parseStamp(l.Stamp).modified; strings.HasPrefix(key, k.name+":") && m > mark {
+			mark = m
 		}
 	}
 	since, err := time.ParseInLocation(dbLayout, mark, time.UTC)
-	if err != nil {
-		return errHidden // a stamp of another form: walk everything once
-	}
-	overlap := r.im.Overlap
-	if overlap == 0 {
-		overlap = DefaultOverlap
+	return since, err == nil
+}
+
+// cheap asks /wp/v2 what changed since the last run's mark and which IDs it lists, and fetches
+// through the single route what changed, what the store does not hold although the site lists it (a
+// record refused before, one that became visible without a newer modification) and what /wp/v2 listed
+// at the last cheap run and no longer does (an event that ended, or one deleted). It trashes only what
+// those single routes say is gone: /wp/v2's silence says nothing. It returns errHidden when the site
+// does not serve the routes.
+func (r *run) cheap(ctx context.Context, k kind) error {
+	since, ok := r.mark(k)
+	if !ok {
+		return errHidden
 	}
 	q := url.Values{"per_page": {strconv.Itoa(wpPerPage)}, "orderby": {"modified"}, "order": {"asc"},
-		"_fields": {"id,modified_gmt"}, "modified_after": {since.Add(-overlap).Format(time.RFC3339)}}
+		"_fields": {"id,modified_gmt"}, "modified_after": {since.Add(-r.im.overlap()).Format(time.RFC3339)}}
 	if r.im.Get.User != "" {
 		q.Set("status", "any")
 	}
@@ -414,13 +514,13 @@ func (r *run) cheap(ctx context.Context, k kind) error {
 		Modified string `json:"modified_gmt"`
 	}
 	var changed []entry
-	err = r.pages(ctx, r.root.URL+"/wp/v2/"+k.wp+"?"+q.Encode(), func(body []byte) error {
+	err := r.pages(ctx, r.root.URL+"/wp/v2/"+k.wp+"?"+q.Encode(), wpPerPage, func(body []byte) (int, error) {
 		var page []entry
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("/wp/v2/%s: %w", k.wp, err)
+			return 0, fmt.Errorf("/wp/v2/%s: %w", k.wp, err)
 		}
 		changed = append(changed, page...)
-		return nil
+		return len(page), nil
 	})
 	if err != nil {
 		return hidden(err)
@@ -430,68 +530,79 @@ func (r *run) cheap(ctx context.Context, k kind) error {
 	if r.im.Get.User != "" {
 		q.Set("status", "any")
 	}
-	err = r.pages(ctx, r.root.URL+"/wp/v2/"+k.wp+"?"+q.Encode(), func(body []byte) error {
+	err = r.pages(ctx, r.root.URL+"/wp/v2/"+k.wp+"?"+q.Encode(), wpPerPage, func(body []byte) (int, error) {
 		var page []entry
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("/wp/v2/%s: %w", k.wp, err)
+			return 0, fmt.Errorf("/wp/v2/%s: %w", k.wp, err)
 		}
 		for _, e := range page {
 			ids[k.key(e.ID)] = true
 		}
-		return nil
+		return len(page), nil
 	})
 	if err != nil {
 		return hidden(err)
 	}
-	// Fetch what changed since the mark, and what the store does not hold although the site lists it
-	// (a record refused before, one that became visible without a newer modification).
 	var fetch []uint64
 	queued := map[string]bool{}
+	queue := func(key string) {
+		if !queued[key] && !r.counted[key] {
+			queued[key] = true
+			fetch = append(fetch, k.idOf(key))
+		}
+	}
 	for _, e := range changed {
 		key := k.key(e.ID)
-		if l, ok := r.linked[key]; queued[key] || r.counted[key] || !ids[key] || ok && l.Stamp == gmtStamp(e.Modified) {
-			// Listed twice while paging, met by a walk of this run (afterFirstWalk), gone since (the
-			// trash pass sees to it), or the overlap's.
-			continue
-		}
-		queued[key] = true
-		fetch = append(fetch, e.ID)
-	}
-	var unknown []uint64
-	for key := range ids {
-		if _, ok := r.linked[key]; !ok && !queued[key] && !r.counted[key] {
-			id, _ := strconv.ParseUint(strings.TrimPrefix(key, k.name+":"), 10, 64)
-			unknown = append(unknown, id)
-		}
-	}
-	slices.Sort(unknown)
-	fetch = append(fetch, unknown...)
-	r.opts.Progress.SetTotal(len(fetch))
-	for _, id := range fetch {
-		body, err := r.single(ctx, k, id)
-		switch {
-		case errors.Is(err, errGone):
-			// Listed by /wp/v2 but not served to us by TEC (a post type TEC hides, a record gone
-			// since): nothing to write, and the ID list decides whether it stays.
-			r.rep.Fail(k.name, strconv.FormatUint(id, 10), err)
-			r.counted[k.key(id)] = true
-			continue
-		case err != nil:
-			return err
-		}
-		if _, c := r.prepare(k, body); c != nil {
-			if err := r.commit(ctx, []*change{c}); err != nil {
-				return err
+		// Skip what the store holds at that modification, unless read so soon after it that an edit
+		// in the same second may hide behind it (stamp).
+		if l, ok := r.linked[key]; ok {
+			if st := parseStamp(l.Stamp); st.modified == gmtStamp(e.Modified) && !st.recent {
+				continue
 			}
 		}
-		r.opts.Progress.Add(1)
+		queue(key)
 	}
+	var unknown, departed []string
 	for key := range ids {
-		if _, ok := r.linked[key]; ok && !r.counted[key] {
+		if _, ok := r.linked[key]; !ok {
+			unknown = append(unknown, key)
+		}
+	}
+	for key := range r.im.listed[r.state(k)] {
+		if _, ok := r.linked[key]; ok && !ids[key] {
+			departed = append(departed, key)
+		}
+	}
+	slices.SortFunc(unknown, func(a, b string) int { return cmpID(k, a, b) })
+	slices.SortFunc(departed, func(a, b string) int { return cmpID(k, a, b) })
+	for _, key := range append(unknown, departed...) {
+		queue(key)
+	}
+	r.opts.Progress.SetTotal(len(fetch))
+	for _, id := range fetch {
+		if err := r.fetch(ctx, k, id); err != nil {
+			return err
+		}
+	}
+	r.im.listed[r.state(k)] = ids
+	for key := range r.linked {
+		if strings.HasPrefix(key, k.name+":") && !r.counted[key] {
+			r.counted[key] = true
 			r.rep.Count(mirror.Unchanged)
 		}
 	}
-	return r.trashGone(ctx, k, ids)
+	return nil
+}
+
+func cmpID(k kind, a, b string) int {
+	x, y := k.idOf(a), k.idOf(b)
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }
 
 // hidden turns the answers of a site that does not serve /wp/v2 to us into errHidden.
@@ -503,7 +614,8 @@ func hidden(err error) error {
 	return err
 }
 
-// change is a record to write, with the stamp its link gets.
+// change is a record to write, with the stamp its link gets; without put, only its link's stamp
+// changes (the record is as the store holds it).
 type change struct {
 	k     kind
 	id    uint64
@@ -522,21 +634,30 @@ func (r *run) prepare(k kind, raw []byte) (uint64, *change) {
 	}
 	id, key := strconv.FormatUint(p.ID, 10), k.key(p.ID)
 	r.counted[key] = true
-	stamp, err := p.stamp(r.site)
+	modified, err := p.modifiedUTC(r.site)
 	if err != nil {
 		r.rep.Fail(k.name, id, err)
 		return p.ID, nil
 	}
-	if l, ok := r.linked[key]; ok && l.Stamp == stamp {
-		r.rep.Count(mirror.Unchanged)
-		return p.ID, nil
+	st := stamp{modified: modified, digest: digest(raw)}
+	if t, err := time.ParseInLocation(dbLayout, modified, time.UTC); err == nil {
+		st.recent = r.opts.Now().Sub(t) < r.im.overlap()
+	}
+	if l, ok := r.linked[key]; ok {
+		if old := parseStamp(l.Stamp); old.digest == st.digest || old.digest == "" && old.modified == st.modified {
+			r.rep.Count(mirror.Unchanged)
+			if l.Stamp == st.String() {
+				return p.ID, nil
+			}
+			return p.ID, &change{k: k, id: p.ID, stamp: st.String()}
+		}
 	}
 	put, err := r.putter(k, raw, &p)
 	if err != nil {
 		r.rep.Fail(k.name, id, err)
 		return p.ID, nil
 	}
-	return p.ID, &change{k: k, id: p.ID, stamp: stamp, put: put}
+	return p.ID, &change{k: k, id: p.ID, stamp: st.String(), put: put}
 }
 
 // commit writes changes with their links in one transaction (rolled back in a dry run) and counts
@@ -550,9 +671,11 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 	created := make([]bool, len(changes))
 	err := mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error {
 		for i, c := range changes {
-			var err error
-			if created[i], err = c.put(b); err != nil {
-				return err
+			if c.put != nil {
+				var err error
+				if created[i], err = c.put(b); err != nil {
+					return err
+				}
 			}
 			if err := b.Link(r.root.URL, c.k.key(c.id), storage.Doc{Kind: c.k.docKind, ID: c.id}, c.stamp); err != nil {
 				return err
@@ -575,10 +698,12 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 	default:
 		return err
 	}
-	for _, c := range created {
-		if c {
+	for i, c := range changes {
+		switch {
+		case c.put == nil: // counted unchanged by prepare
+		case created[i]:
 			r.rep.Count(mirror.Added)
-		} else {
+		default:
 			r.rep.Count(mirror.Updated)
 		}
 	}
@@ -635,22 +760,18 @@ func (r *run) translationOf(p *post, k storage.DocKind) *uint64 {
 	return nil
 }
 
-// trashGone trashes and unlinks every record of kind k this root linked that the site no longer lists
-// (seen holds the link keys it does).
-func (r *run) trashGone(ctx context.Context, k kind, seen map[string]bool) error {
-	for key, l := range r.linked {
-		if !strings.HasPrefix(key, k.name+":") || seen[key] {
-			continue
-		}
-		err := r.remove(ctx, key, func(b *storage.Bulk) error { return b.Trash(l.Doc) })
-		switch {
-		case err == nil:
-			r.rep.Count(mirror.Trashed)
-		case mirror.Refused(err):
-			r.rep.Fail(k.name, strings.TrimPrefix(key, k.name+":"), err)
-		default:
-			return err
-		}
+// trash trashes and unlinks what key (of kind k) links, as the site said it is gone.
+func (r *run) trash(ctx context.Context, k kind, key string) error {
+	r.counted[key] = true
+	l := r.linked[key]
+	err := r.remove(ctx, key, func(b *storage.Bulk) error { return b.Trash(l.Doc) })
+	switch {
+	case err == nil:
+		r.rep.Count(mirror.Trashed)
+	case mirror.Refused(err):
+		r.rep.Fail(k.name, strings.TrimPrefix(key, k.name+":"), err)
+	default:
+		return err
 	}
 	return nil
 }

@@ -89,8 +89,12 @@ func importer(db *storage.DB, roots []tec.Root, user, pass string) *tec.Importer
 		Get: &mirror.Getter{User: user, Password: pass, Sleep: func(context.Context, time.Duration) error { return nil }}}
 }
 
+// sync runs im once, at siteNow unless opts say another time.
 func sync(t *testing.T, im *tec.Importer, opts mirror.Options) *mirror.Report {
 	t.Helper()
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return siteNow }
+	}
 	rep, err := im.Sync(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Sync: %v (%v)", err, rep)
@@ -175,8 +179,11 @@ func TestImport(t *testing.T) {
 }
 
 // TestSyncAgain: a second run changes nothing and fetches no record; then a changed record is
-// updated, a deleted one trashed, a renamed tag updated, all with a handful of requests; and the
-// same holds on a site that hides /wp/v2 (full walks).
+// updated and a renamed tag updated, with a handful of requests. An event the site deletes is trashed
+// when the site says so for it: an event that has ended is on no cheap run's list, so a cheap run
+// keeps it and the next complete walk (FullEvery later) asks its single route and trashes it; an
+// upcoming one leaves /wp/v2's list, and the next cheap run asks its single route. On a site that
+// hides /wp/v2 every run is a complete walk.
 func TestSyncAgain(t *testing.T) {
 	for _, hideWP := range []bool{false, true} {
 		t.Run(map[bool]string{false: "cheap", true: "full walk"}[hideWP], func(t *testing.T) {
@@ -184,9 +191,12 @@ func TestSyncAgain(t *testing.T) {
 			site.HideWP = hideWP
 			db := openDB(t)
 			im := importer(db, []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, "", "")
-			sync(t, im, mirror.Options{})
+			now := siteNow
+			opts := mirror.Options{Now: func() time.Time { return now }}
+			sync(t, im, opts)
 			site.Details.Store(0)
-			rep := sync(t, im, mirror.Options{})
+			now = now.Add(5 * time.Minute)
+			rep := sync(t, im, opts)
 			wantReport(t, rep, "added 0, updated 0, trashed 0, unchanged 7, failed 1")
 			if !hideWP && site.Details.Load() != 1 {
 				t.Errorf("%d detail fetches on an unchanged site, want 1: the refused event is tried again", site.Details.Load())
@@ -196,9 +206,20 @@ func TestSyncAgain(t *testing.T) {
 				map[string]any{"modified_utc": "2026-11-22 09:59:00", "slug": "jazz-night-2030", "venue": map[string]any{"id": 30}}))
 			site.Delete(tectest.Events, 41)
 			site.Put(tectest.Tags, map[string]any{"id": 20, "name": "live music", "slug": "live", "parent": 0})
-			rep = sync(t, im, mirror.Options{})
-			wantReport(t, rep, "added 0, updated 2, trashed 1, unchanged 4, failed 1")
+			now = now.Add(5 * time.Minute)
+			rep = sync(t, im, opts)
 			ctx := context.Background()
+			if hideWP {
+				wantReport(t, rep, "added 0, updated 2, trashed 1, unchanged 4, failed 1")
+			} else {
+				// The past event's deletion is no cheap run's to see: kept until the walk asks.
+				wantReport(t, rep, "added 0, updated 2, trashed 0, unchanged 5, failed 1")
+				if e, _, err := db.Event(ctx, 41); err != nil || e.Status != storage.StatusPublish {
+					t.Errorf("past event after a cheap run: %+v %v, want it still published", e, err)
+				}
+				now = now.Add(tec.DefaultFullEvery)
+				wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 1, unchanged 6, failed 1")
+			}
 			if e, _, err := db.Event(ctx, 40); err != nil || e.Title != "Jazz Night (moved)" || e.Start != "2030-05-02 20:00:00" || e.Timezone != "UTC" {
 				t.Errorf("changed event: %+v %v", e, err)
 			}
@@ -208,24 +229,34 @@ func TestSyncAgain(t *testing.T) {
 			if tag, _, err := db.Term(ctx, storage.TaxTag, 20); err != nil || tag.Name != "live music" {
 				t.Errorf("renamed tag: %+v %v", tag, err)
 			}
-			wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 0, trashed 0, unchanged 6, failed 1")
+			now = now.Add(time.Minute)
+			wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 6, failed 1")
+
+			site.Delete(tectest.Events, 40)
+			now = now.Add(time.Minute)
+			wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 1, unchanged 5, failed 1")
+			if e, _, err := db.Event(ctx, 40); err != nil || e.Status != storage.StatusTrash {
+				t.Errorf("deleted upcoming event: %+v %v, want it trashed", e, err)
+			}
 		})
 	}
 }
 
-// TestCredentials: with an application password the draft comes too, as a draft, and unpublishing a
-// record on the site trashes it here at the next run for an anonymous mirror.
+// TestCredentials: with an application password the draft comes too, as a draft, and an anonymous
+// mirror's next run trashes it: its single route answers 401 to that mirror.
 func TestCredentials(t *testing.T) {
 	site, srv := newSite(t)
 	db := openDB(t)
 	root := []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}
-	wantReport(t, sync(t, importer(db, root, siteUser, sitePass), mirror.Options{}), "added 8, updated 0, trashed 0, unchanged 0, failed 1")
+	im := importer(db, root, siteUser, sitePass)
+	wantReport(t, sync(t, im, mirror.Options{}), "added 8, updated 0, trashed 0, unchanged 0, failed 1")
 	if e, _, err := db.Event(context.Background(), 42); err != nil || e.Status != storage.StatusDraft || e.Title != "Secret Draft" {
 		t.Errorf("draft: %+v %v", e, err)
 	}
-	// The draft's stamp (its local modified date in the site's zone) matches /wp/v2's modified_gmt.
+	// A cheap run: the draft's stamp (its local modified date in the site's zone) matches /wp/v2's
+	// modified_gmt.
 	site.Details.Store(0)
-	wantReport(t, sync(t, importer(db, root, siteUser, sitePass), mirror.Options{}), "added 0, updated 0, trashed 0, unchanged 8, failed 1")
+	wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 0, trashed 0, unchanged 8, failed 1")
 	if site.Details.Load() != 1 {
 		t.Errorf("%d detail fetches on an unchanged site, want 1: the refused event is tried again", site.Details.Load())
 	}

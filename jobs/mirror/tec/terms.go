@@ -13,7 +13,8 @@ import (
 )
 
 // syncTerms walks every page of a taxonomy, puts the terms that changed (parents before their
-// children) and deletes those the site no longer has.
+// children, wherever the site's pages list them) and deletes those the site no longer has: missing
+// from the complete walk, and answered gone by their single route.
 func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
 	k := tags
 	if tax == storage.TaxCategory {
@@ -21,19 +22,19 @@ func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
 	}
 	r.opts.Progress.Begin(r.root.URL+" "+k.list, 0)
 	var all []term
-	err := r.pages(ctx, r.listURL(k), func(body []byte) error {
+	err := r.pages(ctx, r.listURL(k), tecPerPage, func(body []byte) (int, error) {
 		var page map[string]json.RawMessage
 		if err := json.Unmarshal(body, &page); err != nil {
-			return fmt.Errorf("%s list: %w", k.list, err)
+			return 0, fmt.Errorf("%s list: %w", k.list, err)
 		}
 		var items []term
 		if raw, ok := page[k.list]; ok {
 			if err := json.Unmarshal(raw, &items); err != nil {
-				return fmt.Errorf("%s list: %w", k.list, err)
+				return 0, fmt.Errorf("%s list: %w", k.list, err)
 			}
 		}
 		all = append(all, items...)
-		return nil
+		return len(items), nil
 	})
 	if err != nil {
 		return err
@@ -72,6 +73,13 @@ func (r *run) syncTerms(ctx context.Context, tax storage.Taxonomy) error {
 	for key, l := range r.linked {
 		if !strings.HasPrefix(key, k.name+":") || seen[key] {
 			continue
+		}
+		switch _, err := r.single(ctx, k, k.idOf(key)); {
+		case err == nil: // still there, whatever the lists say: kept as it is
+			r.rep.Count(mirror.Unchanged)
+			continue
+		case !errors.Is(err, errGone):
+			return err
 		}
 		err := r.remove(ctx, key, func(b *storage.Bulk) error {
 			if err := b.DeleteTerm(tax, l.Doc.ID); !errors.Is(err, storage.ErrNotFound) {

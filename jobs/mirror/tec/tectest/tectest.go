@@ -7,6 +7,21 @@
 // HTML-escaped, unpublished records report zero UTC dates, lists stop at 50 per page, the events
 // list hides past events unless asked with an early start_date (its bounds compare the event's end),
 // and records that are not published are shown only to the site's user (HTTP Basic).
+//
+// It is as unkind as a real site (WordPress 7 with The Events Calendar 6.17), whose importer must not
+// trust what a real one does not promise:
+//
+//   - /wp/v2/tribe_events lists only the events that have not ended, whatever its status, orderby and
+//     modified_after (TEC filters WordPress's query of its post type); status=draft lists none.
+//     Venues and organizers are listed there as usual.
+//   - Drafts and pending events have an empty slug on the events routes.
+//   - Posts of every type take their IDs from one counter, which every save also moves (a revision
+//     each), so the IDs the site will use next are not predictable from its records.
+//   - The term lists' X-TEC-Total and X-TEC-TotalPages (and the body's total, total_pages,
+//     next_rest_url) count only the terms some event uses, so they can say one page when there are
+//     two; the lists are sorted by name, so a parent can come on a later page than its children.
+//   - An event without a website reports its own page URL as its website, and a partial update on
+//     the site (Update) sets an omitted website to "".
 package tectest
 
 import (
@@ -53,6 +68,9 @@ type Site struct {
 
 	mu      sync.Mutex
 	records map[string]map[uint64]*record
+	// lastID is WordPress's one counter of post IDs (events, venues, organizers, revisions,
+	// attachments…).
+	lastID uint64
 	// sorted caches each kind's records by ID until a Put or Delete changes them: a benchmark's large
 	// site would otherwise sort them for every page.
 	sorted   map[string][]*record
@@ -63,11 +81,15 @@ type Site struct {
 
 type record struct {
 	id               uint64
+	name             string // a term's, which its list is sorted by
 	status           string
 	hidden           bool // hide_from_listings: the reference's events list leaves it out (CONTRACT 5.2)
 	modified         time.Time
 	startDate, endDt string
+	terms            []uint64 // an event's categories and tags
 	raw              json.RawMessage
+	// src is the object as put, before the site's rendering: what an Update changes.
+	src map[string]any
 }
 
 // New returns an empty site in UTC.
@@ -75,21 +97,77 @@ func New() *Site {
 	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}, sorted: map[string][]*record{}}
 }
 
-// Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape.
-// Its id, status and modified_utc are read from it; modified is when the site last saved it.
-func (s *Site) Put(kind string, obj map[string]any) {
-	obj = clone(obj)
+// Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape
+// and returns its ID. Its id, status and modified_utc are read from it; modified is when the site last
+// saved it (default: now). A record (not a term) without an id is a new post, which takes the next ID
+// of the site's one counter; each save of a record also takes one, for its revision.
+func (s *Site) Put(kind string, obj map[string]any) uint64 {
+	return s.put(kind, clone(obj), false)
+}
+
+// Update changes fields of a record as a partial update through the site's REST API does: the
+// others are kept, except an event's website, which the reference sets to "" when omitted (CONTRACT
+// Appendix F 3); modified becomes now unless fields say otherwise. It returns false when the site has
+// no such record.
+func (s *Site) Update(kind string, id uint64, fields map[string]any) bool {
+	s.mu.Lock()
+	rec := s.records[kind][id]
+	s.mu.Unlock()
+	if rec == nil {
+		return false
+	}
+	obj := clone(rec.src)
+	if kind == Events {
+		obj["website"] = ""
+	}
+	delete(obj, "modified_utc")
+	for k, v := range clone(fields) {
+		obj[k] = v
+	}
+	s.put(kind, obj, true)
+	return true
+}
+
+// Trash moves a record to the trash, as trashing it on the site does: the lists leave it out and its
+// single route answers it, status trash, to the site's user only.
+func (s *Site) Trash(kind string, id uint64) bool {
+	return s.Update(kind, id, map[string]any{"status": "trash"})
+}
+
+func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
+	post := kind != Categories && kind != Tags
 	id := uint64(number(obj["id"]))
+	s.mu.Lock()
+	if post {
+		if id == 0 {
+			s.lastID++
+			id = s.lastID
+			obj["id"] = id
+		}
+		// The save's revision takes the next ID.
+		s.lastID = max(s.lastID, id) + 1
+	}
+	s.mu.Unlock()
 	status, _ := obj["status"].(string)
 	modified, err := time.ParseInLocation(dbLayout, str(obj["modified_utc"]), time.UTC)
-	if err != nil {
+	if err != nil || obj["modified_utc"] == zeroDate {
 		modified = s.Now().UTC().Truncate(time.Second)
+		obj["modified_utc"] = modified.Format(dbLayout)
 	}
-	if kind != Categories && kind != Tags {
+	src := clone(obj)
+	if post {
+		if w, _ := obj["website"].(string); kind == Events && w == "" && !update {
+			// Without a website of its own, the reference reports the event's page URL.
+			obj["website"] = obj["url"]
+		}
 		if status != "publish" {
 			// The reference reports zero UTC dates on unpublished records, and local ones in its zone.
 			obj["date_utc"], obj["modified_utc"] = zeroDate, zeroDate
 			obj["modified"] = modified.In(s.Zone).Format(dbLayout)
+		}
+		if kind == Events && (status == "draft" || status == "pending") {
+			// WordPress gives a post its slug when it is published.
+			obj["slug"] = ""
 		}
 		if w, ok := obj["website"].(string); ok {
 			obj["website"] = html.EscapeString(w)
@@ -100,14 +178,31 @@ func (s *Site) Put(kind string, obj map[string]any) {
 	if err != nil {
 		panic(err) // a test's own literal
 	}
+	hidden, _ := obj["hide_from_listings"].(bool)
+	rec := &record{id: id, name: str(obj["name"]), status: status, hidden: hidden, modified: modified,
+		startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), terms: termIDs(obj), raw: raw, src: src}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.records[kind] == nil {
 		s.records[kind] = map[uint64]*record{}
 	}
 	delete(s.sorted, kind)
-	hidden, _ := obj["hide_from_listings"].(bool)
-	s.records[kind][id] = &record{id: id, status: status, hidden: hidden, modified: modified, startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), raw: raw}
+	s.records[kind][id] = rec
+	return id
+}
+
+// termIDs are the IDs of an event's categories and tags.
+func termIDs(obj map[string]any) []uint64 {
+	var ids []uint64
+	for _, field := range []string{"categories", "tags"} {
+		terms, _ := obj[field].([]any)
+		for _, t := range terms {
+			if m, ok := t.(map[string]any); ok {
+				ids = append(ids, uint64(number(m["id"])))
+			}
+		}
+	}
+	return ids
 }
 
 // Delete removes a record, as deleting it for good on the site does.
@@ -184,7 +279,7 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	switch {
 	case err != nil || rec == nil:
 		writeError(w, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
-	case rec.status != "publish" && !s.authenticated(r):
+	case kind != Categories && kind != Tags && rec.status != "publish" && !s.authenticated(r):
 		writeError(w, http.StatusUnauthorized, "rest_forbidden", "Sorry, you are not allowed to do that.")
 	default:
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
@@ -192,7 +287,8 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	}
 }
 
-// visible lists a kind's records the request may see, by ID, with the statuses it asked for.
+// visible lists a kind's records the request may see, with the statuses it asked for: records by
+// ID, terms by name.
 func (s *Site) visible(r *http.Request, kind string, statuses []string) []*record {
 	if len(statuses) == 0 || !s.authenticated(r) {
 		statuses = []string{"publish"}
@@ -203,7 +299,9 @@ func (s *Site) visible(r *http.Request, kind string, statuses []string) []*recor
 		for _, rec := range s.records[kind] {
 			all = append(all, rec)
 		}
-		slices.SortFunc(all, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
+		slices.SortFunc(all, func(a, b *record) int {
+			return cmp.Or(cmp.Compare(strings.ToLower(a.name), strings.ToLower(b.name)), cmp.Compare(a.id, b.id))
+		})
 		s.sorted[kind] = all
 	}
 	s.mu.Unlock()
@@ -214,6 +312,28 @@ func (s *Site) visible(r *http.Request, kind string, statuses []string) []*recor
 		}
 	}
 	return out
+}
+
+// used counts the terms of recs that some published event uses: what the reference's term lists
+// report as their total, while they list every term.
+func (s *Site) used(recs []*record) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inUse := map[uint64]bool{}
+	for _, e := range s.records[Events] {
+		if e.status == "publish" {
+			for _, id := range e.terms {
+				inUse[id] = true
+			}
+		}
+	}
+	n := 0
+	for _, rec := range recs {
+		if inUse[rec.id] {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
@@ -235,16 +355,23 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 	perPage := min(atoiOr(q.Get("per_page"), 10), 50)
 	page := atoiOr(q.Get("page"), 1)
 	pages := (len(recs) + perPage - 1) / perPage
-	if page > max(pages, 1) {
+	terms := kind == Categories || kind == Tags
+	if page > max(pages, 1) && !terms {
 		writeError(w, http.StatusNotFound, "event-archive-page-not-found", "The requested event archive page does not exist")
 		return
 	}
+	total := len(recs)
+	if terms {
+		// The totals lie (see the package doc); a page past the end is an empty list.
+		total = s.used(recs)
+	}
+	totalPages := (total + perPage - 1) / perPage
 	items := recs[min((page-1)*perPage, len(recs)):min(page*perPage, len(recs))]
 	self := *r.URL
-	w.Header().Set("X-TEC-Total", strconv.Itoa(len(recs)))
-	w.Header().Set("X-TEC-TotalPages", strconv.Itoa(pages))
-	body := map[string]any{kind: raws(items), "rest_url": self.String(), "total": len(recs), "total_pages": pages}
-	if page < pages {
+	w.Header().Set("X-TEC-Total", strconv.Itoa(total))
+	w.Header().Set("X-TEC-TotalPages", strconv.Itoa(totalPages))
+	body := map[string]any{kind: raws(items), "rest_url": self.String(), "total": total, "total_pages": totalPages}
+	if page < totalPages {
 		q.Set("page", strconv.Itoa(page+1))
 		self.RawQuery = q.Encode()
 		body["next_rest_url"] = self.String()
@@ -255,14 +382,27 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 func (s *Site) wpList(w http.ResponseWriter, r *http.Request, kind string) {
 	q := r.URL.Query()
 	statuses := []string{"publish"}
-	if q.Get("status") == "any" {
+	switch st := q.Get("status"); {
+	case st == "any":
 		if !s.authenticated(r) {
 			writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): status")
 			return
 		}
 		statuses = []string{"publish", "future", "draft", "pending", "private"}
+	case st != "" && kind == Events:
+		statuses = nil // status=draft and the like list no event at all
+	case st != "":
+		statuses = strings.Split(st, ",")
 	}
-	recs := s.visible(r, kind, statuses)
+	recs := slices.Clone(s.visible(r, kind, []string{"publish", "future", "draft", "pending", "private"}))
+	recs = slices.DeleteFunc(recs, func(rec *record) bool { return !slices.Contains(statuses, rec.status) })
+	if kind == Events {
+		// TEC lets WordPress list only the events that have not ended (the fake compares their end
+		// with the site's clock in its zone).
+		now := s.Now().In(s.Zone).Format(dbLayout)
+		recs = slices.DeleteFunc(recs, func(e *record) bool { return e.endDt < now })
+	}
+	slices.SortFunc(recs, func(a, b *record) int { return cmp.Compare(a.id, b.id) })
 	if v := q.Get("modified_after"); v != "" {
 		after, err := time.Parse(time.RFC3339, v)
 		if err != nil {
