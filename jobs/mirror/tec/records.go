@@ -219,6 +219,21 @@ func embeddedIDs(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
+// localDate is the record's publication instant read from its local date in the site's zone, for an
+// unpublished record whose date_utc the reference reports as zeros (a scheduled one's is in the
+// future); nil without one.
+func (p *post) localDate(site *time.Location) *time.Time {
+	if p.Date == "" || p.Date == zeroDate {
+		return nil
+	}
+	t, err := time.ParseInLocation(dbLayout, p.Date, site)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
 // gmtStamp turns a /wp/v2 modified_gmt ("2006-01-02T15:04:05") into a stamp.
 func gmtStamp(s string) string { return strings.Replace(s, "T", " ", 1) }
 

@@ -719,6 +719,9 @@ func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, er
 			return nil, err
 		}
 		in.TranslationOf = r.translationOf(p, storage.DocEvent)
+		if in.Date == nil {
+			in.Date = p.localDate(r.site)
+		}
 		return func(b *storage.Bulk) (bool, error) {
 			_, created, err := b.PutEvent(p.ID, r.root.Lang, in)
 			return created, err
@@ -729,6 +732,9 @@ func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, er
 			return nil, err
 		}
 		in.TranslationOf = r.translationOf(p, storage.DocVenue)
+		if in.Date == nil {
+			in.Date = p.localDate(r.site)
+		}
 		return func(b *storage.Bulk) (bool, error) { return b.PutVenue(p.ID, r.root.Lang, in) }, nil
 	default:
 		in, err := decoded(raw, (*organizer).input)
@@ -736,6 +742,9 @@ func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, er
 			return nil, err
 		}
 		in.TranslationOf = r.translationOf(p, storage.DocOrganizer)
+		if in.Date == nil {
+			in.Date = p.localDate(r.site)
+		}
 		return func(b *storage.Bulk) (bool, error) { return b.PutOrganizer(p.ID, r.root.Lang, in) }, nil
 	}
 }

@@ -3,6 +3,8 @@ package tec_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -372,4 +374,236 @@ func TestHiddenFromListings(t *testing.T) {
 	}
 	site.Delete(tectest.Events, 44)
 	wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 0, trashed 1, unchanged 7, failed 1")
+}
+
+// TestFirstImport: a first import brings every event the importing user may see, whatever a real
+// site's lists leave out: /wp/v2 lists no event that has ended, TEC's events list no event hidden from
+// listings, and the IDs of the site's posts are not predictable (revisions take IDs between them).
+// Past, hidden (from /wp/v2 while they have not ended), draft, pending, private and scheduled events
+// all come, and nothing is trashed. An event hidden from listings that ended before the first import is
+// on no list of the site: the one record a first import cannot bring (README).
+func TestFirstImport(t *testing.T) {
+	site := tectest.New()
+	site.User, site.Password, site.Now = siteUser, sitePass, func() time.Time { return siteNow }
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	type seed struct {
+		status      string
+		past        bool
+		hidden      bool
+		n           int
+		anonymous   bool // an anonymous import brings it
+		unreachable bool // no import can
+	}
+	seeds := []seed{
+		{status: "publish", past: true, n: 60, anonymous: true}, // more than a page of the events list
+		{status: "publish", n: 3, anonymous: true},
+		{status: "publish", hidden: true, n: 2, anonymous: true},
+		{status: "publish", past: true, hidden: true, n: 1, unreachable: true},
+		{status: "draft", past: true, n: 1},
+		{status: "draft", n: 1},
+		{status: "pending", n: 1},
+		{status: "private", past: true, n: 1},
+		{status: "future", n: 1},
+	}
+	want := map[string]map[storage.Status]int{"anonymous": {}, "editor": {}}
+	for i, s := range seeds {
+		start := "2030-01-01 10:00:00"
+		if s.past {
+			start = "2025-01-01 10:00:00"
+		}
+		for j := range s.n {
+			extra := map[string]any{"hide_from_listings": s.hidden}
+			if s.status == "future" {
+				extra["date"], extra["date_utc"] = "2027-01-01 09:00:00", "2027-01-01 09:00:00"
+			}
+			site.Put(tectest.Events, event(0, s.status, fmt.Sprintf("Event %d-%d", i, j), start, start[:11]+"12:00:00", extra))
+		}
+		if !s.unreachable {
+			want["editor"][storage.Status(s.status)] += s.n
+			if s.anonymous {
+				want["anonymous"][storage.Status(s.status)] += s.n
+			}
+		}
+	}
+	for _, tc := range []struct{ who, user, pass string }{{"anonymous", "", ""}, {"editor", siteUser, sitePass}} {
+		t.Run(tc.who, func(t *testing.T) {
+			db := openDB(t)
+			rep := sync(t, importer(db, []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, tc.user, tc.pass), mirror.Options{})
+			if rep.Trashed != 0 || rep.Failed != 0 {
+				t.Errorf("first import: %v %+v, want nothing trashed or failed", rep, rep.Failures)
+			}
+			if got := countByStatus(t, db); !maps.Equal(got, want[tc.who]) {
+				t.Errorf("events by status %v, want %v", got, want[tc.who])
+			}
+		})
+	}
+}
+
+// countByStatus counts the store's events by status.
+func countByStatus(t *testing.T, db *storage.DB) map[storage.Status]int {
+	t.Helper()
+	got := map[storage.Status]int{}
+	for id := uint64(1); id < 1000; id++ {
+		if e, _, err := db.Event(context.Background(), id); err == nil {
+			got[e.Status]++
+		}
+	}
+	return got
+}
+
+// clockSite is a fake site in UTC whose clock and the importer's are now, with a handler that answers
+// 500 to every request whose path and query contain *failing (when set).
+func clockSite(t *testing.T, now *time.Time) (site *tectest.Site, root string, failing *string) {
+	t.Helper()
+	site = tectest.New()
+	site.User, site.Password, site.Now = siteUser, sitePass, func() time.Time { return *now }
+	failing = new(string)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if *failing != "" && strings.Contains(r.URL.RequestURI(), *failing) {
+			http.Error(w, `{"code":"internal_server_error"}`, http.StatusInternalServerError)
+			return
+		}
+		site.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return site, srv.URL + "/wp-json", failing
+}
+
+// TestEndedBetweenRuns: an event that ends between two runs leaves /wp/v2's list; the next cheap run
+// asks its single route once, and it stays published.
+func TestEndedBetweenRuns(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	id := site.Put(tectest.Events, event(0, "publish", "Ends Soon", "2026-11-22 09:00:00", "2026-11-22 10:30:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", "")
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	wantReport(t, sync(t, im, opts), "added 1, updated 0, trashed 0, unchanged 0, failed 0")
+	for _, want := range []int64{1, 0} { // asked when it leaves the list, not after
+		now = now.Add(time.Hour)
+		site.Details.Store(0)
+		wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 1, failed 0")
+		if got := site.Details.Load(); got != want {
+			t.Errorf("%d detail fetches, want %d", got, want)
+		}
+	}
+	if e, _, err := db.Event(context.Background(), id); err != nil || e.Status != storage.StatusPublish {
+		t.Errorf("ended event: %+v %v, want it published", e, err)
+	}
+}
+
+// TestPastEditArrives: an edit to an event that has ended is on no cheap run's list; the complete
+// walk that runs once FullEvery has passed brings it, together with the deletion of another past
+// event. A walk that fails half way trashes nothing, reports the run failed, and the next run walks
+// again.
+func TestPastEditArrives(t *testing.T) {
+	now := siteNow
+	site, root, failing := clockSite(t, &now)
+	var ids []uint64
+	for i := range 60 { // two pages of the events list
+		ids = append(ids, site.Put(tectest.Events, event(0, "publish", fmt.Sprintf("Past %d", i), "2025-06-01 10:00:00", "2025-06-01 12:00:00", nil)))
+	}
+	site.Put(tectest.Events, event(0, "publish", "Upcoming", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", "")
+	im.FullEvery = 6 * time.Hour
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	wantReport(t, sync(t, im, opts), "added 61, updated 0, trashed 0, unchanged 0, failed 0")
+
+	edited, deleted := ids[len(ids)-1], ids[0] // on the list's second page and first
+	now = now.Add(time.Minute)
+	site.Update(tectest.Events, edited, map[string]any{"title": "Past, edited"})
+	site.Delete(tectest.Events, deleted)
+	ctx := context.Background()
+	title := func() string {
+		e, _, err := db.Event(ctx, edited)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Title
+	}
+	status := func() storage.Status {
+		e, _, err := db.Event(ctx, deleted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Status
+	}
+	now = now.Add(time.Hour)
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 61, failed 0")
+	if title() != "Past 59" || status() != storage.StatusPublish {
+		t.Errorf("after a cheap run: title %q, deleted event %s; want neither seen yet", title(), status())
+	}
+
+	now = now.Add(6 * time.Hour)
+	*failing = "/tribe/events/v1/events?end_date=2999-12-31+23%3A59%3A59&page=2"
+	rep, err := im.Sync(ctx, opts)
+	if err == nil || rep.Trashed != 0 {
+		t.Fatalf("walk failing on its second page: %v, %v; want an error and nothing trashed", rep, err)
+	}
+	if status() != storage.StatusPublish {
+		t.Errorf("deleted event after a failed walk: %s, want it still published", status())
+	}
+	*failing = ""
+	now = now.Add(5 * time.Minute)
+	wantReport(t, sync(t, im, opts), "added 0, updated 1, trashed 1, unchanged 59, failed 0")
+	if title() != "Past, edited" || status() != storage.StatusTrash {
+		t.Errorf("after the walk: title %q, deleted event %s; want the edit and the trash", title(), status())
+	}
+}
+
+// TestGoneOnSite: a record the site deletes, trashes, unpublishes or makes private is trashed here
+// when its single route says so for the importing user: through the cheap run when it was upcoming
+// (it leaves /wp/v2's list), through the next complete walk when it had ended. A record unpublished
+// for a user who may still read it is updated, not trashed.
+func TestGoneOnSite(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		user, pass string
+		remove     func(site *tectest.Site, id uint64)
+		want       storage.Status
+	}{
+		{"deleted", "", "", func(s *tectest.Site, id uint64) { s.Delete(tectest.Events, id) }, storage.StatusTrash},
+		{"trashed, anonymous", "", "", func(s *tectest.Site, id uint64) { s.Trash(tectest.Events, id) }, storage.StatusTrash},
+		{"trashed, editor", siteUser, sitePass, func(s *tectest.Site, id uint64) { s.Trash(tectest.Events, id) }, storage.StatusTrash},
+		{"unpublished, anonymous", "", "", func(s *tectest.Site, id uint64) { s.Update(tectest.Events, id, map[string]any{"status": "draft"}) }, storage.StatusTrash},
+		{"made private, anonymous", "", "", func(s *tectest.Site, id uint64) { s.Update(tectest.Events, id, map[string]any{"status": "private"}) }, storage.StatusTrash},
+		{"unpublished, editor", siteUser, sitePass, func(s *tectest.Site, id uint64) { s.Update(tectest.Events, id, map[string]any{"status": "draft"}) }, storage.StatusDraft},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := siteNow
+			site, root, _ := clockSite(t, &now)
+			upcoming := site.Put(tectest.Events, event(0, "publish", "Upcoming", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+			past := site.Put(tectest.Events, event(0, "publish", "Past", "2025-06-01 10:00:00", "2025-06-01 12:00:00", nil))
+			db := openDB(t)
+			im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, tc.user, tc.pass)
+			opts := mirror.Options{Now: func() time.Time { return now }}
+			sync(t, im, opts)
+			now = now.Add(time.Minute)
+			sync(t, im, opts) // a cheap run, which learns what /wp/v2 lists
+			statusOf := func(id uint64) storage.Status {
+				e, _, err := db.Event(context.Background(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e.Status
+			}
+			tc.remove(site, upcoming)
+			tc.remove(site, past)
+			now = now.Add(time.Minute)
+			sync(t, im, opts)
+			if got := statusOf(upcoming); got != tc.want {
+				t.Errorf("upcoming event after a cheap run: %s, want %s", got, tc.want)
+			}
+			if got := statusOf(past); got != storage.StatusPublish {
+				t.Errorf("past event after a cheap run: %s, want it published until the next walk", got)
+			}
+			now = now.Add(tec.DefaultFullEvery)
+			sync(t, im, opts)
+			if got := statusOf(past); got != tc.want {
+				t.Errorf("past event after a walk: %s, want %s", got, tc.want)
+			}
+		})
+	}
 }
