@@ -111,20 +111,30 @@ func progressDone(p index.Progress, u unit, now time.Time) string {
 	return fmt.Sprintf("%s: done, %s in %s, %s/s", p.Phase, u.format(float64(p.Done)), elapsed.Round(time.Millisecond), u.formatRate(rate))
 }
 
+// progressFailed is the figures of p as the last line of an operation that failed in its phase p: what
+// was done of it, in how long. It never says "done".
+func progressFailed(p index.Progress, u unit, now time.Time) string {
+	return fmt.Sprintf("%s: failed, %s in %s", p.Phase, u.format(float64(p.Done)), now.Sub(p.Started).Round(time.Millisecond))
+}
+
 // progressReporter shows a long operation's figures, read with progress and counted in u, on w: as a
 // progress bar (bar), or as a line a report. finish completes the bar, or closes the lines with the
-// final figures when the operation was long enough to show lines. Nothing shows until the operation
-// knows how much it has to do, or, when it cannot know (a copy of a cluster), has done something: its
-// bar is then a spinner with the count.
-func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar bool) (report func(), finish func(long bool)) {
+// final figures when the operation was long enough to show lines; when the operation failed
+// (failed), it leaves the bar where it stopped and says the phase failed, however long it took.
+// Nothing shows until the operation knows how much it has to do, or, when it cannot know (a copy of
+// a cluster), has done something: its bar is then a spinner with the count.
+func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar bool) (report func(), finish func(long, failed bool)) {
 	shown := func(p index.Progress) bool { return p.Phase != "" && (p.Total > 0 || p.Done > 0) }
 	if !bar {
 		return func() {
 				if p := progress(); shown(p) {
 					fmt.Fprintln(w, progressLine(p, u, time.Now()))
 				}
-			}, func(long bool) {
-				if p := progress(); long && shown(p) {
+			}, func(long, failed bool) {
+				switch p := progress(); {
+				case failed && p.Phase != "":
+					fmt.Fprintln(w, progressFailed(p, u, time.Now()))
+				case long && shown(p):
 					fmt.Fprintln(w, progressDone(p, u, time.Now()))
 				}
 			}
@@ -160,8 +170,16 @@ func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar b
 				return
 			}
 			_ = b.Set64(int64(min(p.Done, p.Total)))
-		}, func(bool) {
-			if b != nil {
+		}, func(_, failed bool) {
+			p := progress()
+			switch {
+			case failed && b != nil:
+				_ = b.Exit()
+				fmt.Fprintln(w)
+				fallthrough
+			case failed && p.Phase != "":
+				fmt.Fprintln(w, progressFailed(p, u, time.Now()))
+			case b != nil:
 				_ = b.Finish()
 			}
 		}
@@ -183,7 +201,7 @@ func showProgressEvery(w io.Writer, u unit, every time.Duration, progress func()
 	}
 	start := time.Now()
 	err := watch(every, report, work)
-	finish(time.Since(start) >= every)
+	finish(time.Since(start) >= every, err != nil)
 	return err
 }
 

@@ -41,7 +41,7 @@ func TestProgressReporter(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.Close()
-		finish(true)
+		finish(true, false)
 		got := out.String()
 		if !strings.Contains(got, index.PhaseBuilding) {
 			t.Errorf("bar %v: %q, want the building phase shown", bar, got)
@@ -144,9 +144,24 @@ func TestProgressWithoutTotal(t *testing.T) {
 		}
 		p.Done = 2_500_000
 		report()
-		finish(true)
+		finish(true, false)
 		if got := out.String(); !strings.Contains(got, "backing up") || !strings.Contains(got, "2.5 MB") {
 			t.Errorf("bar %v: %q, want the phase and the bytes done", bar, got)
+		}
+	}
+}
+
+// TestProgressFailed: an operation that fails (an import's walk cut short) ends on a line that says
+// its phase failed, with what it had done, on a log and under a bar, and never says done.
+func TestProgressFailed(t *testing.T) {
+	for _, bar := range []bool{false, true} {
+		var out bytes.Buffer
+		p := index.Progress{Phase: "events", Done: 150, Total: 300, Started: time.Now()}
+		report, finish := progressReporter(&out, func() index.Progress { return p }, records, bar)
+		report()
+		finish(true, true)
+		if got := out.String(); !strings.Contains(got, "events: failed, 150 in ") || strings.Contains(got, "done") {
+			t.Errorf("bar %v: %q, want the phase failed with its count, and no done", bar, got)
 		}
 	}
 }
