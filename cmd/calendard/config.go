@@ -68,6 +68,10 @@ type Config struct {
 	// separated) and the interval of the syncs.
 	MirrorFrom, MirrorUser, MirrorAppPassword, MirrorLanguages string
 	MirrorInterval                                             time.Duration
+	// MirrorFullEvery is the longest time between two complete walks of the mirrored site's lists
+	// (tec.Importer.FullEvery): the syncs between them ask only what changed among the records
+	// WordPress lists, which leaves out every event that has ended.
+	MirrorFullEvery time.Duration
 	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
 	ICSFrom string
 	// EtcdEndpoints is the comma-separated list of CALENDAR_ETCD_ENDPOINTS, as given: when set, the
@@ -174,6 +178,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	memory := fs.String("memory-mb", envOr(getenv, "CALENDAR_MEMORY_MB", strconv.Itoa(DefaultMemoryMB)),
 		"memory budget in MiB: the caches' bounds and the Go runtime's soft limit, 0 = none (CALENDAR_MEMORY_MB)")
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
+	mirrorFullEvery := fs.String("mirror-full-every", envOr(getenv, "CALENDAR_MIRROR_FULL_EVERY", defaultMirrorFullEvery),
+		"longest time between two complete walks of CALENDAR_MIRROR_FROM's lists, which bring edits to past events (CALENDAR_MIRROR_FULL_EVERY)")
 	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
 		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
 	etcdMaxOps := fs.String("etcd-max-txn-ops", envOr(getenv, "CALENDAR_ETCD_MAX_TXN_OPS", strconv.Itoa(etcdkv.DefaultMaxTxnOps)),
@@ -230,6 +236,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if c.MirrorInterval, err = time.ParseDuration(*mirrorInterval); err != nil || c.MirrorInterval <= 0 {
 		return c, errors.New("mirror-interval must be a positive duration such as 5m")
 	}
+	if c.MirrorFullEvery, err = parseFullEvery(*mirrorFullEvery); err != nil {
+		return c, fmt.Errorf("mirror-full-every %w", err)
+	}
 	if c.EtcdTimeout, err = time.ParseDuration(*etcdTimeout); err != nil || c.EtcdTimeout <= 0 {
 		return c, errors.New("etcd-timeout must be a positive duration such as 5s")
 	}
@@ -240,6 +249,18 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		return c, errors.New("etcd-max-request-bytes must be a positive integer")
 	}
 	return c, c.validate()
+}
+
+// defaultMirrorFullEvery is CALENDAR_MIRROR_FULL_EVERY's default (tec.DefaultFullEvery).
+const defaultMirrorFullEvery = "24h"
+
+// parseFullEvery reads the time between two complete walks of a mirrored site's lists.
+func parseFullEvery(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New("must be a positive duration such as 24h")
+	}
+	return d, nil
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -277,7 +298,7 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.MirrorFrom != "" {
-		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword}
+		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword, FullEvery: c.MirrorFullEvery}
 		for _, l := range strings.Split(c.MirrorLanguages, ",") {
 			if l = strings.TrimSpace(l); l != "" {
 				c.mirror.Languages = append(c.mirror.Languages, l)

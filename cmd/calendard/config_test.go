@@ -287,6 +287,8 @@ func TestParseConfigMirror(t *testing.T) {
 		args      []string
 		wantErr   string
 		wantRoots int
+		// wantFullEvery is the walks' interval the mirror gets (0: the default, 24h).
+		wantFullEvery time.Duration
 	}{
 		{name: "none by default"},
 		{name: "one root", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json"}, wantRoots: 1},
@@ -298,6 +300,11 @@ func TestParseConfigMirror(t *testing.T) {
 		{name: "default language twice", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_LANGUAGES": "en=https://x"}, wantErr: "two roots"},
 		{name: "user without password", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_USER": "u"}, wantErr: "go together"},
 		{name: "bad interval", env: map[string]string{"CALENDAR_MIRROR_INTERVAL": "0"}, wantErr: "mirror-interval"},
+		{name: "full walks", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_FULL_EVERY": "6h"},
+			wantRoots: 1, wantFullEvery: 6 * time.Hour},
+		{name: "full walks flag", env: map[string]string{"CALENDAR_MIRROR_FULL_EVERY": "6h"},
+			args: []string{"--mirror-from", "https://site.example/wp-json", "--mirror-full-every", "2h"}, wantRoots: 1, wantFullEvery: 2 * time.Hour},
+		{name: "bad full walks", env: map[string]string{"CALENDAR_MIRROR_FULL_EVERY": "-1h"}, wantErr: "mirror-full-every"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, ok := parseTestConfig(t, tc.args, tc.env, tc.wantErr)
@@ -310,6 +317,13 @@ func TestParseConfigMirror(t *testing.T) {
 			}
 			if len(roots) != tc.wantRoots {
 				t.Errorf("roots %v, want %d", roots, tc.wantRoots)
+			}
+			want := tc.wantFullEvery
+			if want == 0 {
+				want = 24 * time.Hour
+			}
+			if cfg.MirrorFullEvery != want || cfg.MirrorFrom != "" && cfg.mirror.FullEvery != want {
+				t.Errorf("full walks every %s (mirror: %s), want %s", cfg.MirrorFullEvery, cfg.mirror.FullEvery, want)
 			}
 		})
 	}

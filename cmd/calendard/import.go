@@ -45,6 +45,8 @@ type mirrorConfig struct {
 	User, AppPassword string
 	// Languages are further roots, lang=URL each.
 	Languages []string
+	// FullEvery is the longest time between two complete walks of the site's lists (0: the default).
+	FullEvery time.Duration
 }
 
 // roots checks the configuration and lists the site's roots with their languages.
@@ -84,7 +86,7 @@ func (m mirrorConfig) importer(db *storage.DB, actor storage.Actor, defaultLang 
 	for i := range roots {
 		roots[i].URL = strings.TrimSuffix(roots[i].URL, "/")
 	}
-	return &tec.Importer{Store: db, Actor: actor, Roots: roots, Get: &mirror.Getter{User: m.User, Password: m.AppPassword}}, nil
+	return &tec.Importer{Store: db, Actor: actor, Roots: roots, Get: &mirror.Getter{User: m.User, Password: m.AppPassword}, FullEvery: m.FullEvery}, nil
 }
 
 // importTEC implements "calendard import tec": one sync of a TEC site into the store, or with
@@ -100,15 +102,20 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 		m.Languages = append(m.Languages, s)
 		return nil
 	})
+	fullEvery := fs.String("full-every", envOr(getenv, "CALENDAR_MIRROR_FULL_EVERY", defaultMirrorFullEvery),
+		"with --follow, the longest time between two complete walks of the site's lists, which bring edits to past events (CALENDAR_MIRROR_FULL_EVERY)")
 	f := addImportFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	switch {
+	var err error
+	switch m.FullEvery, err = parseFullEvery(*fullEvery); {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case m.From == "":
 		return errors.New("import tec needs --from, the site's REST root")
+	case err != nil:
+		return fmt.Errorf("full-every %w", err)
 	}
 	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_MIRROR_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
 		return m.importer(db, actor, lang)

@@ -216,6 +216,7 @@ func TestImportCommand(t *testing.T) {
 		{[]string{"--from", from, "--language", "xx=http://a"}, "language \"xx=http://a\""},
 		{[]string{"--from", from, "--user", "u"}, "go together"},
 		{[]string{"--from", from, "extra"}, "unexpected argument"},
+		{[]string{"--from", from, "--full-every", "0"}, "full-every must be a positive duration"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"import", "tec"}, tc.args...), importEnv(t.TempDir()), &stdout, &stderr)
