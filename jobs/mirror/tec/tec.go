@@ -16,9 +16,8 @@
 //     clock skew) and one of every ID it lists, then a detail fetch through tribe/events/v1 of what
 //     changed, what is new, and what has left the /wp/v2 list since the last run.
 //
-// After walking the events the importer also asks /wp/v2 for what it lists and the walk did not, the
-// events hidden from listings (which TEC's events list leaves out while /wp/v2 lists them until they
-// end).
+// After a walk the importer also asks /wp/v2 for what it lists and the walk did not: the events hidden
+// from listings, which TEC's events list leaves out while /wp/v2 lists them until they end.
 //
 // Each record is written whole together with its link (storage.Bulk.Link), a page of them in one
 // transaction (one fsync a page rather than one a record; a record the store refuses sends its page
@@ -234,17 +233,16 @@ func (r *run) syncKind(ctx context.Context, k kind) error {
 	if err := r.walk(ctx, k); err != nil {
 		return err
 	}
-	if k == events {
-		// The events list leaves out events hidden from listings (CONTRACT 5.2); /wp/v2 lists those
-		// that have not ended. What the walk met is counted already, so this fetches just the rest.
-		linked, err := r.im.Store.Linked(ctx, r.root.URL)
-		if err != nil {
-			return err
-		}
-		r.linked = linked
-		if err := r.cheap(ctx, k); err != nil && !errors.Is(err, errHidden) {
-			return err
-		}
+	// The events list leaves out events hidden from listings (CONTRACT 5.2), which /wp/v2 lists until
+	// they end; and the next cheap run must know what /wp/v2 lists now to see what leaves it. What
+	// the walk met is counted already, so this fetches just the rest.
+	linked, err := r.im.Store.Linked(ctx, r.root.URL)
+	if err != nil {
+		return err
+	}
+	r.linked = linked
+	if err := r.cheap(ctx, k); err != nil && !errors.Is(err, errHidden) {
+		return err
 	}
 	r.im.walked[r.state(k)] = began
 	return nil

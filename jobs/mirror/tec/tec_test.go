@@ -607,3 +607,21 @@ func TestGoneOnSite(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletedAfterWalk: a venue deleted on the site right after a walk is trashed by the next cheap
+// run: the walk learnt what /wp/v2 lists, and the venue leaves that list.
+func TestDeletedAfterWalk(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	id := site.Put(tectest.Venues, map[string]any{"status": "publish", "venue": "Hall", "city": "Paris"})
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", "")
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	wantReport(t, sync(t, im, opts), "added 1, updated 0, trashed 0, unchanged 0, failed 0")
+	site.Delete(tectest.Venues, id)
+	now = now.Add(time.Minute)
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 1, unchanged 0, failed 0")
+	if v, _, err := db.Venue(context.Background(), id); err != nil || v.Status != storage.StatusTrash {
+		t.Errorf("deleted venue: %+v %v, want it trashed", v, err)
+	}
+}
