@@ -29,7 +29,7 @@ func (h *Handler) authenticate(rq *request) error {
 	}
 	var failed bool
 	if h.failures != nil {
-		key := h.failures.key(clientAddr(rq.r), bearer, name)
+		key := h.failures.key(h.clientAddr(rq.r), bearer, name)
 		if wait := h.failures.begin(key, rq.now); wait > 0 {
 			return tooManyRequests(wait)
 		}
@@ -66,7 +66,7 @@ func (h *Handler) logThrottled(rq *request, bearer bool, login string) {
 	} else if len(login) > maxLogged {
 		login = strings.ToValidUTF8(login[:maxLogged], "") + "…"
 	}
-	h.log.Warn("failed authentications throttled", zap.String("addr", clientAddr(rq.r)), zap.String("login", login),
+	h.log.Warn("failed authentications throttled", zap.String("addr", h.clientAddr(rq.r)), zap.String("login", login),
 		zap.Int("failures_per_minute", h.failures.n), zap.String("request_id", rq.id))
 }
 

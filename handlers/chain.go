@@ -62,7 +62,7 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 			// (X-Forwarded-For is anyone's to write), no credentials.
 			h.log.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
 				zap.String("query", r.URL.RawQuery), zap.Int("status", sw.status), zap.Int("bytes", sw.bytes),
-				zap.Duration("duration", time.Since(start)), zap.String("remote", clientAddr(r)),
+				zap.Duration("duration", time.Since(start)), zap.String("remote", h.clientAddr(r)),
 				zap.Uint64("user_id", rq.actor.UserID), zap.String("user_agent", r.UserAgent()),
 				zap.String("request_id", rq.id))
 		}()

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,6 +58,8 @@ type Config struct {
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
 	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
 	TrustedOrigins []string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client (proxies.go).
+	TrustedProxies []netip.Prefix
 	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling: 0 turns it off; above
 	// MaxAuthFailuresPerMinute it is clamped.
 	AuthFailuresPerMinute int
@@ -88,8 +91,9 @@ type Handler struct {
 	// series is the series limit of users below editor, refilled in an hour (writelimits.go); nil:
 	// none.
 	series *limiter
-	// trusted holds Config.TrustedOrigins.
+	// trusted holds Config.TrustedOrigins, proxies Config.TrustedProxies.
 	trusted trustedOrigins
+	proxies trustedProxies
 	// failures counts failed authentications (throttle.go); nil: no throttling.
 	failures *failureTable
 	// loading is set on the handler of a server whose index is still loading (Loading).
@@ -147,7 +151,7 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
 		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
-		trusted: newTrustedOrigins(cfg.TrustedOrigins), failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
+		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
 	h.chain = h.links()
 	return h
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -135,7 +134,7 @@ func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 	if h.rate == nil {
 		return 0
 	}
-	remaining, wait := h.rate.take(rateKey(rq), rq.now)
+	remaining, wait := h.rate.take(h.rateKey(rq), rq.now)
 	// The headers are set as the response starts, not now: a replayed list-cache entry copies the
 	// headers it recorded over the response's, and would otherwise carry a stale count.
 	sw.ResponseWriter = &rateHeaders{ResponseWriter: sw.ResponseWriter,
@@ -154,22 +153,11 @@ func limitReached(wait time.Duration, message string) error {
 }
 
 // rateKey is the client key of CONTRACT 10.3.
-func rateKey(rq *request) string {
+func (h *Handler) rateKey(rq *request) string {
 	if !rq.actor.Anonymous() {
 		return "user:" + utoa(rq.actor.UserID)
 	}
-	return "ip:" + clientAddr(rq.r)
-}
-
-// clientAddr is the IP address of the connection's remote end. X-Forwarded-For is not trusted: anyone
-// can send it (CONTRACT 7.3, 10.3).
-func clientAddr(r *http.Request) string {
-	addr := r.RemoteAddr
-	if ap, err := netip.ParseAddrPort(addr); err == nil {
-		// One IPv4 client may arrive as 192.0.2.1 or ::ffff:192.0.2.1.
-		addr = ap.Addr().Unmap().WithZone("").String()
-	}
-	return addr
+	return "ip:" + h.clientAddr(rq.r)
 }
 
 // rateHeaders adds X-RateLimit-Limit and X-RateLimit-Remaining as the response starts.

@@ -55,7 +55,7 @@ func isWrite(method string) bool {
 func (h *Handler) limitWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rq := requestOf(r); h.writes != nil && isWrite(rq.method) && writeLimited(rq.actor) {
-			if _, wait := h.writes.take(rateKey(rq), rq.now); wait > 0 {
+			if _, wait := h.writes.take(h.rateKey(rq), rq.now); wait > 0 {
 				h.writeError(w, rq, limitReached(wait, "You have reached the limit of "+strconv.FormatInt(h.writes.n, 10)+
 					" writes a minute for users below editor: nothing was saved. Retry after the delay given."))
 				return
@@ -76,7 +76,7 @@ func (h *Handler) limitSeries(rq *request, k *recordKind, old *record) error {
 	if h.series == nil || k.makesSeries == nil || !writeLimited(rq.actor) || !k.makesSeries(rq.vals, old) {
 		return nil
 	}
-	if _, wait := h.series.take(rateKey(rq), rq.now); wait > 0 {
+	if _, wait := h.series.take(h.rateKey(rq), rq.now); wait > 0 {
 		return limitReached(wait, "You have reached the limit of "+strconv.FormatInt(h.series.n, 10)+
 			" new recurring series an hour for users below editor: nothing was saved. Retry after the delay given.")
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -38,6 +39,8 @@ type Config struct {
 	WriteRateLimitPerMinute, SeriesPerHour int
 	// CORSTrustedOrigins is the comma-separated list of CALENDAR_CORS_TRUSTED_ORIGINS, as given.
 	CORSTrustedOrigins string
+	// TrustedProxies is the comma-separated list of CALENDAR_TRUSTED_PROXIES, as given.
+	TrustedProxies string
 	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling, 0 = off.
 	AuthFailuresPerMinute int
 	AdminLogin            string
@@ -95,8 +98,10 @@ type Config struct {
 	siteZone datetime.Zone
 	now      time.Time
 	logLevel zapcore.Level
-	// trustedOrigins is CORSTrustedOrigins parsed, each in handlers.ParseOrigin's form.
+	// trustedOrigins is CORSTrustedOrigins parsed, each in handlers.ParseOrigin's form; trustedProxies
+	// is TrustedProxies parsed.
 	trustedOrigins []string
+	trustedProxies []netip.Prefix
 	// mirror is the Mirror* settings checked.
 	mirror mirrorConfig
 	// etcd is the Etcd* settings checked; nil without endpoints (the embedded store).
@@ -125,6 +130,7 @@ func (c *Config) settings() []setting {
 		{"CALENDAR_CURRENCY_POSITION", "currency-position", "prefix", "prefix or postfix", &c.CurrencyPosition},
 		{"CALENDAR_CURRENCY_CODE", "currency-code", "USD", "ISO 4217 code used in json_ld offers", &c.CurrencyCode},
 		{"CALENDAR_CORS_TRUSTED_ORIGINS", "cors-trusted-origins", "", "comma-separated origins (scheme://host[:port]) that get CORS credentials and may send cross-site writes", &c.CORSTrustedOrigins},
+		{"CALENDAR_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated IP addresses and CIDR prefixes of reverse proxies whose X-Forwarded-For names the client", &c.TrustedProxies},
 		{"CALENDAR_ADMIN_LOGIN", "admin-login", "admin", "login of the first administrator", &c.AdminLogin},
 		{"CALENDAR_ADMIN_EMAIL", "admin-email", "admin@localhost", "e-mail of the first administrator", &c.AdminEmail},
 		{"CALENDAR_ADMIN_APP_PASSWORD", "admin-app-password", "", "application password of the first administrator (generated when empty)", &c.AdminAppPassword},
@@ -297,6 +303,9 @@ func (c *Config) validate() error {
 	if c.trustedOrigins, err = parseOrigins(c.CORSTrustedOrigins); err != nil {
 		return err
 	}
+	if c.trustedProxies, err = handlers.ParseProxies(c.TrustedProxies); err != nil {
+		return fmt.Errorf("trusted-proxies: %w", err)
+	}
 	if c.MirrorFrom != "" {
 		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword, FullEvery: c.MirrorFullEvery}
 		for _, l := range strings.Split(c.MirrorLanguages, ",") {
@@ -401,6 +410,7 @@ func (c *Config) handlerConfig(b memoryBudget) handlers.Config {
 		WriteRateLimitPerMinute: c.WriteRateLimitPerMinute,
 		SeriesPerHour:           c.SeriesPerHour,
 		TrustedOrigins:          c.trustedOrigins,
+		TrustedProxies:          c.trustedProxies,
 		AuthFailuresPerMinute:   c.AuthFailuresPerMinute,
 		ServeMetrics:            c.MetricsAddr == "",
 		ListCacheBytes:          b.lists,

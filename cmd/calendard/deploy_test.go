@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -48,5 +49,18 @@ func TestSystemdUnitMatchesTheBinary(t *testing.T) {
 	}
 	if _, err := parseConfig("serve", exec[2:], func(string) string { return "" }, io.Discard); err != nil {
 		t.Errorf("ExecStart's flags: %v", err)
+	}
+}
+
+// TestDeployEnvironment: the example environment file is one serve accepts, and trusts its proxy's
+// X-Forwarded-For, as the Caddyfile beside it needs.
+func TestDeployEnvironment(t *testing.T) {
+	env := unitSettings(t, "../../docs/deploy/calendard.env")
+	cfg, err := parseConfig("serve", nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatalf("calendard.env: %v", err)
+	}
+	if len(cfg.trustedProxies) == 0 || !cfg.trustedProxies[0].Contains(netip.MustParseAddr("127.0.0.1")) {
+		t.Errorf("calendard.env trusts %v, not the proxy on loopback", cfg.trustedProxies)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -135,6 +136,47 @@ func TestCrossSiteWrites(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrustedProxies: behind a reverse proxy named in CALENDAR_TRUSTED_PROXIES, the failure throttle
+// counts each client by the address the proxy appended to X-Forwarded-For, so ten wrong passwords
+// from one client do not lock the login out for another; without the setting every request is the
+// proxy's, and a client's X-Forwarded-For is never believed (issue 40).
+func TestTrustedProxies(t *testing.T) {
+	const ns = "/calendar/events/v1"
+	for _, tc := range []struct {
+		name string
+		env  []string
+		// wantOther is the status of the right password from another client after ten failures.
+		wantOther int
+	}{
+		{name: "behind a trusted proxy", env: []string{"CALENDAR_TRUSTED_PROXIES=127.0.0.1, ::1"}, wantOther: 200},
+		{name: "no proxy trusted", wantOther: 429},
+		{name: "another proxy trusted", env: []string{"CALENDAR_TRUSTED_PROXIES=10.0.0.0/8"}, wantOther: 429},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServer(t, tc.env...)
+			from := func(client string) map[string]string {
+				// What a client sent, then what the proxy appended: the client's address.
+				return map[string]string{"X-Forwarded-For": "198.51.100.99, " + client}
+			}
+			for i := range 10 {
+				if res := s.do(req{method: "GET", path: ns, auth: "admin:WrongPassword0123456789a", header: from("203.0.113.1")}); res.status != 401 {
+					t.Fatalf("failure %d: %d", i+1, res.status)
+				}
+			}
+			if res := s.do(req{method: "GET", path: ns, auth: adminAuth, header: from("203.0.113.1")}); res.status != 429 {
+				t.Errorf("the client that failed ten times: %d, want 429", res.status)
+			}
+			if res := s.do(req{method: "GET", path: ns, auth: adminAuth, header: from("203.0.113.2")}); res.status != tc.wantOther {
+				t.Errorf("another client: %d, want %d", res.status, tc.wantOther)
+			}
+		})
+	}
+	if _, err := parseConfig("serve", []string{"--trusted-proxies", "10.0.0.0/8,proxy.example"}, func(string) string { return "" }, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "proxy.example") {
+		t.Errorf("a proxy named by host: %v, want an error naming it", err)
 	}
 }
 
