@@ -51,10 +51,24 @@ func (h *Handler) authenticate(rq *request) error {
 		user, err = h.db.AuthenticateBasic(rq.r.Context(), name, password)
 	}
 	if failed = errors.As(err, new(*storage.AuthError)); err != nil {
+		if failed && user != nil && h.failures != nil {
+			h.countOtherName(rq, user, name)
+		}
 		return err
 	}
 	rq.actor = storage.Actor{UserID: user.ID, Role: user.Role}
 	return nil
+}
+
+// countOtherName counts a wrong password given with one of user's names (login, e-mail) against the
+// other as well, so that an account has one count of failures whichever name its guesser uses. The
+// two keys count the same failures, so the name given logs the episode, once.
+func (h *Handler) countOtherName(rq *request, user *storage.User, name string) {
+	other := user.Login
+	if strings.EqualFold(name, user.Login) {
+		other = user.Email
+	}
+	h.failures.end(h.failures.key(h.clientAddr(rq.r), false, other), rq.now, true)
 }
 
 // logThrottled records that a key started being throttled, once per episode (failureTable). The login

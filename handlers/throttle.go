@@ -135,7 +135,8 @@ func (t *failureTable) rejections() uint64 {
 	return t.refused
 }
 
-// end settles an attempt begin let through. It reports whether this failure made the key throttled
+// end settles an attempt begin let through, or records a failure of a key no attempt reserved (the
+// other name of an account, countOtherName). It reports whether this failure made the key throttled
 // for the first time in its episode, which the caller logs.
 func (t *failureTable) end(key uint64, now time.Time, failed bool) (throttled bool) {
 	t.mu.Lock()

@@ -248,10 +248,18 @@ func TestAuthThrottle(t *testing.T) {
 			fails(2, ipA, basic("admin", wrong)),
 			[]req{
 				{remoteAddr: ipA, auth: basic("admin", adminPassword), wantStatus: 429, wantRetryAfter: "60"},
-				{remoteAddr: ipA, auth: basic("admin@example.org", adminPassword), wantStatus: 200},
 				{remoteAddr: ipA, auth: basic("ann", wrong), wantStatus: 401},
 				{remoteAddr: ipB, auth: basic("admin", adminPassword), wantStatus: 200},
 				{remoteAddr: ipA, auth: bearer(adminPassword), wantStatus: 200},
+			},
+		)},
+		{"an account's login and e-mail count as one", 2, steps(
+			fails(1, ipA, basic("admin", wrong)),
+			fails(1, ipA, basic("Admin@Example.org", wrong)),
+			[]req{
+				{remoteAddr: ipA, auth: basic("admin", adminPassword), wantStatus: 429, wantRetryAfter: "60"},
+				{remoteAddr: ipA, auth: basic("admin@example.org", adminPassword), wantStatus: 429, wantRetryAfter: "60"},
+				{remoteAddr: ipB, auth: basic("admin@example.org", adminPassword), wantStatus: 200},
 			},
 		)},
 		{"every Bearer failure counts under one key", 2, steps(

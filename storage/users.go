@@ -244,7 +244,8 @@ const (
 )
 
 // AuthenticateBasic checks a login (or e-mail) and application password. Returns an *AuthError when
-// they do not match.
+// they do not match; with AuthIncorrectPassword, the user the name designates too, so that a caller
+// counts a failure against the account, whichever of its names it was given.
 func (db *DB) AuthenticateBasic(ctx context.Context, name, password string) (*User, error) {
 	var user *User
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
@@ -262,15 +263,12 @@ func (db *DB) AuthenticateBasic(ctx context.Context, name, password string) (*Us
 		if err != nil {
 			return err
 		}
+		user = u
 		ap, err := db.appPassword(tx, password)
 		if err == ErrNotFound || err == nil && ap.UserID != u.ID {
 			return &AuthError{AuthIncorrectPassword}
 		}
-		if err != nil {
-			return err
-		}
-		user = u
-		return nil
+		return err
 	})
 	return user, err
 }
