@@ -195,6 +195,7 @@ var etcdTests = []struct {
 	{"TestInputRules", TestInputRules},
 	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
 	{"TestSingleLineFields", TestSingleLineFields},
+	{"TestNamingTermsNeedsTheirRight", TestNamingTermsNeedsTheirRight},
 	{"TestVenuePositionOnEarth", TestVenuePositionOnEarth},
 	{"TestPublishDue", TestPublishDue},
 	{"TestTrimChanges", TestTrimChanges},

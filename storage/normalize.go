@@ -223,7 +223,7 @@ func (in *EventInput) normalized(a Actor) (*EventInput, error) {
 				return nil, tooLong("recurrence", MaxRecurrenceLine, "characters a line")
 			}
 			if _, err := parseLine(l); err != nil {
-				return nil, invalid("recurrence", "%s: %v", quoteLine(l), err)
+				return nil, invalid("recurrence", "%s: %v", quoteShort(l), err)
 			}
 		}
 		out.Recurrence = &lines

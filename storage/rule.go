@@ -52,7 +52,7 @@ func parseLine(s string) (recurrenceLine, error) {
 	for _, p := range parts[1:] {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
-			return recurrenceLine{}, fmt.Errorf("parameter %s has no value", quoteLine(p))
+			return recurrenceLine{}, fmt.Errorf("parameter %s has no value", quoteShort(p))
 		}
 		k = strings.ToUpper(k)
 		if k == "VALUE" {
@@ -74,7 +74,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 	loc := start.Location()
 	for _, s := range lines {
 		fail := func(format string, args ...any) error {
-			return invalid("recurrence", "%s: %s", quoteLine(s), fmt.Sprintf(format, args...))
+			return invalid("recurrence", "%s: %s", quoteShort(s), fmt.Sprintf(format, args...))
 		}
 		l, err := parseLine(s)
 		if err != nil {
@@ -128,9 +128,10 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 	return r, nil
 }
 
-// quoteLine quotes a line of a recurrence list, or its first quotedRunes characters: an error
-// message says which line is wrong, and need not repeat a long one whole.
-func quoteLine(s string) string {
+// quoteShort quotes a value a client sent (a line of a recurrence list, a term's name), or its first
+// quotedRunes characters: an error message says which value is wrong, and need not repeat a long one
+// whole.
+func quoteShort(s string) string {
 	if utf8.RuneCountInString(s) <= quotedRunes {
 		return strconv.Quote(s)
 	}
@@ -198,14 +199,14 @@ func (r *rule) occurrences(start, from, to time.Time) ([]time.Time, error) {
 	for i, t := range all {
 		day := t.Format(dayLayout)
 		if i > 0 && all[i-1].Format(dayLayout) == day {
-			return nil, invalid("recurrence", "%s: two occurrences on %s: a series has at most one a day", quoteLine(r.line), day)
+			return nil, invalid("recurrence", "%s: two occurrences on %s: a series has at most one a day", quoteShort(r.line), day)
 		}
 		if day != startDay && !r.exdays[day] {
 			out = append(out, t)
 		}
 	}
 	if len(out)+1 > MaxOccurrences {
-		return nil, invalid("recurrence", "%s: more than %d occurrences between %s and %s", quoteLine(r.line), MaxOccurrences,
+		return nil, invalid("recurrence", "%s: more than %d occurrences between %s and %s", quoteShort(r.line), MaxOccurrences,
 			from.Format(dayLayout), to.Format(dayLayout))
 	}
 	return out, nil

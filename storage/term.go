@@ -370,12 +370,29 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 			return t.ID, nil
 		}
 	}
+	// An unknown name creates the term: only for an actor who may create one on the term routes
+	// (CONTRACT 7.4), or naming terms in events would be a way round their permissions.
+	if !w.a.Can(manageCap(tax)) {
+		field := "categories"
+		if tax == TaxTag {
+			field = "tags"
+		}
+		return 0, invalid(field, "%s is not a %s, and creating one needs a role that may manage them", quoteShort(item), tax)
+	}
 	t, err := w.newTerm(tax, 0, item, slug.Normalize(item))
 	if err != nil {
 		return 0, err
 	}
 	*terms = append(*terms, t)
 	return t.ID, nil
+}
+
+// manageCap is the capability that creates, edits and deletes terms of tax.
+func manageCap(tax Taxonomy) Cap {
+	if tax == TaxTag {
+		return CapManageTags
+	}
+	return CapManageCategories
 }
 
 // ResolveTerms finds the terms of a taxonomy named by items, each a term ID (all digits) or slug
