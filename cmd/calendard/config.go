@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 	"github.com/calendard/calendard/storage/kv"
@@ -75,6 +76,8 @@ type Config struct {
 	// (tec.Importer.FullEvery): the syncs between them ask only what changed among the records
 	// WordPress lists, which leaves out every event that has ended.
 	MirrorFullEvery time.Duration
+	// MirrorTimeout bounds each request of either mirror to its source.
+	MirrorTimeout time.Duration
 	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
 	ICSFrom string
 	// EtcdEndpoints is the comma-separated list of CALENDAR_ETCD_ENDPOINTS, as given: when set, the
@@ -186,6 +189,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	mirrorInterval := fs.String("mirror-interval", envOr(getenv, "CALENDAR_MIRROR_INTERVAL", "5m"), "interval of the syncs of CALENDAR_MIRROR_FROM and CALENDAR_ICS_FROM (CALENDAR_MIRROR_INTERVAL)")
 	mirrorFullEvery := fs.String("mirror-full-every", envOr(getenv, "CALENDAR_MIRROR_FULL_EVERY", defaultMirrorFullEvery),
 		"longest time between two complete walks of CALENDAR_MIRROR_FROM's lists, which bring edits to past events (CALENDAR_MIRROR_FULL_EVERY)")
+	mirrorTimeout := fs.String("mirror-timeout", envOr(getenv, "CALENDAR_MIRROR_TIMEOUT", mirror.DefaultTimeout.String()),
+		"bound of each request of either mirror to its source, from connecting to the end of the body (CALENDAR_MIRROR_TIMEOUT)")
 	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
 		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
 	etcdMaxOps := fs.String("etcd-max-txn-ops", envOr(getenv, "CALENDAR_ETCD_MAX_TXN_OPS", strconv.Itoa(etcdkv.DefaultMaxTxnOps)),
@@ -244,6 +249,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.MirrorFullEvery, err = parseFullEvery(*mirrorFullEvery); err != nil {
 		return c, fmt.Errorf("mirror-full-every %w", err)
+	}
+	if c.MirrorTimeout, err = parseTimeout(*mirrorTimeout); err != nil {
+		return c, fmt.Errorf("mirror-%w", err)
 	}
 	if c.EtcdTimeout, err = time.ParseDuration(*etcdTimeout); err != nil || c.EtcdTimeout <= 0 {
 		return c, errors.New("etcd-timeout must be a positive duration such as 5s")
@@ -307,7 +315,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("trusted-proxies: %w", err)
 	}
 	if c.MirrorFrom != "" {
-		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword, FullEvery: c.MirrorFullEvery}
+		c.mirror = mirrorConfig{From: c.MirrorFrom, User: c.MirrorUser, AppPassword: c.MirrorAppPassword, FullEvery: c.MirrorFullEvery,
+			Timeout: c.MirrorTimeout}
 		for _, l := range strings.Split(c.MirrorLanguages, ",") {
 			if l = strings.TrimSpace(l); l != "" {
 				c.mirror.Languages = append(c.mirror.Languages, l)

@@ -279,7 +279,7 @@ func parseTestConfig(t *testing.T, args []string, env map[string]string, wantErr
 }
 
 // TestParseConfigMirror: the CALENDAR_MIRROR_* settings are checked at start-up, and name the roots
-// serve mirrors.
+// serve mirrors and the timeout of their requests.
 func TestParseConfigMirror(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -289,6 +289,7 @@ func TestParseConfigMirror(t *testing.T) {
 		wantRoots int
 		// wantFullEvery is the walks' interval the mirror gets (0: the default, 24h).
 		wantFullEvery time.Duration
+		wantTimeout   time.Duration // 0: the default, 30s
 	}{
 		{name: "none by default"},
 		{name: "one root", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json"}, wantRoots: 1},
@@ -305,6 +306,10 @@ func TestParseConfigMirror(t *testing.T) {
 		{name: "full walks flag", env: map[string]string{"CALENDAR_MIRROR_FULL_EVERY": "6h"},
 			args: []string{"--mirror-from", "https://site.example/wp-json", "--mirror-full-every", "2h"}, wantRoots: 1, wantFullEvery: 2 * time.Hour},
 		{name: "bad full walks", env: map[string]string{"CALENDAR_MIRROR_FULL_EVERY": "-1h"}, wantErr: "mirror-full-every"},
+		{name: "timeout", env: map[string]string{"CALENDAR_MIRROR_FROM": "https://site.example/wp-json", "CALENDAR_MIRROR_TIMEOUT": "5s"}, wantRoots: 1, wantTimeout: 5 * time.Second},
+		{name: "timeout flag", env: map[string]string{"CALENDAR_MIRROR_TIMEOUT": "5s"}, args: []string{"--mirror-timeout", "2m"}, wantTimeout: 2 * time.Minute},
+		{name: "bad timeout", env: map[string]string{"CALENDAR_MIRROR_TIMEOUT": "0"}, wantErr: "mirror-timeout"},
+		{name: "unreadable timeout", args: []string{"--mirror-timeout", "soon"}, wantErr: "mirror-timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, ok := parseTestConfig(t, tc.args, tc.env, tc.wantErr)
@@ -324,6 +329,13 @@ func TestParseConfigMirror(t *testing.T) {
 			}
 			if cfg.MirrorFullEvery != want || cfg.MirrorFrom != "" && cfg.mirror.FullEvery != want {
 				t.Errorf("full walks every %s (mirror: %s), want %s", cfg.MirrorFullEvery, cfg.mirror.FullEvery, want)
+			}
+			timeout := tc.wantTimeout
+			if timeout == 0 {
+				timeout = 30 * time.Second
+			}
+			if cfg.MirrorTimeout != timeout || cfg.MirrorFrom != "" && cfg.mirror.Timeout != timeout {
+				t.Errorf("timeout %s (the site's %s), want %s", cfg.MirrorTimeout, cfg.mirror.Timeout, timeout)
 			}
 		})
 	}

@@ -47,6 +47,8 @@ type mirrorConfig struct {
 	Languages []string
 	// FullEvery is the longest time between two complete walks of the site's lists (0: the default).
 	FullEvery time.Duration
+	// Timeout bounds each request to the site (mirror.Getter.Timeout).
+	Timeout time.Duration
 }
 
 // roots checks the configuration and lists the site's roots with their languages.
@@ -86,7 +88,8 @@ func (m mirrorConfig) importer(db *storage.DB, actor storage.Actor, defaultLang 
 	for i := range roots {
 		roots[i].URL = strings.TrimSuffix(roots[i].URL, "/")
 	}
-	return &tec.Importer{Store: db, Actor: actor, Roots: roots, Get: &mirror.Getter{User: m.User, Password: m.AppPassword}, FullEvery: m.FullEvery}, nil
+	return &tec.Importer{Store: db, Actor: actor, Roots: roots, Get: &mirror.Getter{User: m.User, Password: m.AppPassword, Timeout: m.Timeout},
+		FullEvery: m.FullEvery}, nil
 }
 
 // importTEC implements "calendard import tec": one sync of a TEC site into the store, or with
@@ -118,6 +121,7 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 		return fmt.Errorf("full-every %w", err)
 	}
 	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_MIRROR_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
+		m.Timeout = f.timeout
 		return m.importer(db, actor, lang)
 	})
 }
@@ -158,7 +162,7 @@ func importICS(ctx context.Context, args []string, getenv func(string) string, s
 		if *language != "" {
 			lang = storage.Lang(*language)
 		}
-		return icsImporter(db, actor, lang, from)
+		return icsImporter(db, actor, lang, from, f.timeout)
 	})
 }
 
@@ -178,9 +182,10 @@ func checkICSFrom(from string) error {
 	return f.Close()
 }
 
-// icsImporter is the import of the file or feed from, writing as actor in language lang. A file is
-// named by its absolute path, so that its links do not depend on the directory the command ran in.
-func icsImporter(db *storage.DB, actor storage.Actor, lang storage.Lang, from string) (*ics.Importer, error) {
+// icsImporter is the import of the file or feed from, writing as actor in language lang, each request
+// to a feed bounded by timeout. A file is named by its absolute path, so that its links do not depend
+// on the directory the command ran in.
+func icsImporter(db *storage.DB, actor storage.Actor, lang storage.Lang, from string, timeout time.Duration) (*ics.Importer, error) {
 	if !strings.HasPrefix(from, "http://") && !strings.HasPrefix(from, "https://") {
 		abs, err := filepath.Abs(from)
 		if err != nil {
@@ -188,19 +193,24 @@ func icsImporter(db *storage.DB, actor storage.Actor, lang storage.Lang, from st
 		}
 		from = abs
 	}
-	return &ics.Importer{From: from, Store: db, Actor: actor, Lang: lang, Get: &mirror.Getter{}}, nil
+	return &ics.Importer{From: from, Store: db, Actor: actor, Lang: lang, Get: &mirror.Getter{Timeout: timeout}}, nil
 }
 
 // importFlags are the flags every source of `calendard import` takes.
 type importFlags struct {
-	follow  time.Duration
-	dryRun  bool
-	dataDir string
+	follow time.Duration
+	// timeoutText is --timeout as given, timeout the duration run reads from it.
+	timeoutText string
+	timeout     time.Duration
+	dryRun      bool
+	dataDir     string
 }
 
 func addImportFlags(fs *flag.FlagSet, getenv func(string) string) *importFlags {
 	f := &importFlags{}
 	fs.DurationVar(&f.follow, "follow", 0, "keep running, syncing again at this interval (e.g. 5m)")
+	fs.StringVar(&f.timeoutText, "timeout", envOr(getenv, "CALENDAR_MIRROR_TIMEOUT", mirror.DefaultTimeout.String()),
+		"bound of each request to the source, from connecting to the end of the body (CALENDAR_MIRROR_TIMEOUT)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "write nothing; report what would change")
 	fs.StringVar(&f.dataDir, "data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
 	return f
@@ -214,6 +224,10 @@ func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdou
 	build func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error)) error {
 	if f.follow < 0 {
 		return errors.New("follow must be a positive interval")
+	}
+	var err error
+	if f.timeout, err = parseTimeout(f.timeoutText); err != nil {
+		return err
 	}
 	cfg, err := parseConfig("import", []string{"--data-dir", f.dataDir}, getenv, stderr)
 	if err != nil {
@@ -280,6 +294,15 @@ func printReport(w io.Writer, rep *mirror.Report, dryRun bool) {
 	}
 }
 
+// parseTimeout reads a request timeout: a positive Go duration.
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("timeout %q: must be a positive duration such as 30s", s)
+	}
+	return d, nil
+}
+
 // mirroring reports whether serve mirrors a source: its records are then read-only through the API.
 func (c Config) mirroring() bool { return c.MirrorFrom != "" || c.ICSFrom != "" }
 
@@ -300,7 +323,7 @@ func (a *app) startMirror(ctx context.Context) (stop func(), err error) {
 		sources = append(sources, im)
 	}
 	if a.cfg.ICSFrom != "" {
-		im, err := icsImporter(a.db, actor, lang, a.cfg.ICSFrom)
+		im, err := icsImporter(a.db, actor, lang, a.cfg.ICSFrom, a.cfg.MirrorTimeout)
 		if err != nil {
 			return nil, err
 		}

@@ -164,6 +164,7 @@ func TestImportICSCommand(t *testing.T) {
 		{[]string{file, "other.ics"}, `unexpected argument "other.ics"`},
 		{[]string{"https://"}, "is not an http(s) URL"},
 		{[]string{file, "--follow", "-1s"}, "positive interval"},
+		{[]string{file, "--timeout", "0"}, `timeout "0": must be a positive duration`},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"import", "ics"}, tc.args...), importEnv(t.TempDir()), &stdout, &stderr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -285,5 +286,53 @@ func TestMirrorInServe(t *testing.T) {
 	ours := s.create("/calendar/events/v1/events", map[string]any{"title": "Ours", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00"})
 	if res := s.do(req{method: "POST", path: "/calendar/events/v1/events/" + utoa(ours), auth: adminAuth, body: map[string]any{"title": "Ours too"}}); res.status != http.StatusOK {
 		t.Errorf("update of a record of our own: %d %s", res.status, res.body)
+	}
+}
+
+// TestImportTimeout: a source that accepts the connection and never answers, or sends its headers
+// and stalls the body, fails the import at its timeout (--timeout, else CALENDAR_MIRROR_TIMEOUT) with
+// an error naming the URL and the timeout; an interrupt stops an import waiting on such a source at
+// once.
+func TestImportTimeout(t *testing.T) {
+	release, interrupted := make(chan struct{}), make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/interrupt/"):
+			interrupted <- struct{}{}
+		case r.URL.Path == "/stalled-body.ics":
+			w.Header().Set("Content-Type", "text/calendar")
+			_, _ = w.Write([]byte("BEGIN:VCALENDAR\r\n"))
+			w.(http.Flusher).Flush()
+		}
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before Close, which waits for the handlers
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		url  string
+	}{
+		{"tec", []string{"tec", "--from", srv.URL + "/wp-json", "--timeout", "200ms"}, nil, srv.URL + "/wp-json/"},
+		{"ics", []string{"ics", srv.URL + "/feed.ics", "--timeout", "200ms"}, nil, srv.URL + "/feed.ics"},
+		{"ics body stalls", []string{"ics", srv.URL + "/stalled-body.ics"}, []string{"CALENDAR_MIRROR_TIMEOUT=200ms"}, srv.URL + "/stalled-body.ics"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), append([]string{"import"}, tc.args...), overlay(importEnv(dir), append(backendEnv(t, dir, nil), tc.env...)), &stdout, &stderr)
+			if want := "GET " + tc.url + ": no complete answer within 200ms"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("import: %v, want an error saying %q", err, want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-interrupted; cancel() }()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"import", "tec", "--from", srv.URL + "/interrupt/wp-json"}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted import: %v, want context.Canceled", err)
 	}
 }

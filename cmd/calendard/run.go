@@ -32,9 +32,9 @@ commands:
   trash                   --type event|venue|organizer --id N   (moves a record to the trash as DELETE does;
                           works while the index loads, when the API cannot)
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
-  import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--dry-run]
+  import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--timeout 30s] [--dry-run]
                           (mirrors a The Events Calendar site; the server must be stopped)
-  import ics              FILE|URL [--language L] [--follow 1h] [--dry-run]
+  import ics              FILE|URL [--language L] [--follow 1h] [--timeout 30s] [--dry-run]
                           (imports an iCalendar file or feed; the server must be stopped)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check, prepare-boundary (the server must be stopped)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -187,4 +188,173 @@ func TestProgress(t *testing.T) {
 	if got := none.Snapshot(); got.Phase != "" || got.Done != 0 {
 		t.Errorf("nil Snapshot() = %+v", got)
 	}
+}
+
+// stalledServer answers every request with stall, and holds it until the test ends; it counts the
+// requests.
+func stalledServer(t *testing.T, stall func(w http.ResponseWriter, release <-chan struct{})) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	release := make(chan struct{})
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		stall(w, release)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before Close, which waits for the handlers
+	return srv, &n
+}
+
+// neverAnswers accepts the request and sends nothing.
+func neverAnswers(_ http.ResponseWriter, release <-chan struct{}) { <-release }
+
+// tricklesBody sends the headers and the start of a body, then nothing more.
+func tricklesBody(w http.ResponseWriter, release <-chan struct{}) {
+	w.Header().Set("Content-Length", "1000")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(`{"events":[`))
+	w.(http.Flusher).Flush()
+	<-release
+}
+
+// TestGetterTimeout: a site that accepts the connection and never answers, or sends its headers and
+// then stalls the body, fails the request once its timeout is up, with an error naming the URL and
+// the timeout, and without retries (which would multiply the wait).
+func TestGetterTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stall func(http.ResponseWriter, <-chan struct{})
+	}{
+		{"no answer", neverAnswers},
+		{"body stalls", tricklesBody},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, n := stalledServer(t, tc.stall)
+			g := &Getter{Timeout: 100 * time.Millisecond, Sleep: func(context.Context, time.Duration) error { return nil }}
+			began := time.Now()
+			_, err := g.Get(t.Context(), srv.URL+"/feed")
+			var te *TimeoutError
+			if !errors.As(err, &te) || te.URL != srv.URL+"/feed" || te.Timeout != 100*time.Millisecond {
+				t.Fatalf("Get = %v, want a *TimeoutError for the URL after 100ms", err)
+			}
+			if want := "GET " + srv.URL + "/feed: no complete answer within 100ms"; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q, want it to start %q", err, want)
+			}
+			if took := time.Since(began); took > 10*time.Second {
+				t.Errorf("took %s with a timeout of 100ms", took)
+			}
+			if n.Load() != 1 || g.Requests() != 1 {
+				t.Errorf("%d requests, want 1: a timeout is not retried", n.Load())
+			}
+		})
+	}
+}
+
+// TestGetterCancel: the caller's context ending stops a request in flight at once, with ctx's error
+// (not a timeout), however long the timeout.
+func TestGetterCancel(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	srv, _ := stalledServer(t, func(w http.ResponseWriter, release <-chan struct{}) {
+		arrived <- struct{}{}
+		<-release
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-arrived; cancel() }()
+	_, err := (&Getter{Timeout: time.Hour}).Get(ctx, srv.URL)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Get = %v, want context.Canceled", err)
+	}
+}
+
+// TestGetterConditional: Do sends the Accept header asked for (JSON by default) and the validators of
+// the copy held; a 304 to a conditional request is an answer, not an error, and a 304 to another is
+// an error.
+func TestGetterConditional(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		if r.Header.Get("If-None-Match") == `"v1"` || r.URL.Path == "/always304" {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		_, _ = w.Write([]byte("BEGIN:VCALENDAR"))
+	}))
+	defer srv.Close()
+	g := &Getter{}
+	if _, err := g.Get(t.Context(), srv.URL); err != nil || got.Get("Accept") != "application/json" || got.Get("If-None-Match") != "" {
+		t.Errorf("Get: %v, headers %v; want Accept: application/json and no validators", err, got)
+	}
+	resp, err := g.Do(t.Context(), Request{URL: srv.URL, Accept: "text/calendar"})
+	if err != nil || resp.Status != 200 || resp.Header.Get("ETag") != `"v1"` || got.Get("Accept") != "text/calendar" {
+		t.Fatalf("Do = %+v, %v; Accept %q", resp, err, got.Get("Accept"))
+	}
+	resp, err = g.Do(t.Context(), Request{URL: srv.URL, Accept: "text/calendar", ETag: `"v1"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"})
+	if err != nil || resp.Status != http.StatusNotModified {
+		t.Errorf("conditional Do = %+v, %v; want the 304", resp, err)
+	}
+	if got.Get("If-None-Match") != `"v1"` || got.Get("If-Modified-Since") != "Mon, 02 Jan 2006 15:04:05 GMT" {
+		t.Errorf("validators sent: %v", got)
+	}
+	var se *StatusError
+	if _, err := g.Get(t.Context(), srv.URL+"/always304"); !errors.As(err, &se) || se.Status != http.StatusNotModified {
+		t.Errorf("304 to an unconditional Get = %v, want a *StatusError", err)
+	}
+}
+
+// stallOnce is a transport whose first request never gets an answer (it ends with its context) and
+// whose others get 200.
+type stallOnce struct{ calls atomic.Int32 }
+
+func (s *stallOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if s.calls.Add(1) == 1 {
+		<-r.Context().Done()
+		return nil, r.Context().Err()
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+}
+
+// getSource is a source that fetches one page per run.
+type getSource struct {
+	get  *Getter
+	runs atomic.Int32
+}
+
+func (s *getSource) Name() string { return "http://site.test/wp-json" }
+
+func (s *getSource) Sync(ctx context.Context, _ Options) (*Report, error) {
+	s.runs.Add(1)
+	_, err := s.get.Get(ctx, s.Name()+"/")
+	return &Report{}, err
+}
+
+// TestFollowTimedOut: a run whose site never answers ends at the request timeout, is logged with the
+// source and the error, and the mirror runs again at the next interval.
+func TestFollowTimedOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core, logs := observer.New(zap.InfoLevel)
+		src := &getSource{get: &Getter{Client: &http.Client{Transport: &stallOnce{}}, Timeout: 30 * time.Second}}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- Follow(ctx, src, 5*time.Minute, Options{Logger: zap.New(core)}) }()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		failed := logs.FilterMessage("mirror run failed").All()
+		if len(failed) != 1 {
+			t.Fatalf("%d failed runs logged after a minute, want 1 (the first, timed out after 30s)", len(failed))
+		}
+		f := failed[0].ContextMap()
+		if f["source"] != src.Name() || !strings.Contains(f["error"].(string), "GET http://site.test/wp-json/: no complete answer within 30s") {
+			t.Errorf("failed run logged with %v, want the source and the timeout", f)
+		}
+		time.Sleep(10 * time.Minute)
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := src.runs.Load(), logs.FilterMessage("mirror run").Len(); got != 3 || ok != 2 {
+			t.Errorf("%d runs, %d logged as done, in 11 minutes at 5-minute intervals; want 3 and 2", got, ok)
+		}
+	})
 }
