@@ -15,6 +15,14 @@
 // An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
 // and keeps what an earlier run wrote: its UID is still in the file, so it is not trashed as gone.
 //
+// A feed (an http(s) URL) is asked for as text/calendar, and conditionally: the Importer keeps the
+// ETag and Last-Modified of the feed as its last complete run read it and sends them (If-None-Match,
+// If-Modified-Since), so an unchanged feed costs one 304 and the run writes nothing, reporting every
+// linked UID unchanged. The validators are kept in memory, by the Importer: serve's mirror and
+// --follow send them from their second run on, while a one-off `import ics URL` downloads the feed
+// (and still skips each unchanged UID by its stamp). Keeping them in the store would need a key of
+// their own there, a schema change, to save one download per run of a command.
+//
 // What becomes what is eventInput's documentation.
 //
 // # Caveats
@@ -39,8 +47,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/calendard/calendard/jobs/mirror"
@@ -63,7 +73,17 @@ type Importer struct {
 	Get *mirror.Getter
 	// Limits bound what a file may hold (ical.Limits; zero fields take their defaults).
 	Limits ical.Limits
+
+	// validators are the ETag and Last-Modified of the feed as the last complete run read it.
+	validators atomic.Pointer[mirror.Request]
 }
+
+// feedAccept is the Accept header of a feed request: iCalendar, or whatever the server has, as many
+// serve .ics files as text/plain or application/octet-stream.
+const feedAccept = "text/calendar, */*;q=0.1"
+
+// errNotModified is read's answer when the feed has not changed since the last complete run.
+var errNotModified = errors.New("ics: feed not modified")
 
 // stampVersion changes when what an event takes from a VEVENT changes (eventInput), so that the
 // next run writes every event again instead of skipping them as unchanged.
@@ -82,7 +102,14 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 		before := im.Get.Requests()
 		defer func() { rep.Requests = im.Get.Requests() - before }()
 	}
-	cal, err := im.read(ctx)
+	cal, validators, err := im.read(ctx)
+	if errors.Is(err, errNotModified) {
+		linked, err := im.Store.Linked(ctx, im.From)
+		for range linked {
+			rep.Count(mirror.Unchanged)
+		}
+		return rep, err
+	}
 	// seen holds the UIDs the file has: the others' events are trashed at the end. An event the file
 	// spells wrongly this time is still the file's: it is reported, and its event left as it was.
 	seen := map[string]bool{}
@@ -140,28 +167,47 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	if err := im.commit(ctx, batch, rep, opts.DryRun); err != nil {
 		return rep, err
 	}
-	return rep, im.trashGone(ctx, linked, seen, rep, opts.DryRun)
+	if err := im.trashGone(ctx, linked, seen, rep, opts.DryRun); err != nil {
+		return rep, err
+	}
+	if !opts.DryRun {
+		// Only now: a run that stopped short must not make the next one skip the feed.
+		im.validators.Store(&validators)
+	}
+	return rep, nil
 }
 
-// read fetches and decodes the file.
-func (im *Importer) read(ctx context.Context) (*ical.Calendar, error) {
+// read fetches and decodes the file, and returns a feed's validators (ETag, Last-Modified). A feed is
+// asked for with the last complete run's validators: errNotModified when the server answers 304.
+func (im *Importer) read(ctx context.Context) (*ical.Calendar, mirror.Request, error) {
 	if strings.HasPrefix(im.From, "http://") || strings.HasPrefix(im.From, "https://") {
 		get := im.Get
 		if get == nil {
 			get = &mirror.Getter{}
 		}
-		res, err := get.Get(ctx, im.From)
-		if err != nil {
-			return nil, err
+		var req mirror.Request
+		if v := im.validators.Load(); v != nil {
+			req = *v
 		}
-		return ical.Decode(bytes.NewReader(res.Body), im.Limits)
+		req.URL, req.Accept = im.From, feedAccept
+		res, err := get.Do(ctx, req)
+		if err != nil {
+			return nil, mirror.Request{}, err
+		}
+		if res.Status == http.StatusNotModified {
+			return nil, mirror.Request{}, errNotModified
+		}
+		validators := mirror.Request{ETag: res.Header.Get("ETag"), LastModified: res.Header.Get("Last-Modified")}
+		cal, err := ical.Decode(bytes.NewReader(res.Body), im.Limits)
+		return cal, validators, err
 	}
 	f, err := os.Open(im.From)
 	if err != nil {
-		return nil, err
+		return nil, mirror.Request{}, err
 	}
 	defer f.Close()
-	return ical.Decode(f, im.Limits)
+	cal, err := ical.Decode(f, im.Limits)
+	return cal, mirror.Request{}, err
 }
 
 // group is the VEVENTs of one UID: the event or series (zero when the file has only overrides of

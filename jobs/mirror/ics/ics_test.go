@@ -228,6 +228,90 @@ func TestSyncFeedURL(t *testing.T) {
 	}
 }
 
+// TestSyncFeedConditional: a feed is asked for as text/calendar; once a run has read it whole, the
+// next sends its ETag and Last-Modified, and a 304 costs that one request, writes nothing and reports
+// every event unchanged. A dry run or a run that stopped short keeps no validators; a changed feed
+// is read again.
+func TestSyncFeedConditional(t *testing.T) {
+	body, err := os.ReadFile(fixture(t, "tec.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag, fail := `"v1"`, atomic.Bool{}
+	var got []http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Clone())
+		if fail.Load() {
+			http.Error(w, "gone", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Last-Modified", "Sun, 01 Mar 2026 10:00:00 GMT")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/calendar")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	db := openStore(t)
+	im := &Importer{From: srv.URL + "/events.ics", Store: db, Actor: admin, Lang: "nl", Get: &mirror.Getter{}}
+	validators := func() (string, string) {
+		h := got[len(got)-1]
+		return h.Get("If-None-Match"), h.Get("If-Modified-Since")
+	}
+	for _, step := range []struct {
+		name             string
+		dryRun, fail     bool
+		wantINM, wantIMS string
+		want             counts
+		wantErr          bool
+	}{
+		{name: "dry run", dryRun: true, want: counts{Added: 3}},
+		{name: "first", want: counts{Added: 3}},
+		{name: "unchanged", wantINM: `"v1"`, wantIMS: "Sun, 01 Mar 2026 10:00:00 GMT", want: counts{Unchanged: 3}},
+		{name: "feed gone", fail: true, wantINM: `"v1"`, wantIMS: "Sun, 01 Mar 2026 10:00:00 GMT", wantErr: true},
+		{name: "unchanged again", wantINM: `"v1"`, wantIMS: "Sun, 01 Mar 2026 10:00:00 GMT", want: counts{Unchanged: 3}},
+	} {
+		fail.Store(step.fail)
+		before := len(got)
+		rep, err := im.Sync(context.Background(), mirror.Options{DryRun: step.dryRun})
+		if (err != nil) != step.wantErr {
+			t.Fatalf("%s: %v, want an error: %v", step.name, err, step.wantErr)
+		}
+		if len(got) != before+1 || rep.Requests != 1 {
+			t.Errorf("%s: %d requests (reported %d), want 1", step.name, len(got)-before, rep.Requests)
+		}
+		if accept := got[len(got)-1].Get("Accept"); !strings.HasPrefix(accept, "text/calendar") {
+			t.Errorf("%s: Accept %q, want text/calendar", step.name, accept)
+		}
+		if inm, ims := validators(); inm != step.wantINM || ims != step.wantIMS {
+			t.Errorf("%s: sent If-None-Match %q, If-Modified-Since %q; want %q, %q", step.name, inm, ims, step.wantINM, step.wantIMS)
+		}
+		if c := countsOf(rep); !step.wantErr && c != step.want {
+			t.Errorf("%s: report %+v, want %+v", step.name, c, step.want)
+		}
+	}
+	if n := len(events(t, db)); n != 3 {
+		t.Errorf("%d events in the store, want the feed's 3", n)
+	}
+	// A changed feed has a new ETag: the server answers it whole.
+	etag = `"v2"`
+	if rep := sync(t, im, mirror.Options{}); countsOf(rep) != (counts{Unchanged: 3}) {
+		t.Errorf("changed ETag, same events: %+v, want 3 unchanged by their stamps", countsOf(rep))
+	}
+	if inm, _ := validators(); inm != `"v1"` {
+		t.Errorf("sent If-None-Match %q, want the last complete run's", inm)
+	}
+	if rep := sync(t, im, mirror.Options{}); countsOf(rep) != (counts{Unchanged: 3}) || rep.Requests != 1 {
+		t.Errorf("after the new ETag: %+v", countsOf(rep))
+	}
+	if inm, _ := validators(); inm != `"v2"` {
+		t.Errorf("sent If-None-Match %q, want the new ETag", inm)
+	}
+}
+
 // edit replaces the first old in the file at path by new, failing when old is not there.
 func edit(t *testing.T, path, old, new string) {
 	t.Helper()
