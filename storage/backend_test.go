@@ -190,6 +190,8 @@ var etcdTests = []struct {
 	{"TestBulkPutPlaceSlug", TestBulkPutPlaceSlug},
 	{"TestBulkTrash", TestBulkTrash},
 	{"TestGuardMirrored", TestGuardMirrored},
+	{"TestLocalIDBase", TestLocalIDBase},
+	{"TestImportNeverOverwritesLocal", TestImportNeverOverwritesLocal},
 	{"TestDocsFollowWrites", TestDocsFollowWrites},
 	{"TestChangedSince", TestChangedSince},
 	{"TestInputRules", TestInputRules},

@@ -79,6 +79,9 @@ func (b *Bulk) PutEvent(id uint64, lang Lang, in *EventInput) (e *Event, created
 	case errors.Is(err, ErrNotFound):
 		e, err := b.w.createEvent(id, lang, in)
 		return e, err == nil, err
+	case errors.Is(err, ErrWrongType):
+		t, _ := postTypeOf(b.w.tx, id)
+		return nil, false, fmt.Errorf("%w: %d is a %s here", err, id, t)
 	case err != nil:
 		return nil, false, err
 	}
@@ -135,7 +138,7 @@ func putPlace(w *writer, t PostType, id uint64, create, update func() error) (cr
 	case err != nil:
 		return false, err
 	case pt != t:
-		return false, ErrWrongType
+		return false, fmt.Errorf("%w: %d is a %s here", ErrWrongType, id, pt)
 	}
 	return false, update()
 }
@@ -182,7 +185,16 @@ type ExternalLink struct {
 // source names the source (a site's REST root, a feed's URL); external is the source's own identity;
 // stamp is the source's version of the record, which the next import compares to skip what has not
 // changed. Linking again replaces the previous link.
+//
+// Link is the guard that keeps an import from overwriting what it did not write: it returns
+// ErrNotImported when the store holds d and d is neither linked to source already nor created in
+// this transaction (an import that keeps its source's IDs met an ID that a record created here, or
+// another source's, holds). The caller's transaction then fails, leaving that record as it was
+// whatever was put into it before the Link.
 func (b *Bulk) Link(source, external string, d Doc, stamp string) error {
+	if err := b.ownable(source, d); err != nil {
+		return err
+	}
 	key := externalKey(source, external)
 	if err := b.unlinkDoc(key, d); err != nil {
 		return err
@@ -191,6 +203,35 @@ func (b *Bulk) Link(source, external string, d Doc, stamp string) error {
 		return err
 	}
 	return b.w.tx.Put(bExternal, key, append(docKey(d), stamp...))
+}
+
+// ownable returns ErrNotImported, naming d and what holds its ID, when source may not link d: the
+// store holds it, this transaction did not create it, and no link of source's names it.
+func (b *Bulk) ownable(source string, d Doc) error {
+	if b.w.created[d] || !b.w.holds(d) {
+		return nil
+	}
+	held := b.w.tx.Get(bExternalDocs, docKey(d))
+	if held != nil && bytes.HasPrefix(held, externalKey(source, "")) {
+		return nil
+	}
+	holder := "created here"
+	if held != nil {
+		other, _, _ := bytes.Cut(held, []byte{0})
+		holder = "imported from " + string(other)
+	}
+	return fmt.Errorf("%w: the source's %s %d is not written over our %s %d, %s", ErrNotImported, d.Kind, d.ID, d.Kind, d.ID, holder)
+}
+
+// holds reports whether the store holds document d.
+func (w *writer) holds(d Doc) bool {
+	if t, ok := d.Kind.PostType(); ok {
+		return w.tx.Get(postBucket(t), u64(d.ID)) != nil
+	}
+	if tax, ok := d.Kind.Taxonomy(); ok {
+		return w.tx.Get(termBucket(tax), u64(d.ID)) != nil
+	}
+	return false
 }
 
 // Unlink forgets what source knows as external.

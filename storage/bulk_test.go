@@ -2,7 +2,12 @@ package storage
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // TestBulkPut: an import keeps its source's IDs, creating a record under one no record has and
@@ -207,16 +212,7 @@ func TestBulkPutPlaceSlug(t *testing.T) {
 // free again.
 func TestGuardMirrored(t *testing.T) {
 	db := mustOpenDB(t)
-	e := mustCreateEvent(t, db, admin, newEvent(t, "Concert"))
 	free := mustCreateEvent(t, db, admin, newEvent(t, "Ours"))
-	v, _, err := db.CreateVenue(ctx, admin, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag, err := db.CreateTerm(ctx, admin, TaxTag, &TermInput{Name: ptr("live")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const site = "https://site.example/wp-json"
 	link := func(fn func(b *Bulk) error) {
 		t.Helper()
@@ -224,7 +220,19 @@ func TestGuardMirrored(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// What an import writes: records and terms with the site's IDs, each linked in the transaction
+	// that writes it.
+	e, v, tag := &Event{Post: Post{ID: 101}}, &Venue{Post: Post{ID: 102}}, &Term{ID: 103}
 	link(func(b *Bulk) error {
+		if _, _, err := b.PutEvent(e.ID, "en", newEvent(t, "Concert")); err != nil {
+			return err
+		}
+		if _, err := b.PutVenue(v.ID, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}}); err != nil {
+			return err
+		}
+		if _, err := b.PutTerm(TaxTag, tag.ID, &TermInput{Name: ptr("live")}); err != nil {
+			return err
+		}
 		for _, l := range []struct {
 			ext string
 			d   Doc
@@ -265,7 +273,12 @@ func TestGuardMirrored(t *testing.T) {
 		return err
 	})
 	// Linking the key to another document frees the first; unlinking frees the second.
-	link(func(b *Bulk) error { return b.Link(site, "event:1", Doc{DocEvent, free.ID}, "s") })
+	link(func(b *Bulk) error {
+		if _, _, err := b.PutEvent(104, "en", newEvent(t, "Another")); err != nil {
+			return err
+		}
+		return b.Link(site, "event:1", Doc{DocEvent, 104}, "s")
+	})
 	if err := writes["update event"](); err != nil {
 		t.Errorf("after the link moved: %v", err)
 	}
@@ -306,4 +319,259 @@ func TestBulkTrash(t *testing.T) {
 	if err := trash(Doc{DocCategory, 1}); !errors.Is(err, ErrWrongType) {
 		t.Errorf("trash a term: %v, want ErrWrongType", err)
 	}
+}
+
+// TestLocalIDBase: with Options.LocalIDBase, every ID the store chooses (records, images' aside, and
+// terms, each on its own sequence) is at least the base, records created before keep theirs, and an
+// import's IDs below the base do not move it; an import's ID above it does, so that IDs never collide.
+func TestLocalIDBase(t *testing.T) {
+	const base = MirrorIDBase
+	type step struct {
+		// create makes a record or term here (kind "event", "venue", "organizer", "category",
+		// "tag"), or with put an import's record with that ID.
+		kind   string
+		put    uint64
+		bulk   bool // a record of the store's choosing, created inside Bulk (an iCalendar import)
+		wantID uint64
+	}
+	for _, tc := range []struct {
+		name  string
+		base  uint64 // 0: none
+		steps []step
+	}{
+		{name: "no base", steps: []step{
+			{kind: "event", wantID: 1}, {kind: "venue", wantID: 2}, {kind: "tag", wantID: 1}, {kind: "category", wantID: 2},
+		}},
+		{name: "base on an empty store", base: base, steps: []step{
+			{kind: "event", wantID: base}, {kind: "venue", wantID: base + 1}, {kind: "organizer", wantID: base + 2},
+			{kind: "event", bulk: true, wantID: base + 3},
+			{kind: "tag", wantID: base}, {kind: "category", wantID: base + 1},
+		}},
+		{name: "site IDs below the base", base: base, steps: []step{
+			{kind: "event", put: 375, wantID: 375}, {kind: "event", wantID: base},
+			{kind: "event", put: 376, wantID: 376}, {kind: "event", wantID: base + 1},
+			{kind: "tag", put: 12, wantID: 12}, {kind: "tag", wantID: base},
+		}},
+		{name: "an import's ID above the base", base: base, steps: []step{
+			{kind: "event", wantID: base}, {kind: "event", put: base + 10, wantID: base + 10}, {kind: "venue", wantID: base + 11},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := mustOpenDB(t)
+			db.localIDBase = tc.base
+			for i, s := range tc.steps {
+				got, err := createOrPut(t, db, s.kind, s.put, s.bulk)
+				if err != nil || got != s.wantID {
+					t.Errorf("step %d, %s (put %d, in bulk %v): id %d, %v; want %d", i, s.kind, s.put, s.bulk, got, err, s.wantID)
+				}
+			}
+		})
+	}
+	// A store that mirrors from now on keeps the IDs it has.
+	db := mustOpenDB(t)
+	old := mustCreateEvent(t, db, admin, newEvent(t, "Before the mirror"))
+	db.localIDBase = base
+	if next := mustCreateEvent(t, db, admin, newEvent(t, "After")); old.ID != 1 || next.ID != base {
+		t.Errorf("ids %d then %d, want 1 then the base", old.ID, next.ID)
+	}
+	if e, _, err := db.Event(ctx, old.ID); err != nil || e.Title != "Before the mirror" {
+		t.Errorf("the earlier event: %+v %v", e, err)
+	}
+}
+
+// createOrPut creates a record or term of kind, through the API's way or inside Bulk, or puts an
+// import's with ID put, and returns its ID.
+func createOrPut(t *testing.T, db *DB, kind string, put uint64, bulk bool) (uint64, error) {
+	t.Helper()
+	tax := map[string]Taxonomy{"category": TaxCategory, "tag": TaxTag}
+	switch {
+	case put != 0:
+		err := db.Bulk(ctx, admin, func(b *Bulk) error {
+			var err error
+			switch kind {
+			case "event":
+				_, _, err = b.PutEvent(put, "en", newEvent(t, "Site "+utoa(put)))
+			case "category", "tag":
+				_, err = b.PutTerm(tax[kind], put, &TermInput{Name: ptr("site " + utoa(put))})
+			}
+			return err
+		})
+		return put, err
+	case bulk:
+		var id uint64
+		err := db.Bulk(ctx, admin, func(b *Bulk) error {
+			e, err := b.CreateEvent("en", newEvent(t, "From a feed"))
+			if err == nil {
+				id = e.ID
+			}
+			return err
+		})
+		return id, err
+	}
+	switch kind {
+	case "event":
+		e, err := db.CreateEvent(ctx, admin, "en", newEvent(t, "Ours"))
+		if err != nil {
+			return 0, err
+		}
+		return e.ID, nil
+	case "venue":
+		v, _, err := db.CreateVenue(ctx, admin, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}})
+		if err != nil {
+			return 0, err
+		}
+		return v.ID, nil
+	case "organizer":
+		o, _, err := db.CreateOrganizer(ctx, admin, "en", &OrganizerInput{PostInput: PostInput{Title: ptr("Org")}})
+		if err != nil {
+			return 0, err
+		}
+		return o.ID, nil
+	}
+	term, err := db.CreateTerm(ctx, admin, tax[kind], &TermInput{Name: ptr("ours " + kind)})
+	if err != nil {
+		return 0, err
+	}
+	return term.ID, nil
+}
+
+// TestImportNeverOverwritesLocal: an import that writes a record or term with its source's ID, where
+// the store holds one this source did not import (created here, or another source's), fails with
+// ErrNotImported naming both, and the record held stays as it was; the source's own records, new or
+// linked before, are written.
+func TestImportNeverOverwritesLocal(t *testing.T) {
+	const site, other = "https://site.example/wp-json", "https://other.example/wp-json"
+	for _, tc := range []struct {
+		name string
+		// hold writes what the store holds under the ID before the import (nil: nothing), and
+		// returns that ID and a snapshot of it.
+		hold func(t *testing.T, db *DB) uint64
+		// kind is what the import writes under that ID.
+		kind     DocKind
+		wantErr  error
+		wantText string // in the error
+	}{
+		{name: "an event of the site's, new", kind: DocEvent,
+			hold: func(t *testing.T, db *DB) uint64 { return 375 }},
+		{name: "an event the site's import wrote before", kind: DocEvent,
+			hold: func(t *testing.T, db *DB) uint64 { return importAs(t, db, site, DocEvent, 375) }},
+		{name: "an event created here", kind: DocEvent, wantErr: ErrNotImported,
+			wantText: "the source's event 375 is not written over our event 375, created here",
+			hold:     func(t *testing.T, db *DB) uint64 { return createdHere(t, db, DocEvent) }},
+		{name: "a venue created here", kind: DocVenue, wantErr: ErrNotImported,
+			wantText: "the source's venue 375 is not written over our venue 375, created here",
+			hold:     func(t *testing.T, db *DB) uint64 { return createdHere(t, db, DocVenue) }},
+		{name: "an organizer created here", kind: DocOrganizer, wantErr: ErrNotImported,
+			wantText: "the source's organizer 375 is not written over our organizer 375, created here",
+			hold:     func(t *testing.T, db *DB) uint64 { return createdHere(t, db, DocOrganizer) }},
+		{name: "a tag created here", kind: DocTag, wantErr: ErrNotImported,
+			wantText: "the source's tag 375 is not written over our tag 375, created here",
+			hold:     func(t *testing.T, db *DB) uint64 { return createdHere(t, db, DocTag) }},
+		{name: "another source's event", kind: DocEvent, wantErr: ErrNotImported,
+			wantText: "the source's event 375 is not written over our event 375, imported from " + other,
+			hold:     func(t *testing.T, db *DB) uint64 { return importAs(t, db, other, DocEvent, 375) }},
+		{name: "a venue created here, under the site's event", kind: DocEvent, wantErr: ErrWrongType,
+			wantText: "375 is a venue here",
+			hold:     func(t *testing.T, db *DB) uint64 { return createdHere(t, db, DocVenue) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := mustOpenDB(t)
+			id := tc.hold(t, db)
+			if id != 375 {
+				t.Fatalf("held ID %d, want 375", id)
+			}
+			before := snapshotDocs(t, db)
+			err := db.Bulk(ctx, admin, func(b *Bulk) error {
+				if err := putAs(t, b, tc.kind, id, "From the site"); err != nil {
+					return err
+				}
+				return b.Link(site, tc.kind.String()+":375", Doc{tc.kind, id}, "s2")
+			})
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("import: %v", err)
+				}
+				if links, _ := db.Linked(ctx, site); links[tc.kind.String()+":375"] != (ExternalLink{Doc{tc.kind, id}, "s2"}) {
+					t.Errorf("links %v", links)
+				}
+				return
+			}
+			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("import: %v, want %v saying %q", err, tc.wantErr, tc.wantText)
+			}
+			if diff := cmp.Diff(before, snapshotDocs(t, db)); diff != "" {
+				t.Errorf("the store changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// createdHere creates a record or term of kind k through the API's way, with ID 375.
+func createdHere(t *testing.T, db *DB, k DocKind) uint64 {
+	t.Helper()
+	// The sequences at 374: the next ID handed out is 375, as a site's next one could be.
+	if err := db.kv.Update(ctx, func(tx kv.RwTx) error {
+		if err := tx.SetSequence(bSeqPosts, 374); err != nil {
+			return err
+		}
+		return tx.SetSequence(bSeqTerms, 374)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	kind := map[DocKind]string{DocEvent: "event", DocVenue: "venue", DocOrganizer: "organizer", DocCategory: "category", DocTag: "tag"}[k]
+	id, err := createOrPut(t, db, kind, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// importAs writes record id of kind k as source's import does.
+func importAs(t *testing.T, db *DB, source string, k DocKind, id uint64) uint64 {
+	t.Helper()
+	if err := db.Bulk(ctx, admin, func(b *Bulk) error {
+		if err := putAs(t, b, k, id, "Imported"); err != nil {
+			return err
+		}
+		return b.Link(source, k.String()+":"+utoa(id), Doc{k, id}, "s1")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// putAs puts record or term id of kind k, titled title, as an import does.
+func putAs(t *testing.T, b *Bulk, k DocKind, id uint64, title string) error {
+	var err error
+	switch k {
+	case DocEvent:
+		_, _, err = b.PutEvent(id, "en", newEvent(t, title))
+	case DocVenue:
+		_, err = b.PutVenue(id, "en", &VenueInput{PostInput: PostInput{Title: ptr(title)}})
+	case DocOrganizer:
+		_, err = b.PutOrganizer(id, "en", &OrganizerInput{PostInput: PostInput{Title: ptr(title)}})
+	default:
+		tax, _ := k.Taxonomy()
+		_, err = b.PutTerm(tax, id, &TermInput{Name: ptr(title)})
+	}
+	return err
+}
+
+// snapshotDocs reads every key of the buckets an import writes, as strings.
+func snapshotDocs(t *testing.T, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := db.kv.View(ctx, func(tx kv.Tx) error {
+		for _, b := range [][]byte{bEvents, bVenues, bOrganizers, termBucket(TaxCategory), termBucket(TaxTag), bExternal, bExternalDocs, bSeqPosts, bSeqTerms} {
+			c := tx.Cursor(b)
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				out[string(b)+"/"+string(k)] = string(v)
+			}
+			out[string(b)+" sequence"] = utoa(tx.Sequence(b))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

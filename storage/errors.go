@@ -66,6 +66,12 @@ var (
 	// such as attributing a record to another user without edit_others_posts.
 	ErrForbidden = errors.New("storage: not allowed")
 
+	// ErrNotImported is returned by Bulk.Link when the store holds the record or term to link and
+	// the linking source did not import it: a record created here (through the API), or another
+	// source's. The record keeps what it had, as the whole transaction fails: an import never
+	// overwrites what it did not write. The importers report it; it never reaches the API.
+	ErrNotImported = errors.New("storage: ID held by a record the import did not write")
+
 	// ErrMirrored is returned by a write to a record an import keeps in line with its source
 	// (Bulk.Link) while the store guards mirrored records (Options.GuardMirrored): the source is the
 	// record's truth, and its next sync would overwrite the change.

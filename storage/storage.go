@@ -22,6 +22,8 @@
 //	                          "spaceprobe" → 256 KiB of zeros, between CheckSpace's two writes only
 //	sequences/posts           NextSequence: IDs of events, venues, organizers and images (one sequence)
 //	sequences/terms           NextSequence: IDs of categories and tags
+//	                          (both start at Options.LocalIDBase when it is set, and move past an ID
+//	                          an import writes: see newPost)
 //	sequences/groups          NextSequence: translation group IDs
 //	events venues organizers  id → record
 //	images                    id → Image;   image_urls: URL → id
@@ -103,6 +105,12 @@ import (
 // (migrateScheduled).
 const schemaVersion = 3
 
+// MirrorIDBase is the Options.LocalIDBase of a store that mirrors a WordPress site: 2^40, about 1.1
+// trillion. WordPress hands out the IDs of every post (events, venues, organizers, but also revisions
+// and attachments) from one MySQL auto-increment, and those of terms from another; no site comes near
+// it. It is far below 2^53, so the IDs stay exact as JSON numbers in every client (JavaScript's).
+const MirrorIDBase uint64 = 1 << 40
+
 // Options configure a DB. The zero value of every field but SiteZone has a usable default.
 type Options struct {
 	// Now is the clock; tests freeze it. Defaults to time.Now.
@@ -127,6 +135,12 @@ type Options struct {
 	// GuardMirrored refuses writes outside Bulk to records an import linked (ErrMirrored): set while a
 	// mirror keeps them in line with their source.
 	GuardMirrored bool
+	// LocalIDBase, when set, is the lowest ID the store hands out itself, for records and terms alike:
+	// an ID the store chooses is at least LocalIDBase (and above every ID already handed out), while
+	// a record an import writes keeps its source's ID. Set it (to MirrorIDBase) while a site whose IDs
+	// the store keeps is mirrored, so that a record created here never takes an ID the site will use
+	// for a record of its own. Existing records keep their IDs.
+	LocalIDBase uint64
 	// RecordCacheBytes bounds the memory the decoded-record caches hold (events, venues and organizers
 	// get 15/16, terms the rest); zero means DefaultRecordCacheBytes.
 	RecordCacheBytes int
@@ -150,8 +164,9 @@ type DB struct {
 	// Options.SeriesMaxText.
 	seriesPast, seriesHorizon int
 	seriesMaxText             int
-	// guardMirrored is Options.GuardMirrored.
+	// guardMirrored is Options.GuardMirrored, localIDBase Options.LocalIDBase.
 	guardMirrored bool
+	localIDBase   uint64
 	hashKey       []byte
 	notify        chan struct{}
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
@@ -202,7 +217,7 @@ func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
 		store = opts.Wrap(store)
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
-		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
+		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, localIDBase: opts.LocalIDBase, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
 		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), seriesMaxText: cmp.Or(opts.SeriesMaxText, DefaultSeriesMaxText),
 		notify: make(chan struct{}, 1)}
 	// Terms are few (hundreds: 100 KB at 100k events, as /metrics shows) but read by every list page.

@@ -85,7 +85,7 @@ func (w *writer) newTerm(tax Taxonomy, id uint64, name, base string) (*Term, err
 	var err error
 	switch {
 	case id == 0:
-		if id, err = w.tx.NextSequence(bSeqTerms); err != nil {
+		if id, err = w.nextID(bSeqTerms); err != nil {
 			return nil, err
 		}
 	case id > w.tx.Sequence(bSeqTerms):
@@ -102,6 +102,7 @@ func (w *writer) newTerm(tax Taxonomy, id uint64, name, base string) (*Term, err
 		candidate = slug.WithSuffix(base, n)
 	}
 	t := &Term{ID: id, Taxonomy: tax, Name: name, Slug: candidate}
+	w.created[Doc{Kind: termDocKind(tax), ID: id}] = true
 	w.touch(termDocKind(tax), id)
 	if err := w.tx.Put(slugs, []byte(candidate), u64(id)); err != nil {
 		return nil, err

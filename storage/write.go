@@ -52,10 +52,13 @@ type writer struct {
 	order   [][2]uint64
 	// bulk is set in Bulk, the importers' way in, which mirrored records do not refuse.
 	bulk bool
+	// created holds the records and terms this transaction created, which an import may link
+	// (Bulk.Link).
+	created map[Doc]bool
 }
 
 func (db *DB) newWriter(tx kv.RwTx, a Actor) *writer {
-	return &writer{db: db, tx: tx, a: a, now: db.now().UTC().Truncate(time.Second), changed: map[[2]uint64]bool{}}
+	return &writer{db: db, tx: tx, a: a, now: db.now().UTC().Truncate(time.Second), changed: map[[2]uint64]bool{}, created: map[Doc]bool{}}
 }
 
 // checkMirrored refuses a write to a mirrored record outside Bulk when the store guards them.
@@ -83,7 +86,19 @@ func (w *writer) flush() error {
 	return nil
 }
 
-func (w *writer) nextPostID() (uint64, error) { return w.tx.NextSequence(bSeqPosts) }
+func (w *writer) nextPostID() (uint64, error) { return w.nextID(bSeqPosts) }
+
+// nextID takes the next ID of the sequence seq (bSeqPosts, bSeqTerms): at least the store's
+// LocalIDBase, where a sequence below it jumps (a store that mirrors a site from now on keeps its
+// earlier IDs, and hands out new ones from the base).
+func (w *writer) nextID(seq []byte) (uint64, error) {
+	if base := w.db.localIDBase; base > 0 && w.tx.Sequence(seq) < base-1 {
+		if err := w.tx.SetSequence(seq, base-1); err != nil {
+			return 0, err
+		}
+	}
+	return w.tx.NextSequence(seq)
+}
 
 // loadPost loads record id of type t for a write, reporting ErrNotFound or ErrWrongType.
 func loadPost[T any](tx kv.Getter, t PostType, id uint64, now time.Time) (*T, error) {
@@ -458,6 +473,7 @@ func (w *writer) newPost(t PostType, lang Lang, id uint64) (Post, error) {
 			return Post{}, err
 		}
 	}
+	w.created[Doc{Kind: docKind(t), ID: id}] = true
 	return Post{ID: id, Type: t, Lang: lang, Author: w.a.UserID, Date: w.now}, nil
 }
 

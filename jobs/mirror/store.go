@@ -41,6 +41,6 @@ func Write(ctx context.Context, store Store, a storage.Actor, dryRun bool, fn fu
 func Refused(err error) bool {
 	var te *storage.TermExistsError
 	return errors.As(err, &te) || slices.ContainsFunc([]error{storage.ErrInvalid, storage.ErrLinkedPost, storage.ErrConflict,
-		storage.ErrWrongType, storage.ErrDuplicateSlug, storage.ErrForbidden, storage.ErrTrashed, storage.ErrCannotEditOthers},
+		storage.ErrWrongType, storage.ErrNotImported, storage.ErrDuplicateSlug, storage.ErrForbidden, storage.ErrTrashed, storage.ErrCannotEditOthers},
 		func(target error) bool { return errors.Is(err, target) })
 }
