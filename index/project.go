@@ -132,7 +132,7 @@ type projection struct {
 	// sets of linked events above.
 	listed         []rowKey
 	featuredListed []rowKey
-	featured       idSet
+	featured       *idSet
 	termListed     map[uint64][]rowKey
 	venueListed    map[uint64][]rowKey
 	placeListed    map[point][]rowKey
@@ -306,6 +306,9 @@ func (p *projection) putKeys(r *eventRow, l eventLinks) {
 	p.listed = insertKey(p.listed, k)
 	if r.featured {
 		p.featuredListed = insertKey(p.featuredListed, k)
+		if p.featured == nil {
+			p.featured = &idSet{}
+		}
 		p.featured.add(r.id)
 	}
 	for _, t := range l.terms {
@@ -512,7 +515,7 @@ func (p *projection) rebuildKeys() {
 // listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the
 // ordered rows: one pass over the rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
-	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, nil
+	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, &idSet{}
 	p.scheduled, p.dueFrom = map[uint64]int64{}, math.MaxInt64
 	p.minOffset, p.maxOffset = 0, 0
 	for i := range p.events {
@@ -714,7 +717,7 @@ func (p *projection) event(id uint64) *eventRow {
 
 // linked returns the events linked to any of ids in m, as a set to test rows against; nil when ids
 // is empty (no restriction).
-func linked(m map[uint64]eventIDs, ids []uint64) idSet {
+func linked(m map[uint64]eventIDs, ids []uint64) *idSet {
 	if len(ids) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -408,7 +409,7 @@ var unionFrom = 10_000
 type termUnion struct {
 	gen  uint64
 	keys []rowKey
-	set  idSet
+	set  *idSet
 }
 
 // union builds the union of the terms ids.
@@ -437,7 +438,7 @@ func (u *termUnion) filter(w window) keyFilter {
 
 // size is what the union counts against the limit of the cache that keeps it.
 func (u *termUnion) size() int {
-	return len(u.keys)*int(unsafe.Sizeof(rowKey{})) + len(u.set)*8
+	return len(u.keys)*int(unsafe.Sizeof(rowKey{})) + u.set.bytes()
 }
 
 // union returns the union of the terms ids (two or more, in order) in l's projection: the one
@@ -701,8 +702,8 @@ func tester(sets []eventIDs, probes int) members {
 const bitsetProbes = 16
 
 // bitsOfSets returns the union of sets as a bitset.
-func bitsOfSets(sets []eventIDs) idSet {
-	out := idSet{}
+func bitsOfSets(sets []eventIDs) *idSet {
+	out := &idSet{}
 	for _, set := range sets {
 		for _, id := range set {
 			out.add(id)
@@ -750,17 +751,17 @@ type scan struct {
 	*EventFilter
 	bounded                                   bool
 	start, end                                int64
-	include, venues, orgs, cats, tags, series idSet
-	text                                      idSet
+	include, venues, orgs, cats, tags, series *idSet
+	text                                      *idSet
 	box                                       *box
 	// links are the projection's, for the series of a row (Collapse), and seen the series listed.
 	links map[uint64]linkSpan
-	seen  idSet
+	seen  *idSet
 }
 
 // compile prepares f for the rows of projection p. Without sets the ID filters are left out: the
 // caller visits only candidates that pass them.
-func compile(f *EventFilter, text idSet, p *projection, sets bool) *scan {
+func compile(f *EventFilter, text *idSet, p *projection, sets bool) *scan {
 	c := &scan{EventFilter: f, bounded: len(f.Include) == 0, start: f.Start.Unix(), end: f.End.Unix(), text: text}
 	if sets {
 		c.include, c.venues = setOf(f.Include), setOf(f.Venues)
@@ -768,7 +769,7 @@ func compile(f *EventFilter, text idSet, p *projection, sets bool) *scan {
 		c.series = linked(p.seriesEvents, nonZero(f.Parent))
 	}
 	if f.Collapse {
-		c.links, c.seen = p.links, idSet{}
+		c.links, c.seen = p.links, &idSet{}
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
@@ -791,11 +792,11 @@ func (c *scan) done() {
 	}
 }
 
-func setOf(ids []uint64) idSet {
+func setOf(ids []uint64) *idSet {
 	if len(ids) == 0 {
 		return nil
 	}
-	s := idSet{}
+	s := &idSet{}
 	for _, id := range ids {
 		s.add(id)
 	}
@@ -1202,13 +1203,15 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (*roaring64.Bitma
 }
 
 // bitsOf turns a compressed set into an idSet for a scan to probe, nil staying nil.
-func bitsOf(set *roaring64.Bitmap) idSet {
+func bitsOf(set *roaring64.Bitmap) *idSet {
 	if set == nil {
 		return nil
 	}
-	out := idSet{}
-	if !set.IsEmpty() {
-		out = make(idSet, set.Maximum()/64+1)
+	out := &idSet{}
+	if n := set.Rank(denseIDs - 1); n > 0 {
+		// Room for the dense IDs only: those above go to the map.
+		last, _ := set.Select(n - 1)
+		out = bitsFor(last)
 	}
 	var buf [256]uint64 // a batch at a time
 	for it := set.ManyIterator(); ; {
@@ -1222,40 +1225,84 @@ func bitsOf(set *roaring64.Bitmap) idSet {
 	}
 }
 
-// idSet is a set of record IDs as a bitset: IDs come from one dense sequence, so a bit per ID is
-// smaller and far faster to fill and probe than a map. A nil idSet means "no restriction".
-type idSet []uint64
+// idSet is a set of record IDs: a bitset for the IDs below denseIDs, which come from one dense
+// sequence, so a bit per ID is smaller and far faster to fill and probe than a map; and a map for the
+// others, which are few and far apart: the IDs a store mirroring a site hands out itself, from
+// storage.MirrorIDBase (2^40) up, and whatever a client names in a filter. A bit per ID up to those
+// would be 128 GiB. A nil *idSet means "no restriction"; its methods but add take it as empty.
+type idSet struct {
+	words []uint64
+	far   map[uint64]struct{}
+}
+
+// denseIDs bounds the IDs an idSet keeps as bits: a bitset of 8 MiB at most.
+const denseIDs = 1 << 26
+
+// bitsFor is an empty idSet with room for the bits of IDs up to last, below denseIDs.
+func bitsFor(last uint64) *idSet {
+	return &idSet{words: make([]uint64, min(last, denseIDs-1)/64+1)}
+}
 
 func (s *idSet) add(id uint64) {
-	w := int(id / 64)
-	if w >= len(*s) {
-		*s = append(*s, make([]uint64, w+1-len(*s))...)
+	if id >= denseIDs {
+		if s.far == nil {
+			s.far = map[uint64]struct{}{}
+		}
+		s.far[id] = struct{}{}
+		return
 	}
-	(*s)[w] |= 1 << (id % 64)
+	w := int(id / 64)
+	if w >= len(s.words) {
+		s.words = append(s.words, make([]uint64, w+1-len(s.words))...)
+	}
+	s.words[w] |= 1 << (id % 64)
 }
 
 // remove takes id out of s.
-func (s idSet) remove(id uint64) {
-	if w := int(id / 64); w < len(s) {
-		s[w] &^= 1 << (id % 64)
+func (s *idSet) remove(id uint64) {
+	switch w := int(id / 64); {
+	case s == nil:
+	case id >= denseIDs:
+		delete(s.far, id)
+	case w < len(s.words):
+		s.words[w] &^= 1 << (id % 64)
 	}
 }
 
 // Contains reports whether id is in s; it makes an idSet a test's members too.
-func (s idSet) Contains(id uint64) bool {
+func (s *idSet) Contains(id uint64) bool {
+	if s == nil {
+		return false
+	}
+	if id >= denseIDs {
+		_, ok := s.far[id]
+		return ok
+	}
 	w := int(id / 64)
-	return w < len(s) && s[w]&(1<<(id%64)) != 0
+	return w < len(s.words) && s.words[w]&(1<<(id%64)) != 0
 }
 
 // ids returns the IDs in s, in order.
-func (s idSet) ids() []uint64 {
+func (s *idSet) ids() []uint64 {
+	if s == nil {
+		return nil
+	}
 	var out []uint64
-	for w, word := range s {
+	for w, word := range s.words {
 		for ; word != 0; word &= word - 1 {
 			out = append(out, uint64(w)*64+uint64(bits.TrailingZeros64(word)))
 		}
 	}
-	return out
+	far := slices.Sorted(maps.Keys(s.far))
+	return append(out, far...)
+}
+
+// bytes is about the memory s holds.
+func (s *idSet) bytes() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.words)*8 + len(s.far)*16
 }
 
 // deadlineReader hands Bleve's searchers postings that stop when the request's context ends. Bleve

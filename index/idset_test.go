@@ -1,0 +1,56 @@
+package index
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+)
+
+// TestIDSetSparse: an idSet answers the same for IDs far apart (a mirroring store's own IDs from
+// 2^40, a client's include of any number) as for dense ones, and its memory follows how many it
+// holds, not how large they are.
+func TestIDSetSparse(t *testing.T) {
+	const far = 1 << 40
+	for _, tc := range []struct {
+		name      string
+		ids       []uint64
+		absent    []uint64
+		wantBytes int // at most
+	}{
+		{name: "dense", ids: []uint64{1, 63, 64, 375}, absent: []uint64{0, 2, 376, far}, wantBytes: 64},
+		{name: "far", ids: []uint64{far, far + 1}, absent: []uint64{0, 1, far + 2}, wantBytes: 64},
+		{name: "both", ids: []uint64{7, 375, far + 5}, absent: []uint64{8, far, far + 6}, wantBytes: 96},
+		{name: "a client's largest", ids: []uint64{1<<63 - 1, denseIDs, denseIDs - 1}, absent: []uint64{1 << 62}, wantBytes: 8<<20 + 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for name, s := range map[string]*idSet{"setOf": setOf(tc.ids), "bitsOf": bitsOf(roaring64.BitmapOf(tc.ids...))} {
+				for _, id := range tc.ids {
+					if !s.Contains(id) {
+						t.Errorf("%s: %d missing", name, id)
+					}
+				}
+				for _, id := range tc.absent {
+					if s.Contains(id) {
+						t.Errorf("%s: %d present", name, id)
+					}
+				}
+				if got, want := s.ids(), slices.Sorted(slices.Values(tc.ids)); !slices.Equal(got, want) {
+					t.Errorf("%s: ids() = %v, want %v", name, got, want)
+				}
+				if s.bytes() > tc.wantBytes {
+					t.Errorf("%s: %d bytes, want at most %d", name, s.bytes(), tc.wantBytes)
+				}
+				s.remove(tc.ids[0])
+				if s.Contains(tc.ids[0]) {
+					t.Errorf("%s: %d still there after remove", name, tc.ids[0])
+				}
+			}
+		})
+	}
+	var none *idSet
+	if none.Contains(1) || none.ids() != nil || none.bytes() != 0 {
+		t.Error("a nil idSet is not empty")
+	}
+	none.remove(1)
+}
