@@ -45,7 +45,8 @@
 //	external_ids              source 0x00 the source's identity → doc kind ‖ id ‖ stamp: what an
 //	                          import wrote each of a source's records as (Bulk.Link)
 //	external_docs             doc kind ‖ id → source 0x00 the source's identity: the reverse of
-//	                          external_ids, which GuardMirrored checks on every write
+//	                          external_ids, which GuardMirrored checks on every write, and Bulk.Link
+//	                          before an import links a record it did not create (ErrNotImported)
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
 //	                          under Options.ChangesHorizon
