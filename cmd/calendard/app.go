@@ -138,6 +138,10 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 		SeriesPast: cfg.SeriesPast, SeriesHorizon: cfg.SeriesHorizon, SeriesMaxText: cfg.SeriesMaxText,
 		GuardMirrored: cfg.mirroring(), RecordCacheBytes: cfg.budget().records, Wrap: cfg.wrapStore,
 	}
+	if cfg.MirrorFrom != "" {
+		// The site's IDs are kept here: what is created here takes IDs the site never reaches.
+		opts.LocalIDBase = storage.MirrorIDBase
+	}
 	if cfg.etcd == nil {
 		return storage.Open(filepath.Join(cfg.DataDir, storeName), opts)
 	}
