@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/bits"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/calendard/calendard/handlers/input"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/klauspost/compress/s2"
@@ -289,8 +291,42 @@ func send(w http.ResponseWriter, c *cachedList, body []byte, encoded bool) {
 
 // listKey is the key of the answer of route to rq in the list cache.
 func listKey(route string, rq *request) string {
-	return route + "\x00" + rq.r.URL.RawQuery + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
+	return route + "\x00" + cacheQuery(rq) + "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" +
 		strconv.FormatUint(rq.actor.UserID, 10) + "\x00" + string(rq.actor.Role)
+}
+
+// cacheQuery is rq's query as the list cache keys it: the parameters its route declares, as validated
+// (rq.vals), and _fields, in order of name. The others change nothing in the answer, and a client that
+// sent a new one each time would miss the cache each time: the feed, whose miss costs a hundred times
+// a hit, was every anonymous client's way to make the server render it (issue 40). A request that
+// validate did not see (the boundary's, which the key itself describes), or with a value of another
+// shape than a string or a list of strings, keeps its raw query.
+func cacheQuery(rq *request) string {
+	if rq.vals == nil {
+		return rq.r.URL.RawQuery
+	}
+	q := url.Values{}
+	for name, raw := range rq.params {
+		if _, declared := rq.vals[name]; !declared && name != "_fields" {
+			continue
+		}
+		if s, err := input.String(raw); err == nil {
+			q.Add(name, s)
+			continue
+		}
+		items, err := input.List(raw)
+		if err != nil {
+			return rq.r.URL.RawQuery
+		}
+		for _, item := range items {
+			s, err := input.String(item)
+			if err != nil {
+				return rq.r.URL.RawQuery
+			}
+			q.Add(name, s)
+		}
+	}
+	return q.Encode()
 }
 
 // get returns the entry of key valid at now, with the store at head and the index at version, and

@@ -479,3 +479,30 @@ func TestPageNeverMixesSnapshots(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Parameters a route does not take do not make a new entry of the list cache, nor does their order:
+// a client that varies them gets the cached answer, as the feed's clients do (issue 40).
+func TestCacheKeyIgnoresUnknownParameters(t *testing.T) {
+	h := compressionHandler(t)
+	for _, route := range []string{"/calendar/events/v1/events.ics", "/calendar/events/v1/events"} {
+		first := ask(h, "GET", route+"?search=concert&per_page=5&junk=1", nil)
+		if first.Code != 200 {
+			t.Fatalf("%s: %d %s", route, first.Code, first.Body)
+		}
+		before := h.lists.stats()
+		for _, q := range []string{"?search=concert&per_page=5&junk=2", "?per_page=5&other=x&search=concert", "?per_page=5&search=concert"} {
+			w := ask(h, "GET", route+q, nil)
+			if w.Code != 200 || w.Body.String() != first.Body.String() {
+				t.Errorf("%s%s: %d, another answer than the first", route, q, w.Code)
+			}
+		}
+		if after := h.lists.stats(); after.Hits != before.Hits+3 || after.Entries != before.Entries {
+			t.Errorf("%s: %d hits and %d entries after three asks that differ in unknown parameters, want %d and %d",
+				route, after.Hits-before.Hits, after.Entries, 3, before.Entries)
+		}
+		// A parameter the route takes does make a new answer.
+		if w := ask(h, "GET", route+"?search=blues&per_page=5", nil); w.Code != 200 || w.Body.String() == first.Body.String() {
+			t.Errorf("%s: search=blues answered as search=concert", route)
+		}
+	}
+}

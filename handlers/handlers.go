@@ -94,6 +94,8 @@ type Handler struct {
 	// trusted holds Config.TrustedOrigins, proxies Config.TrustedProxies.
 	trusted trustedOrigins
 	proxies trustedProxies
+	// feedSlots holds a token for each feed being rendered (feed.go).
+	feedSlots chan struct{}
 	// failures counts failed authentications (throttle.go); nil: no throttling.
 	failures *failureTable
 	// loading is set on the handler of a server whose index is still loading (Loading).
@@ -151,7 +153,8 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
 		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
-		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics}
+		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
+		feedSlots: make(chan struct{}, feedRenders())}
 	h.chain = h.links()
 	return h
 }
