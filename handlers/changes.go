@@ -84,6 +84,13 @@ func (h *Handler) listChanges(w http.ResponseWriter, rq *request) error {
 			return ctx.Err()
 		}
 		defer done()
+		// The credentials are checked again after the wait: a password revoked meanwhile, or a user
+		// whose role changed, answers with what they are now, not with the rights of a minute ago.
+		if !rq.actor.Anonymous() {
+			if err := h.authenticate(rq); err != nil {
+				return err
+			}
+		}
 	}
 	docs, next, more, err := h.changedDocs(ctx, uint64(since), limit)
 	if err != nil {
