@@ -38,6 +38,8 @@ type fake struct {
 	checkErr error
 	// shared makes the store a cluster's (Shared).
 	shared bool
+	// trimErr is what TrimChanges returns.
+	trimErr error
 }
 
 func (f *fake) PublishDue(context.Context) (int, error) {
@@ -53,7 +55,7 @@ func (f *fake) ExtendSeries(context.Context) (int, error) {
 func (f *fake) TrimChanges(_ context.Context, upTo uint64) (int, error) {
 	f.calls = append(f.calls, "trim")
 	f.trimmedTo = upTo
-	return 0, nil
+	return 0, f.trimErr
 }
 
 func (f *fake) Shared() bool { return f.shared }
@@ -123,6 +125,19 @@ func TestTrimInClusterMode(t *testing.T) {
 	}
 	if want := []string{"checkpoint", "trim", "compact"}; !slices.Equal(f.calls, want) || f.trimmedTo != math.MaxUint64 {
 		t.Errorf("calls %v, trimmed to %d; want %v, trimmed as far as the horizon allows", f.calls, f.trimmedTo, want)
+	}
+}
+
+// TestCompactAfterAFailedTrim: a trim that fails does not keep the cluster's history from being
+// compacted, and the run reports the failure (issue 41).
+func TestCompactAfterAFailedTrim(t *testing.T) {
+	j, f := newFake(t)
+	f.shared, f.trimErr = true, storage.ErrTooLarge
+	if err := j.Run(context.Background(), "trim-changes"); !errors.Is(err, storage.ErrTooLarge) {
+		t.Errorf("run = %v, want the trim's failure", err)
+	}
+	if want := []string{"checkpoint", "trim", "compact"}; !slices.Equal(f.calls, want) {
+		t.Errorf("calls %v, want %v", f.calls, want)
 	}
 }
 

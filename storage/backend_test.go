@@ -198,6 +198,7 @@ var etcdTests = []struct {
 	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
 	{"TestSingleLineFields", TestSingleLineFields},
 	{"TestNamingTermsNeedsTheirRight", TestNamingTermsNeedsTheirRight},
+	{"TestTrimPastTheTransactionLimit", TestTrimPastTheTransactionLimit},
 	{"TestVenuePositionOnEarth", TestVenuePositionOnEarth},
 	{"TestPublishDue", TestPublishDue},
 	{"TestTrimChanges", TestTrimChanges},

@@ -49,15 +49,22 @@ func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 	return err
 }
 
-// countingTx counts the bytes of the values a transaction puts.
+// countingTx counts the keys a transaction puts or deletes, and the bytes of the values it puts.
 type countingTx struct {
 	kv.RwTx
+	ops   int
 	bytes int64
 }
 
 func (tx *countingTx) Put(bucket, key, value []byte) error {
+	tx.ops++
 	tx.bytes += int64(len(value))
 	return tx.RwTx.Put(bucket, key, value)
+}
+
+func (tx *countingTx) Delete(bucket, key []byte) error {
+	tx.ops++
+	return tx.RwTx.Delete(bucket, key)
 }
 
 // fsError wraps an errno the way os.PathError does.

@@ -2,12 +2,16 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/calendard/calendard/storage/kv"
 )
 
-// trimBatch bounds the change-log entries one write transaction deletes.
+// trimBatch bounds the change-log entries one write transaction deletes. A backend that takes fewer
+// operations in one transaction (etcd: 128 by default) refuses it with kv.ErrTooLarge, and TrimChanges
+// halves the batch until it passes: one call finds the size the backend takes, and a backlog larger
+// than that is trimmed all the same.
 const trimBatch = 10000
 
 // TrimChanges deletes the change-log entries with a sequence number up to upTo and reports how many it
@@ -28,15 +32,14 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 		}
 		upTo = min(upTo, keep)
 	}
-	total := 0
+	total, batch := 0, trimBatch
 	for {
 		n := 0
 		err := db.update(ctx, func(tx kv.RwTx) error {
-			n = 0
 			var keys [][]byte
 			// Deleting while a cursor walks the bucket moves the cursor, so collect first.
 			c := tx.GuardedCursor(bOutbox)
-			for k, _ := c.First(); k != nil && beUint(k) <= upTo && len(keys) < trimBatch; k, _ = c.Next() {
+			for k, _ := c.First(); k != nil && beUint(k) <= upTo && len(keys) < batch; k, _ = c.Next() {
 				keys = append(keys, k)
 			}
 			for _, k := range keys {
@@ -47,11 +50,16 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 			n = len(keys)
 			return nil
 		})
-		total += n
-		if err != nil {
+		switch {
+		case errors.Is(err, kv.ErrTooLarge) && batch > 1:
+			batch /= 2
+			continue
+		case err != nil:
+			// What the transactions before it deleted stays deleted: total says how much.
 			return total, fmt.Errorf("storage: trim change log: %w", err)
 		}
-		if n < trimBatch {
+		total += n
+		if n < batch {
 			return total, nil
 		}
 	}

@@ -1,8 +1,11 @@
 package storage
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/calendard/calendard/storage/kv"
 )
 
 // TestTrimKeepsTheHorizon: with a horizon, trimming keeps every entry younger than it, whatever the
@@ -51,5 +54,55 @@ func TestTrimKeepsTheHorizon(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if n := trim(second - 1); n != int(second-1-first) {
 		t.Errorf("with the caller's bound behind the horizon: trimmed %d, want %d", n, second-1-first)
+	}
+}
+
+// opLimit is a key-value store that refuses, as etcd does past --max-txn-ops, a transaction that puts
+// or deletes more than max keys.
+type opLimit struct {
+	kv.Store
+	max int
+}
+
+func (s *opLimit) Update(ctx context.Context, fn func(kv.RwTx) error) error {
+	return s.Store.Update(ctx, func(tx kv.RwTx) error {
+		counted := &countingTx{RwTx: tx}
+		if err := fn(counted); err != nil {
+			return err
+		}
+		if counted.ops > s.max {
+			return kv.ErrTooLarge
+		}
+		return nil
+	})
+}
+
+// TestTrimPastTheTransactionLimit: a backlog larger than one transaction of the backend takes is
+// trimmed whole, in transactions it takes, and the count says what was deleted (issue 41).
+func TestTrimPastTheTransactionLimit(t *testing.T) {
+	limit := &opLimit{max: 128} // etcd's default
+	db, err := openTestDB(t, Options{Now: func() time.Time { return testNow }, Wrap: func(s kv.Store) kv.Store { limit.Store = s; return limit }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for range 150 { // 300 entries: an event and its venue each
+		in := newEvent(t, "Concert")
+		in.Venue = &VenueRef{New: &VenueInput{PostInput: PostInput{Title: ptr("Hall")}}}
+		mustCreateEvent(t, db, admin, in)
+	}
+	head, err := db.ChangeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head <= 2*128 {
+		t.Fatalf("%d entries: not past two transactions", head)
+	}
+	n, err := db.TrimChanges(ctx, head)
+	if err != nil || uint64(n) != head {
+		t.Errorf("trim of %d entries: %d, %v", head, n, err)
+	}
+	if left, err := db.Changes(ctx, 0, 10); err == nil || len(left) != 0 {
+		t.Errorf("after the trim: %d entries, %v; want none, the log trimmed", len(left), err)
 	}
 }
