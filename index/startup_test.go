@@ -13,15 +13,23 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// countStore is a store of records numbered up to lastID whose change log answers with err.
+// countStore is a store of as many events as records, numbered up to 2^40 (a mirroring store's own
+// IDs), whose change log answers with err.
 type countStore struct {
 	Store
-	lastID uint64
-	err    error
+	records int
+	err     error
 }
 
 func (s countStore) Scan(context.Context, storage.PostType, uint64, int) (*storage.Records, error) {
-	return &storage.Records{LastID: s.lastID}, nil
+	return &storage.Records{LastID: 1 << 40}, nil
+}
+
+func (s countStore) Count(_ context.Context, t storage.PostType) (int, error) {
+	if t == storage.TypeEvent {
+		return s.records, nil
+	}
+	return 0, nil
 }
 
 func (s countStore) Changes(context.Context, uint64, int) ([]storage.Change, error) {
@@ -30,10 +38,11 @@ func (s countStore) Changes(context.Context, uint64, int) ([]storage.Change, err
 
 func TestReplayCostsMore(t *testing.T) {
 	tests := []struct {
-		name                     string
-		checkpoint, head, lastID uint64
-		err                      error
-		want                     bool
+		name             string
+		checkpoint, head uint64
+		records          int
+		err              error
+		want             bool
 	}{
 		{"at the head", 500, 500, 900, nil, false},
 		{"behind by two thirds of the records", 0, 600, 900, nil, false},
@@ -45,9 +54,9 @@ func TestReplayCostsMore(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			store := countStore{lastID: tc.lastID, err: tc.err}
+			store := countStore{records: tc.records, err: tc.err}
 			if got := replayCostsMore(context.Background(), store, tc.checkpoint, tc.head); got != tc.want {
-				t.Errorf("replayCostsMore(%d, %d) over %d records = %v, want %v", tc.checkpoint, tc.head, tc.lastID, got, tc.want)
+				t.Errorf("replayCostsMore(%d, %d) over %d records = %v, want %v", tc.checkpoint, tc.head, tc.records, got, tc.want)
 			}
 		})
 	}

@@ -213,16 +213,23 @@ func unreplayable(ctx context.Context, store Store, checkpoint, head uint64) (st
 // and decodes its record again and replaces its Bleve document: 1.2 to 1.4 times the CPU a rebuild
 // spends on a record (BenchmarkStartUp at 100k events), so the two break even between 0.7 and 0.85
 // entries per record. An index more than two thirds of the store's record count behind is rebuilt,
-// and a start-up never takes longer than a rebuild would. The count is read as the highest ID handed
-// out (Records.LastID): records are trashed, never removed. It reports false when the entries cannot
-// be read at all (trimmed, or a store error), which unreplayable's next read of the change log tells
-// apart.
+// and a start-up never takes longer than a rebuild would. The records are counted, not read as the
+// highest ID handed out: a store that mirrors a site takes its own records' IDs from 2^40. It reports
+// false when the entries cannot be read at all (trimmed, or a store error), which unreplayable's next
+// read of the change log tells apart.
 func replayCostsMore(ctx context.Context, store Store, checkpoint, head uint64) bool {
 	if _, err := store.Changes(ctx, checkpoint, 1); err != nil {
 		return false
 	}
-	recs, err := store.Scan(ctx, storage.TypeEvent, 0, 0)
-	return err == nil && 3*(head-checkpoint) > 2*recs.LastID
+	records := 0
+	for _, t := range []storage.PostType{storage.TypeEvent, storage.TypeVenue, storage.TypeOrganizer} {
+		n, err := store.Count(ctx, t)
+		if err != nil {
+			return false
+		}
+		records += n
+	}
+	return 3*(head-checkpoint) > 2*uint64(records)
 }
 
 // catchUp applies the change log until a read finds fewer entries than a full batch: the index has
