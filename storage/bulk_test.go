@@ -222,9 +222,15 @@ func TestGuardMirrored(t *testing.T) {
 	}
 	// What an import writes: records and terms with the site's IDs, each linked in the transaction
 	// that writes it.
-	e, v, tag := &Event{Post: Post{ID: 101}}, &Venue{Post: Post{ID: 102}}, &Term{ID: 103}
+	e, v, tag, series := &Event{Post: Post{ID: 101}}, &Venue{Post: Post{ID: 102}}, &Term{ID: 103}, &Event{Post: Post{ID: 104}}
 	link(func(b *Bulk) error {
 		if _, _, err := b.PutEvent(e.ID, "en", newEvent(t, "Concert")); err != nil {
+			return err
+		}
+		if _, _, err := b.PutEvent(series.ID, "en", weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3")); err != nil {
+			return err
+		}
+		if err := b.Link(site, "event:4", Doc{DocEvent, series.ID}, "s"); err != nil {
 			return err
 		}
 		if _, err := b.PutVenue(v.ID, "en", &VenueInput{PostInput: PostInput{Title: ptr("Hall")}}); err != nil {
@@ -258,6 +264,14 @@ func TestGuardMirrored(t *testing.T) {
 			return err
 		},
 		"delete tag": func() error { _, err := db.DeleteTerm(ctx, TaxTag, tag.ID); return err },
+	}
+	// The occurrences of a mirrored series are the series' (issue 36).
+	for _, c := range occurrencesOf(t, db, series.ID) {
+		writes["update occurrence "+c.day()] = func() error {
+			_, err := db.UpdateEvent(ctx, admin, c.ID, &EventInput{PostInput: PostInput{Title: ptr("x")}})
+			return err
+		}
+		writes["trash occurrence "+c.day()] = func() error { _, err := db.TrashEvent(ctx, admin, c.ID); return err }
 	}
 	db.guardMirrored = true
 	for name, write := range writes {

@@ -27,6 +27,13 @@ func loadWritable[T any, P record[T]](w *writer, t PostType, id uint64, may func
 	if err := w.checkMirrored(Doc{Kind: docKind(t), ID: id}); err != nil {
 		return nil, err
 	}
+	// An occurrence is its series': written through it, it would change what the import keeps in line
+	// with the source (its parent's exclusions, its own fields), and a sync would not undo it.
+	if e, ok := any(r).(*Event); ok && e.Parent != 0 {
+		if err := w.checkMirrored(Doc{Kind: DocEvent, ID: e.Parent}); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
