@@ -98,6 +98,12 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if opt.Count > 0 && !opt.Until.IsZero() {
 				return nil, fail("COUNT and UNTIL exclude each other")
 			}
+			if until := opt.Until.In(loc).Format(dayLayout); !opt.Until.IsZero() && until < start.Format(dayLayout) {
+				// The series would be its parent alone, which a calendar app expanding the rule would
+				// not show at all. A DATE UNTIL on the start's own day reads as midnight, before a
+				// start later that day, and is taken as the day it names.
+				return nil, fail("UNTIL %s is before the series' start", until)
+			}
 			opt.Dtstart = start
 			r.line = s
 			if r.rrule, err = rrule.NewRRule(*opt); err != nil {

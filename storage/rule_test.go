@@ -91,6 +91,7 @@ func TestRuleRejects(t *testing.T) {
 		{"unknown part", "RRULE:FREQ=DAILY;FOO=1", nil, "unknown RRULE property"},
 		{"no FREQ", "RRULE:COUNT=3", nil, "FREQ is required"},
 		{"COUNT and UNTIL", "RRULE:FREQ=DAILY;COUNT=3;UNTIL=20270101T000000Z", nil, "exclude each other"},
+		{"UNTIL before the start", "RRULE:FREQ=DAILY;UNTIL=20261130", nil, "UNTIL 2026-11-30 is before the series' start"},
 		{"two RRULEs", "RRULE:FREQ=WEEKLY", []string{"RRULE:FREQ=DAILY"}, "one RRULE"},
 		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
 		{"no value", "RRULE", nil, "NAME:VALUE"},
@@ -123,5 +124,9 @@ func TestRuleRejects(t *testing.T) {
 				t.Errorf("reason %.300q: more than 200 bytes, or Go's own words", fe.Reason)
 			}
 		})
+	}
+	// An UNTIL on the start's own day, as a DATE (midnight, before a start later that day), is the day.
+	if _, err := parseRule([]string{"RRULE:FREQ=DAILY;UNTIL=20261201"}, start); err != nil {
+		t.Errorf("UNTIL on the start's day: %v", err)
 	}
 }
