@@ -195,6 +195,7 @@ var etcdTests = []struct {
 	{"TestDocsFollowWrites", TestDocsFollowWrites},
 	{"TestChangedSince", TestChangedSince},
 	{"TestInputRules", TestInputRules},
+	{"TestNoWebsite", TestNoWebsite},
 	{"TestEveryWriteAppliesTheInputRules", TestEveryWriteAppliesTheInputRules},
 	{"TestSingleLineFields", TestSingleLineFields},
 	{"TestNamingTermsNeedsTheirRight", TestNamingTermsNeedsTheirRight},

@@ -589,3 +589,36 @@ func snapshotDocs(t *testing.T, db *DB) map[string]string {
 	}
 	return out
 }
+
+// TestNoWebsite: an import's NoWebsite forgets the website, whether one was stored or "" was (an
+// update's way to empty it): the event then reads as one that never had one, on create and update.
+func TestNoWebsite(t *testing.T) {
+	db := mustOpenDB(t)
+	put := func(id uint64, in *EventInput) *Event {
+		t.Helper()
+		var e *Event
+		if err := db.Bulk(ctx, admin, func(b *Bulk) (err error) {
+			e, _, err = b.PutEvent(id, "en", in)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	in := newEvent(t, "Gig")
+	in.NoWebsite, in.Website = true, ptr("https://ignored.example/")
+	if e := put(900, in); e.Website != nil {
+		t.Errorf("created with NoWebsite: website %q, want none", *e.Website)
+	}
+	for _, stored := range []string{"https://gig.example/", ""} {
+		if e := put(900, &EventInput{Website: ptr(stored)}); e.Website == nil || *e.Website != stored {
+			t.Fatalf("update to %q: website %v", stored, e.Website)
+		}
+		if e := put(900, &EventInput{NoWebsite: true}); e.Website != nil {
+			t.Errorf("NoWebsite after %q: website %q, want none", stored, *e.Website)
+		}
+		if e, _, err := db.Event(ctx, 900); err != nil || e.Website != nil {
+			t.Errorf("stored after NoWebsite: %+v %v, want no website", e, err)
+		}
+	}
+}

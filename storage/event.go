@@ -21,8 +21,12 @@ type EventInput struct {
 	AllDay     *bool
 	Start, End *datetime.Expr
 	// Cost holds the items as sent (CleanCost); an empty slice clears the cost.
-	Cost             *[]string
-	Website          *string
+	Cost    *[]string
+	Website *string
+	// NoWebsite forgets the stored website, as on an event that never had one: the response shows the
+	// event's page URL (CONTRACT 3.2), where Website "" on an update stores an empty one. It is an
+	// importer's, for a source's event without a website; Website is then ignored.
+	NoWebsite        bool
 	ShowMap          *bool
 	ShowMapLink      *bool
 	HideFromListings *bool
@@ -215,7 +219,10 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 	setIf(&e.HideFromListings, in.HideFromListings)
 	setIf(&e.Sticky, in.Sticky)
 	setIf(&e.Featured, in.Featured)
-	if in.Website != nil {
+	switch {
+	case in.NoWebsite:
+		e.Website = nil
+	case in.Website != nil:
 		e.Website = in.Website
 		if create && *in.Website == "" {
 			e.Website = nil // on create "" means none yet, so the page URL is shown (CONTRACT 3.2)
