@@ -318,13 +318,15 @@ func (e *event) input() (*storage.EventInput, error) {
 		in.Cost = &[]string{}
 	}
 	if e.Website != nil {
-		// The reference escapes the URL for HTML, and without a website of its own an event reports its
-		// page URL (CONTRACT 3.2), which is no website to keep.
+		// The reference escapes the URL for HTML. Without a website of its own an event reports its page
+		// URL (CONTRACT 3.2), and "" once a partial update on the site has reset it: both mean none, which
+		// here is the website of an event that never had one (our page URL), whatever was stored before.
 		w := html.UnescapeString(*e.Website)
-		if w == e.URL {
-			w = ""
+		if w == "" || w == html.UnescapeString(e.URL) {
+			in.NoWebsite = true
+		} else {
+			in.Website = &w
 		}
-		in.Website = &w
 	}
 	if e.Categories != nil {
 		in.Categories = termIDs(*e.Categories)
