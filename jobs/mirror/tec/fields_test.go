@@ -2,12 +2,14 @@ package tec_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/jobs/mirror/tec"
 	"github.com/calendard/calendard/jobs/mirror/tec/tectest"
+	"github.com/calendard/calendard/storage/cost"
 )
 
 // TestWebsiteNone: the site reports an event's own page URL as its website when it has none, and ""
@@ -66,6 +68,64 @@ func TestWebsiteNone(t *testing.T) {
 				case step.want != "" && (got == nil || *got != step.want):
 					t.Errorf("%s: website %v, want %q", step.what, got, step.want)
 				}
+			}
+		})
+	}
+}
+
+// TestCost: an event's cost is kept as items from which our rules (CONTRACT Appendix D) give back the
+// site's formatted cost and cost_details; where no such items exist, the site's text as it is. Our
+// site's default symbol is `$` before the amount, as the site's.
+func TestCost(t *testing.T) {
+	type details struct {
+		values           []string
+		symbol, position string
+	}
+	for _, tc := range []struct {
+		name      string
+		text      string
+		site      details
+		wantItems []string
+		wantCost  string
+		// exception: our rules compute other cost_details from the text (README)
+		exception bool
+	}{
+		{"range with a symbol after", "Free – 30€", details{[]string{"0", "20", "30"}, "€", "postfix"}, []string{"0€", "20€", "30€"}, "Free – 30€", false},
+		{"TEC's suffix", "10€", details{[]string{"10"}, "€", "suffix"}, []string{"10€"}, "10€", false},
+		{"one amount", "20$", details{[]string{"20"}, "$", "postfix"}, []string{"20$"}, "20$", false},
+		{"text", "Donation", details{[]string{"donation"}, "", ""}, []string{"Donation"}, "Donation", false},
+		{"the site's default symbol", "$23", details{[]string{"23"}, "", "prefix"}, []string{"23"}, "$23", false},
+		{"escaped by the site", "Members & guests", details{[]string{"members-guests"}, "", ""}, []string{"Members & guests"}, "Members & guests", false},
+		{"text our rules read otherwise", "Free – 10", details{[]string{"10"}, "Free –", "prefix"}, []string{"Free – 10"}, "Free10", true},
+		{"none", "", details{[]string{}, "", ""}, nil, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := siteNow
+			site, root, _ := clockSite(t, &now)
+			id := site.Put(tectest.Events, event(0, "publish", "Priced", "2030-06-01 10:00:00", "2030-06-01 12:00:00", map[string]any{
+				"cost": tc.text, "cost_details": map[string]any{"values": tc.site.values, "currency_symbol": tc.site.symbol, "currency_position": tc.site.position}}))
+			db := openDB(t)
+			if rep := sync(t, importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", ""), mirror.Options{}); rep.Failed != 0 {
+				t.Fatalf("%v %+v", rep, rep.Failures)
+			}
+			e, _, err := db.Event(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(e.Cost, tc.wantItems) {
+				t.Errorf("items %q, want %q", e.Cost, tc.wantItems)
+			}
+			d := cost.Parse(e.Cost)
+			if got := cost.Format(e.Cost, d, "$", cost.Prefix); got != tc.wantCost {
+				t.Errorf("cost %q, want %q", got, tc.wantCost)
+			}
+			position := map[string]string{"suffix": cost.Postfix}[tc.site.position]
+			if position == "" {
+				position = tc.site.position
+			}
+			same := slices.Equal(d.Values, tc.site.values) && d.Symbol == tc.site.symbol && (d.Symbol == "" || d.Position == position)
+			if same == tc.exception {
+				t.Errorf("cost_details %+v, site's %+v: same %v, want %v", d, tc.site, same, !tc.exception)
 			}
 		})
 	}

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/cost"
 	"github.com/calendard/calendard/storage/datetime"
 	"github.com/calendard/calendard/storage/richtext"
 )
@@ -72,21 +74,69 @@ type costDetails struct {
 	Position string   `json:"currency_position"`
 }
 
-// items are the cost's items as an editor typed them: the values with the currency symbol where the
-// site shows it, from which the store finds the symbol and its position again.
-func (c *costDetails) items() *[]string {
+// items are the cost's values with the currency symbol where the site shows it, from which our cost
+// rules (CONTRACT Appendix D) find the symbol and its position again.
+func (c *costDetails) items() []string {
 	items := make([]string, len(c.Values))
 	for i, v := range c.Values {
 		switch {
 		case c.Symbol == "":
 			items[i] = v
-		case c.Position == "postfix":
+		case c.position() == cost.Postfix:
 			items[i] = v + c.Symbol
 		default:
 			items[i] = c.Symbol + v
 		}
 	}
-	return &items
+	return items
+}
+
+// position is the symbol's position in our words: TEC stores "suffix" where we say postfix.
+func (c *costDetails) position() string {
+	if c.Position == "suffix" {
+		return cost.Postfix
+	}
+	return c.Position
+}
+
+// costItems are the items an event's cost is kept as, from the site's formatted cost (text) and its
+// cost_details; nil when the site sent neither (unchanged), none when its cost is empty. The store
+// keeps items and computes the formatted cost and cost_details from them by our rules (CONTRACT
+// Appendix D), which read some texts otherwise than the site does; so the items are those our rules
+// give back as the site has them: the site's text as one item when they give back that very text and
+// the site's cost_details from it (`20$`, `Donation`); else the site's values with its symbol when they
+// give back its cost_details (`Free – 30€` from values 0, 20, 30 and `€` after them), the formatted
+// cost then being ours in our site's currency where the site's has no symbol; else the site's text
+// as one item, kept as it is, whatever our rules compute from it (`Free – 10`, whose `Free` they take
+// for a currency symbol, README).
+func costItems(text *string, details *costDetails) *[]string {
+	var t string
+	if text != nil {
+		t = strings.TrimSpace(html.UnescapeString(*text))
+	}
+	switch {
+	case details == nil || len(details.Values) == 0:
+		if text == nil {
+			return nil
+		}
+		if t == "" {
+			return &[]string{}
+		}
+		return &[]string{t}
+	case t != "" && sameCost([]string{t}, details) && cost.Format([]string{t}, cost.Parse([]string{t}), "", "") == t:
+		return &[]string{t}
+	case sameCost(details.items(), details) || t == "":
+		items := details.items()
+		return &items
+	}
+	return &[]string{t}
+}
+
+// sameCost reports whether our rules compute the site's cost_details from items (a position without a
+// symbol says nothing).
+func sameCost(items []string, site *costDetails) bool {
+	d := cost.Parse(items)
+	return slices.Equal(d.Values, site.Values) && d.Symbol == site.Symbol && (d.Symbol == "" || d.Position == site.position())
 }
 
 // ref is a linked record or term, of which only the ID matters.
@@ -309,14 +359,7 @@ func (e *event) input() (*storage.EventInput, error) {
 		}
 		*d.dst = &x
 	}
-	switch {
-	case e.CostDetails != nil && len(e.CostDetails.Values) > 0:
-		in.Cost = e.CostDetails.items()
-	case e.Cost != nil && *e.Cost != "":
-		in.Cost = &[]string{*e.Cost}
-	case e.Cost != nil:
-		in.Cost = &[]string{}
-	}
+	in.Cost = costItems(e.Cost, e.CostDetails)
 	if e.Website != nil {
 		// The reference escapes the URL for HTML. Without a website of its own an event reports its page
 		// URL (CONTRACT 3.2), and "" once a partial update on the site has reset it: both mean none, which

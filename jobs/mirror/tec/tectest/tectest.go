@@ -3,8 +3,8 @@
 // reference's shapes and with its deviations from calendard (CONTRACT Appendix F).
 //
 // Records are put as the JSON objects calendard itself answers (its shape is the reference's), and
-// served the way the reference would: the category taxonomy is tribe_events_cat, websites are
-// HTML-escaped, unpublished records report zero UTC dates, lists stop at 50 per page, the events
+// served the way the reference would: the category taxonomy is tribe_events_cat, websites and costs
+// are HTML-escaped, unpublished records report zero UTC dates, lists stop at 50 per page, the events
 // list hides past events unless asked with an early start_date (its bounds compare the event's end),
 // and records that are not published are shown only to the site's user (HTTP Basic).
 //
@@ -171,6 +171,9 @@ func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 		}
 		if w, ok := obj["website"].(string); ok {
 			obj["website"] = html.EscapeString(w)
+		}
+		if c, ok := obj["cost"].(string); ok {
+			obj["cost"] = html.EscapeString(c) // its formatted cost goes through esc_html
 		}
 	}
 	renameTaxonomy(obj)
