@@ -3,6 +3,7 @@ package tec_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -129,4 +130,57 @@ func TestCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDraftSlugs: a draft (or pending record) has no slug on the site until it is published; here it
+// gets its ID, never the slug a published record of the same title has or will have, whichever comes
+// first, so an import never changes a published record's slug. Once published on the site, it takes the
+// slug the site gives it.
+func TestDraftSlugs(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	// The draft comes first in the events list (by ID), and the draft venue before the published one.
+	draft := site.Put(tectest.Events, event(0, "draft", "Jazz Night", "2030-06-01 20:00:00", "2030-06-01 22:00:00", nil))
+	pending := site.Put(tectest.Events, event(0, "pending", "Jazz Night", "2030-06-02 20:00:00", "2030-06-02 22:00:00", nil))
+	published := site.Put(tectest.Events, event(0, "publish", "Jazz Night", "2030-06-03 20:00:00", "2030-06-03 22:00:00", map[string]any{"slug": "jazz-night"}))
+	draftVenue := site.Put(tectest.Venues, map[string]any{"status": "draft", "venue": "Hall", "city": "Paris"})
+	venue := site.Put(tectest.Venues, map[string]any{"status": "publish", "venue": "Hall", "slug": "hall", "city": "Paris"})
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, siteUser, sitePass)
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	wantReport(t, sync(t, im, opts), "added 5, updated 0, trashed 0, unchanged 0, failed 0")
+	ctx := context.Background()
+	slugOf := func(id uint64) string {
+		t.Helper()
+		if e, _, err := db.Event(ctx, id); err == nil {
+			return e.Slug
+		}
+		v, _, err := db.Venue(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Slug
+	}
+	want := map[uint64]string{draft: strconv.FormatUint(draft, 10), pending: strconv.FormatUint(pending, 10), published: "jazz-night",
+		draftVenue: strconv.FormatUint(draftVenue, 10), venue: "hall"}
+	check := func(when string) {
+		t.Helper()
+		for id, slug := range want {
+			if got := slugOf(id); got != slug {
+				t.Errorf("%s: record %d slug %q, want %q", when, id, got, slug)
+			}
+		}
+	}
+	check("first import")
+
+	// A published event the site creates later, titled as the drafts: its slug is its own.
+	now = now.Add(time.Minute)
+	later := site.Put(tectest.Events, event(0, "publish", "Jazz Night", "2030-07-01 20:00:00", "2030-07-01 22:00:00", map[string]any{"slug": "jazz-night-2"}))
+	// The draft is published on the site, which gives it a slug.
+	site.Update(tectest.Events, draft, map[string]any{"status": "publish", "slug": "jazz-night-3"})
+	site.Update(tectest.Events, pending, map[string]any{"title": "Jazz Night (edited)"})
+	now = now.Add(time.Minute)
+	wantReport(t, sync(t, im, opts), "added 1, updated 2, trashed 0, unchanged 3, failed 0")
+	want[later], want[draft] = "jazz-night-2", "jazz-night-3"
+	check("after a cheap run")
 }

@@ -287,6 +287,22 @@ func (p *post) localDate(site *time.Location) *time.Time {
 // gmtStamp turns a /wp/v2 modified_gmt ("2006-01-02T15:04:05") into a stamp.
 func gmtStamp(s string) string { return strings.Replace(s, "T", " ", 1) }
 
+// slug is the slug to keep: the site's; for a draft or pending record, to which WordPress gives no slug
+// until it is published, "", which the store turns into the record's ID (CONTRACT Appendix B step 9): a
+// slug made from its title here could be the one the site gives a published record later (or has given
+// one this run has not reached yet), which would then get another, changing its URL; a published slug
+// is the ID only when a title is that very number. Without a slug otherwise (a site that does not send
+// one), nil: made from the title.
+func (p *post) slug() *string {
+	switch {
+	case p.Slug != "":
+		return &p.Slug
+	case p.Status == string(storage.StatusDraft) || p.Status == string(storage.StatusPending):
+		return new(string)
+	}
+	return nil
+}
+
 // postInput is the part of every record's input that post gives.
 func (p *post) postInput(title string) (storage.PostInput, error) {
 	// The site's HTML is outside input whoever imports it: filtered as for a user without
@@ -343,9 +359,7 @@ func (e *event) input() (*storage.EventInput, error) {
 	}
 	in := &storage.EventInput{PostInput: pin, Excerpt: e.Excerpt, AllDay: e.AllDay, Timezone: e.Timezone,
 		ShowMap: e.ShowMap, ShowMapLink: e.ShowMapLink, HideFromListings: e.HideFromListings, Sticky: e.Sticky, Featured: e.Featured}
-	if e.Slug != "" {
-		in.Slug = &e.Slug
-	}
+	in.Slug = e.slug()
 	for _, d := range []struct {
 		field, value string
 		dst          **datetime.Expr
@@ -414,9 +428,7 @@ func (v *venue) input() (*storage.VenueInput, error) {
 	in := &storage.VenueInput{PostInput: pin, ShowMap: v.ShowMap, ShowMapLink: v.ShowMapLink, Address: v.Address,
 		City: v.City, Country: v.Country, Province: v.Province, State: v.State, Zip: v.Zip, Phone: v.Phone,
 		StateProvince: v.StateProvince, Website: unescaped(v.Website)}
-	if v.Slug != "" {
-		in.Slug = &v.Slug
-	}
+	in.Slug = v.slug()
 	lat, latOK, err := coordinate(v.GeoLat)
 	if err != nil {
 		return nil, fmt.Errorf("geo_lat: %w", err)
@@ -449,9 +461,7 @@ func (o *organizer) input() (*storage.OrganizerInput, error) {
 		return nil, err
 	}
 	in := &storage.OrganizerInput{PostInput: pin, Phone: o.Phone, Website: unescaped(o.Website), Email: o.Email}
-	if o.Slug != "" {
-		in.Slug = &o.Slug
-	}
+	in.Slug = o.slug()
 	return in, nil
 }
 

@@ -14,7 +14,8 @@
 //   - /wp/v2/tribe_events lists only the events that have not ended, whatever its status, orderby and
 //     modified_after (TEC filters WordPress's query of its post type); status=draft lists none.
 //     Venues and organizers are listed there as usual.
-//   - Drafts and pending events have an empty slug on the events routes.
+//   - Drafts and pending records have an empty slug (WordPress gives a post its slug when it is
+//     published).
 //   - Posts of every type take their IDs from one counter, which every save also moves (a revision
 //     each), so the IDs the site will use next are not predictable from its records.
 //   - The term lists' X-TEC-Total and X-TEC-TotalPages (and the body's total, total_pages,
@@ -165,7 +166,7 @@ func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 			obj["date_utc"], obj["modified_utc"] = zeroDate, zeroDate
 			obj["modified"] = modified.In(s.Zone).Format(dbLayout)
 		}
-		if kind == Events && (status == "draft" || status == "pending") {
+		if status == "draft" || status == "pending" {
 			// WordPress gives a post its slug when it is published.
 			obj["slug"] = ""
 		}
