@@ -279,7 +279,7 @@ func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdou
 	return nil
 }
 
-// printReport writes a run's summary and its failures, one a line.
+// printReport writes a run's summary, its notes and its failures, one a line.
 func printReport(w io.Writer, rep *mirror.Report, dryRun bool) {
 	if rep == nil {
 		return
@@ -289,6 +289,9 @@ func printReport(w io.Writer, rep *mirror.Report, dryRun bool) {
 		prefix = "dry run, nothing written: "
 	}
 	fmt.Fprintf(w, "%s%s: %s in %d requests, %s\n", prefix, rep.Source, rep, rep.Requests, rep.Took.Round(time.Millisecond))
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, f := range rep.Failures {
 		fmt.Fprintf(w, "failed: %s %s: %s\n", f.Kind, f.ID, f.Reason)
 	}

@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -94,6 +95,9 @@ type Report struct {
 	Added, Updated, Trashed, Unchanged, Failed int
 	// Failures lists each record that could not be written, in the order met.
 	Failures []Failure
+	// Notes say what the run did otherwise than asked (a source's user who may see only public
+	// records), one line each, without repeats.
+	Notes []string
 	// Requests counts the HTTP requests the run made (Getter.Requests).
 	Requests int64
 	// Took is the run's duration.
@@ -125,6 +129,13 @@ func (r *Report) Count(o Outcome) {
 func (r *Report) Fail(kind, id string, err error) {
 	r.Failed++
 	r.Failures = append(r.Failures, Failure{Kind: kind, ID: id, Reason: err.Error()})
+}
+
+// Note adds a note, once.
+func (r *Report) Note(format string, args ...any) {
+	if n := fmt.Sprintf(format, args...); !slices.Contains(r.Notes, n) {
+		r.Notes = append(r.Notes, n)
+	}
 }
 
 // String is the report's one-line summary.
@@ -215,6 +226,9 @@ func RunLogged(ctx context.Context, src Source, opts Options) (*Report, error) {
 		zap.Int64("requests", rep.Requests), zap.Duration("took", rep.Took), zap.Bool("dry_run", opts.DryRun)}
 	if opts.AfterRun != nil {
 		defer opts.AfterRun(rep, err)
+	}
+	for _, n := range rep.Notes {
+		opts.Logger.Warn("mirror note", zap.String("source", src.Name()), zap.String("note", n))
 	}
 	for _, f := range rep.Failures {
 		opts.Logger.Warn("mirror record failed", zap.String("source", src.Name()), zap.String("kind", f.Kind), zap.String("id", f.ID), zap.String("reason", f.Reason))

@@ -2,14 +2,17 @@ package tec_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/jobs/mirror/tec"
 	"github.com/calendard/calendard/jobs/mirror/tec/tectest"
+	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/cost"
 )
 
@@ -183,4 +186,31 @@ func TestDraftSlugs(t *testing.T) {
 	wantReport(t, sync(t, im, opts), "added 1, updated 2, trashed 0, unchanged 3, failed 0")
 	want[later], want[draft] = "jazz-night-2", "jazz-night-3"
 	check("after a cheap run")
+}
+
+// TestSubscriber: valid credentials of a user the site does not show unpublished records (a subscriber)
+// get a 400 for asking the lists for them; the import then brings the public records, with one note
+// in each run's report, rather than failing.
+func TestSubscriber(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	site.Subscriber, site.SubscriberPassword = "reader", "qrst uvwx"
+	site.Put(tectest.Venues, map[string]any{"status": "publish", "venue": "Hall", "city": "Paris"})
+	site.Put(tectest.Events, event(0, "publish", "Public", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	site.Put(tectest.Events, event(0, "publish", "Over", "2025-06-01 10:00:00", "2025-06-01 12:00:00", nil))
+	site.Put(tectest.Events, event(0, "draft", "Draft", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "reader", "qrst uvwx")
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	for _, want := range []string{"added 3, updated 0, trashed 0, unchanged 0, failed 0", "added 0, updated 0, trashed 0, unchanged 3, failed 0"} {
+		rep := sync(t, im, opts)
+		wantReport(t, rep, want)
+		if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "does not show user reader its unpublished records") {
+			t.Errorf("notes %q, want one saying the user sees the public records", rep.Notes)
+		}
+		now = now.Add(time.Minute)
+	}
+	if got := countByStatus(t, db); !maps.Equal(got, map[storage.Status]int{storage.StatusPublish: 2}) {
+		t.Errorf("events by status %v, want the two published ones", got)
+	}
 }

@@ -39,7 +39,8 @@
 //
 // Anonymous requests see only public records; with Getter credentials (an application password of an
 // editor) drafts, pending, private and scheduled records come too (status=… on the lists, status=any
-// on /wp/v2). An event hidden from listings that has ended before the first import is on no list of
+// on /wp/v2). A user the site does not show them (a subscriber) gets 400 rest_invalid_param for asking:
+// the importer then asks for the public records, and its report says so. An event hidden from listings that has ended before the first import is on no list of
 // the site: it is imported only if an earlier run already had it. Translation groups are joined only
 // where the site says which records translate which (a `translations` map, as calendard and
 // Polylang's REST fields give); WPML exposes none over REST.
@@ -92,6 +93,9 @@ type Importer struct {
 	walked map[string]time.Time
 	// listed is what /wp/v2 listed of each root's kind at the last cheap run, by state key.
 	listed map[string]map[string]bool
+	// public holds the roots whose site refused Get's user the unpublished records (a subscriber):
+	// their runs ask for what anonymous visitors see.
+	public map[string]bool
 }
 
 // Paging and bounds of the requests.
@@ -170,7 +174,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	if im.walked == nil {
-		im.walked, im.listed = map[string]time.Time{}, map[string]map[string]bool{}
+		im.walked, im.listed, im.public = map[string]time.Time{}, map[string]map[string]bool{}, map[string]bool{}
 	}
 	opts = opts.WithDefaults()
 	rep := &mirror.Report{Source: im.Name()}
@@ -203,6 +207,9 @@ func (r *run) sync(ctx context.Context) error {
 	var err error
 	if r.site, err = r.siteZone(ctx); err != nil {
 		return err
+	}
+	if r.im.public[r.root.URL] {
+		r.notePublic()
 	}
 	for _, tax := range []storage.Taxonomy{storage.TaxCategory, storage.TaxTag} {
 		if err := r.syncTerms(ctx, tax); err != nil {
@@ -350,10 +357,32 @@ func (r *run) listURL(k kind) string {
 		q.Set("start_date", allTimeStart)
 		q.Set("end_date", allTimeEnd)
 	}
-	if r.im.Get.User != "" && k != categories && k != tags {
+	if r.private() && k != categories && k != tags {
 		q.Set("status", privateStatuses)
 	}
 	return r.root.URL + "/tribe/events/v1/" + k.list + "?" + q.Encode()
+}
+
+// private reports whether the run asks for unpublished records: Get has a user, and the site has not
+// refused it them.
+func (r *run) private() bool { return r.im.Get.User != "" && !r.im.public[r.root.URL] }
+
+// refusedPrivate reports whether err is the site's answer to a list asked for unpublished records by a
+// user who may not see them (a subscriber): 400 rest_invalid_param on status. If so, the root's runs ask
+// for public records from then on, and the report says so.
+func (r *run) refusedPrivate(err error) bool {
+	var se *mirror.StatusError
+	if !r.private() || !errors.As(err, &se) || se.Status != http.StatusBadRequest ||
+		!strings.Contains(se.Body, "rest_invalid_param") || !strings.Contains(se.Body, "status") {
+		return false
+	}
+	r.im.public[r.root.URL] = true
+	r.notePublic()
+	return true
+}
+
+func (r *run) notePublic() {
+	r.rep.Note("%s: the site does not show user %s its unpublished records: importing the public ones", r.root.URL, r.im.Get.User)
 }
 
 // walk goes through every page of kind k's list and writes what changed; once the walk is complete,
@@ -392,6 +421,9 @@ func (r *run) walk(ctx context.Context, k kind) error {
 		r.opts.Progress.Add(len(items))
 		return len(items), nil
 	})
+	if r.refusedPrivate(err) {
+		return r.walk(ctx, k)
+	}
 	if err != nil {
 		return err
 	}
@@ -503,7 +535,7 @@ func (r *run) cheap(ctx context.Context, k kind) error {
 	}
 	q := url.Values{"per_page": {strconv.Itoa(wpPerPage)}, "orderby": {"modified"}, "order": {"asc"},
 		"_fields": {"id,modified_gmt"}, "modified_after": {since.Add(-r.im.overlap()).Format(time.RFC3339)}}
-	if r.im.Get.User != "" {
+	if r.private() {
 		q.Set("status", "any")
 	}
 	r.opts.Progress.Begin(r.root.URL+" "+k.list+" changed", 0)
@@ -520,12 +552,15 @@ func (r *run) cheap(ctx context.Context, k kind) error {
 		changed = append(changed, page...)
 		return len(page), nil
 	})
+	if r.refusedPrivate(err) {
+		return r.cheap(ctx, k)
+	}
 	if err != nil {
 		return hidden(err)
 	}
 	ids := map[string]bool{}
 	q = url.Values{"per_page": {strconv.Itoa(wpPerPage)}, "orderby": {"id"}, "order": {"asc"}, "_fields": {"id"}}
-	if r.im.Get.User != "" {
+	if r.private() {
 		q.Set("status", "any")
 	}
 	err = r.pages(ctx, r.root.URL+"/wp/v2/"+k.wp+"?"+q.Encode(), wpPerPage, func(body []byte) (int, error) {

@@ -6,7 +6,8 @@
 // served the way the reference would: the category taxonomy is tribe_events_cat, websites and costs
 // are HTML-escaped, unpublished records report zero UTC dates, lists stop at 50 per page, the events
 // list hides past events unless asked with an early start_date (its bounds compare the event's end),
-// and records that are not published are shown only to the site's user (HTTP Basic).
+// and records that are not published are shown only to the site's user (HTTP Basic); asking a list for
+// them without that user's credentials is a 400 rest_invalid_param, as on the reference.
 //
 // It is as unkind as a real site (WordPress 7 with The Events Calendar 6.17), whose importer must not
 // trust what a real one does not promise:
@@ -60,6 +61,10 @@ const (
 type Site struct {
 	// User and Password are the credentials that see unpublished records.
 	User, Password string
+	// Subscriber and SubscriberPassword are valid credentials of a user who may not see unpublished
+	// records: the site answers them as it answers anonymous requests, but 403 rather than 401 on the
+	// single route of an unpublished record.
+	Subscriber, SubscriberPassword string
 	// Zone is the site's time zone (default UTC), the zone of its local dates.
 	Zone *time.Location
 	// Now is the site's clock, for the events list's default lower bound (default time.Now).
@@ -275,6 +280,22 @@ func (s *Site) authenticated(r *http.Request) bool {
 	return ok && s.User != "" && u == s.User && p == s.Password
 }
 
+// subscriber reports whether the request carries the subscriber's credentials.
+func (s *Site) subscriber(r *http.Request) bool {
+	u, p, ok := r.BasicAuth()
+	return ok && s.Subscriber != "" && u == s.Subscriber && p == s.SubscriberPassword
+}
+
+// refuseStatus answers the reference's 400 to a list asked for statuses beyond publish by a user who
+// may not see them (anonymous, a subscriber), and reports whether it did.
+func (s *Site) refuseStatus(w http.ResponseWriter, r *http.Request, statuses []string) bool {
+	if s.authenticated(r) || !slices.ContainsFunc(statuses, func(st string) bool { return st != "publish" }) {
+		return false
+	}
+	writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): status")
+	return true
+}
+
 func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	n, err := strconv.ParseUint(id, 10, 64)
 	s.mu.Lock()
@@ -283,6 +304,8 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	switch {
 	case err != nil || rec == nil:
 		writeError(w, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
+	case kind != Categories && kind != Tags && rec.status != "publish" && s.subscriber(r):
+		writeError(w, http.StatusForbidden, "rest_forbidden", "Sorry, you are not allowed to do that.")
 	case kind != Categories && kind != Tags && rec.status != "publish" && !s.authenticated(r):
 		writeError(w, http.StatusUnauthorized, "rest_forbidden", "Sorry, you are not allowed to do that.")
 	default:
@@ -346,6 +369,9 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 	if v := q.Get("status"); v != "" {
 		statuses = strings.Split(v, ",")
 	}
+	if s.refuseStatus(w, r, statuses) {
+		return
+	}
 	recs := s.visible(r, kind, statuses)
 	if kind == Events {
 		// The reference's bounds compare the event's end, and its default lower bound is yesterday.
@@ -386,17 +412,18 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 func (s *Site) wpList(w http.ResponseWriter, r *http.Request, kind string) {
 	q := r.URL.Query()
 	statuses := []string{"publish"}
-	switch st := q.Get("status"); {
+	st := q.Get("status")
+	switch {
 	case st == "any":
-		if !s.authenticated(r) {
-			writeError(w, http.StatusBadRequest, "rest_invalid_param", "Invalid parameter(s): status")
-			return
-		}
 		statuses = []string{"publish", "future", "draft", "pending", "private"}
-	case st != "" && kind == Events:
-		statuses = nil // status=draft and the like list no event at all
 	case st != "":
 		statuses = strings.Split(st, ",")
+	}
+	if s.refuseStatus(w, r, statuses) {
+		return
+	}
+	if st != "" && st != "any" && kind == Events {
+		statuses = nil // status=draft and the like list no event at all
 	}
 	recs := slices.Clone(s.visible(r, kind, []string{"publish", "future", "draft", "pending", "private"}))
 	recs = slices.DeleteFunc(recs, func(rec *record) bool { return !slices.Contains(statuses, rec.status) })
