@@ -24,6 +24,8 @@
 //     two; the lists are sorted by name, so a parent can come on a later page than its children.
 //   - An event without a website reports its own page URL as its website, and a partial update on
 //     the site (Update) sets an omitted website to "".
+//   - An event embeds its venue and organizers whatever their status, while their own routes answer
+//     an unpublished one 403 to anonymous requests.
 package tectest
 
 import (
@@ -93,7 +95,11 @@ type record struct {
 	modified         time.Time
 	startDate, endDt string
 	terms            []uint64 // an event's categories and tags
+	venue            uint64   // an event's venue
+	organizers       []uint64 // an event's organizers
 	raw              json.RawMessage
+	// served is an event as served, with its venue and organizers embedded, until one of them changes.
+	served json.RawMessage
 	// src is the object as put, before the site's rendering: what an Update changes.
 	src map[string]any
 }
@@ -190,6 +196,17 @@ func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 	hidden, _ := obj["hide_from_listings"].(bool)
 	rec := &record{id: id, name: str(obj["name"]), status: status, hidden: hidden, modified: modified,
 		startDate: str(obj["start_date"]), endDt: str(obj["end_date"]), terms: termIDs(obj), raw: raw, src: src}
+	if kind == Events {
+		if v, ok := obj["venue"].(map[string]any); ok {
+			rec.venue = uint64(number(v["id"]))
+		}
+		orgs, _ := obj["organizer"].([]any)
+		for _, o := range orgs {
+			if m, ok := o.(map[string]any); ok {
+				rec.organizers = append(rec.organizers, uint64(number(m["id"])))
+			}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.records[kind] == nil {
@@ -197,7 +214,55 @@ func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 	}
 	delete(s.sorted, kind)
 	s.records[kind][id] = rec
+	if kind == Venues || kind == Organizers {
+		s.reembed()
+	}
 	return id
+}
+
+// reembed drops the events' served forms, which embed venues and organizers. The caller holds s.mu.
+func (s *Site) reembed() {
+	for _, e := range s.records[Events] {
+		e.served = nil
+	}
+}
+
+// serve is a record as its routes serve it: an event embeds its venue and organizers as their own
+// routes answer them (the reference embeds them whatever their status, so a published event shows a
+// draft venue to whoever may read the event); one the site no longer has stays a bare reference.
+func (s *Site) serve(kind string, rec *record) json.RawMessage {
+	if kind != Events || rec.venue == 0 && len(rec.organizers) == 0 {
+		return rec.raw
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec.served != nil {
+		return rec.served
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(rec.raw, &obj); err != nil {
+		panic(err) // marshalled by put
+	}
+	if v := s.records[Venues][rec.venue]; v != nil {
+		obj["venue"] = v.raw
+	}
+	if len(rec.organizers) > 0 {
+		orgs := make([]json.RawMessage, len(rec.organizers))
+		for i, id := range rec.organizers {
+			orgs[i] = strconv.AppendUint([]byte(`{"id":`), id, 10)
+			orgs[i] = append(orgs[i], '}')
+			if o := s.records[Organizers][id]; o != nil {
+				orgs[i] = o.raw
+			}
+		}
+		obj["organizer"], _ = json.Marshal(orgs)
+	}
+	served, err := json.Marshal(obj)
+	if err != nil {
+		panic(err)
+	}
+	rec.served = served
+	return served
 }
 
 // termIDs are the IDs of an event's categories and tags.
@@ -220,6 +285,9 @@ func (s *Site) Delete(kind string, id uint64) {
 	defer s.mu.Unlock()
 	delete(s.records[kind], id)
 	delete(s.sorted, kind)
+	if kind == Venues || kind == Organizers {
+		s.reembed()
+	}
 }
 
 // FailOnce makes the next request whose path and query contain part answer 503, once.
@@ -304,13 +372,14 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	switch {
 	case err != nil || rec == nil:
 		writeError(w, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
-	case kind != Categories && kind != Tags && rec.status != "publish" && s.subscriber(r):
+	case kind != Categories && kind != Tags && rec.status != "publish" && (s.subscriber(r) || kind != Events && !s.authenticated(r)):
+		// As measured: 403 to a user who may not read it, and to anonymous for a venue or organizer.
 		writeError(w, http.StatusForbidden, "rest_forbidden", "Sorry, you are not allowed to do that.")
 	case kind != Categories && kind != Tags && rec.status != "publish" && !s.authenticated(r):
 		writeError(w, http.StatusUnauthorized, "rest_forbidden", "Sorry, you are not allowed to do that.")
 	default:
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		_, _ = w.Write(rec.raw)
+		_, _ = w.Write(s.serve(kind, rec))
 	}
 }
 
@@ -400,7 +469,7 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 	self := *r.URL
 	w.Header().Set("X-TEC-Total", strconv.Itoa(total))
 	w.Header().Set("X-TEC-TotalPages", strconv.Itoa(totalPages))
-	body := map[string]any{kind: raws(items), "rest_url": self.String(), "total": total, "total_pages": totalPages}
+	body := map[string]any{kind: s.raws(kind, items), "rest_url": self.String(), "total": total, "total_pages": totalPages}
 	if page < totalPages {
 		q.Set("page", strconv.Itoa(page+1))
 		self.RawQuery = q.Encode()
@@ -470,10 +539,10 @@ func (s *Site) wpList(w http.ResponseWriter, r *http.Request, kind string) {
 	writeJSON(w, out)
 }
 
-func raws(recs []*record) []json.RawMessage {
+func (s *Site) raws(kind string, recs []*record) []json.RawMessage {
 	out := make([]json.RawMessage, len(recs))
 	for i, r := range recs {
-		out[i] = r.raw
+		out[i] = s.serve(kind, r)
 	}
 	return out
 }
