@@ -214,3 +214,79 @@ func TestSubscriber(t *testing.T) {
 		t.Errorf("events by status %v, want the two published ones", got)
 	}
 }
+
+// TestEmbeddedDraft: a published event whose venue and organizer are drafts: the site embeds them in
+// the event, while their own lists leave them out and their own routes answer 403 to an anonymous
+// import. They are imported from the embedding, as drafts, and the event with its links; they stay
+// while their routes stay closed, follow their edits at the complete walks, become the site's own
+// records once it publishes them, and are trashed once the site deletes them.
+func TestEmbeddedDraft(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	venue := site.Put(tectest.Venues, map[string]any{"status": "draft", "venue": "Secret Hall", "city": "Paris"})
+	org := site.Put(tectest.Organizers, map[string]any{"status": "draft", "organizer": "Secret Org", "email": "s@example.org"})
+	other := site.Put(tectest.Venues, map[string]any{"status": "draft", "venue": "Back Room", "city": "Lyon"})
+	ev := site.Put(tectest.Events, event(0, "publish", "Gig", "2030-06-01 20:00:00", "2030-06-01 22:00:00",
+		map[string]any{"venue": map[string]any{"id": venue}, "organizer": []any{map[string]any{"id": org}}}))
+	past := site.Put(tectest.Events, event(0, "publish", "Old Gig", "2025-06-01 20:00:00", "2025-06-01 22:00:00",
+		map[string]any{"venue": map[string]any{"id": other}}))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", "")
+	im.FullEvery = time.Hour
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	ctx := context.Background()
+	check := func(when string, id uint64, status storage.Status, title string) {
+		t.Helper()
+		var gotStatus storage.Status
+		var gotTitle string
+		if v, _, err := db.Venue(ctx, id); err == nil {
+			gotStatus, gotTitle = v.Status, v.Title
+		} else if o, _, err := db.Organizer(ctx, id); err == nil {
+			gotStatus, gotTitle = o.Status, o.Title
+		} else {
+			t.Fatalf("%s: record %d: %v", when, id, err)
+		}
+		if gotStatus != status || gotTitle != title {
+			t.Errorf("%s: record %d %s %q, want %s %q", when, id, gotStatus, gotTitle, status, title)
+		}
+	}
+
+	wantReport(t, sync(t, im, opts), "added 5, updated 0, trashed 0, unchanged 0, failed 0")
+	if e, _, err := db.Event(ctx, ev); err != nil || e.VenueID != venue || !slices.Equal(e.OrganizerIDs, []uint64{org}) {
+		t.Fatalf("event: %+v %v, want it linked to venue %d and organizer %d", e, err, venue, org)
+	}
+	if e, _, err := db.Event(ctx, past); err != nil || e.VenueID != other {
+		t.Fatalf("past event: %+v %v, want it linked to venue %d", e, err, other)
+	}
+	check("first import", venue, storage.StatusDraft, "Secret Hall")
+	check("first import", org, storage.StatusDraft, "Secret Org")
+	check("first import", other, storage.StatusDraft, "Back Room")
+
+	now = now.Add(time.Minute) // a cheap run
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 5, failed 0")
+	now = now.Add(time.Hour) // a complete walk, which asks their routes: 403
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 5, failed 0")
+	check("after a walk", venue, storage.StatusDraft, "Secret Hall")
+
+	site.Update(tectest.Venues, other, map[string]any{"venue": "Back Room (new)"})
+	now = now.Add(time.Minute) // a cheap run of events sees nothing of it
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 5, failed 0")
+	now = now.Add(time.Hour) // the walk brings it through the event
+	wantReport(t, sync(t, im, opts), "added 0, updated 1, trashed 0, unchanged 4, failed 0")
+	check("edited", other, storage.StatusDraft, "Back Room (new)")
+
+	site.Update(tectest.Venues, venue, map[string]any{"status": "publish", "slug": "secret-hall"})
+	site.Delete(tectest.Venues, other)
+	// Venues are walked at every run while no venue of theirs is here from its own route (there is no
+	// mark to ask /wp/v2 from): this one lists the published venue, and asks the deleted one's route.
+	now = now.Add(time.Minute)
+	wantReport(t, sync(t, im, opts), "added 0, updated 1, trashed 1, unchanged 3, failed 0")
+	check("published", venue, storage.StatusPublish, "Secret Hall")
+	check("deleted", other, storage.StatusTrash, "Back Room (new)")
+	now = now.Add(time.Hour)
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 4, failed 0")
+	check("published, after a walk", venue, storage.StatusPublish, "Secret Hall")
+	if e, _, err := db.Event(ctx, ev); err != nil || e.VenueID != venue {
+		t.Errorf("event at the end: %+v %v", e, err)
+	}
+}

@@ -200,7 +200,7 @@ func (p *post) modifiedUTC(site *time.Location) (string, error) {
 }
 
 // stamp is what a record's link (storage.Bulk.Link) says of the version of the site's record the
-// store holds, written "<modified>|<digest>" or "<modified>|<digest>|recent":
+// store holds, written "<modified>|<digest>", then "|recent" and "|embedded" when they hold:
 //
 //   - modified is the record's modification instant in UTC (modifiedUTC), what /wp/v2's
 //     modified_after and modified_gmt speak: the cheap run's mark is the highest one;
@@ -211,25 +211,38 @@ func (p *post) modifiedUTC(site *time.Location) (string, error) {
 //     be a little off the site's): an edit in that same second may hide behind an unchanged
 //     modified, and the cheap run, which learns only modified times from /wp/v2, fetches such a
 //     record again. A later read that finds it unchanged and no longer recent drops the mark.
+//   - embedded marks a venue or organizer written from what an event embeds, its own route being
+//     closed to the importing user (see run.embeds): that route's 401 or 403 then says nothing new.
 //
 // A stamp of an earlier version of calendard is modified alone: its record counts as unchanged while
 // modified does not move, and gets a whole stamp at its next change.
 type stamp struct {
 	modified, digest string
-	recent           bool
+	recent, embedded bool
 }
 
 func (s stamp) String() string {
+	out := s.modified + "|" + s.digest
 	if s.recent {
-		return s.modified + "|" + s.digest + "|recent"
+		out += "|recent"
 	}
-	return s.modified + "|" + s.digest
+	if s.embedded {
+		out += "|embedded"
+	}
+	return out
 }
 
 func parseStamp(s string) stamp {
-	modified, rest, _ := strings.Cut(s, "|")
-	digest, flag, _ := strings.Cut(rest, "|")
-	return stamp{modified: modified, digest: digest, recent: flag == "recent"}
+	parts := strings.Split(s, "|")
+	st := stamp{modified: parts[0]}
+	if len(parts) > 1 {
+		st.digest = parts[1]
+	}
+	for _, flag := range parts[min(2, len(parts)):] {
+		st.recent = st.recent || flag == "recent"
+		st.embedded = st.embedded || flag == "embedded"
+	}
+	return st
 }
 
 // digest is the hex of the first 16 bytes of the SHA-256 of a record as the site answers it, less what

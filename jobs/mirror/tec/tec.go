@@ -31,7 +31,13 @@
 // not for the importing user to see), or the record with status trash. The importer asks that route
 // for each record a complete walk no longer lists, and for each record that left the /wp/v2 list since
 // the last cheap run; a walk that fails asks nothing and trashes nothing. A term missing from a
-// complete walk of its taxonomy whose single route answers it gone is deleted. Authorship is not
+// complete walk of its taxonomy whose single route answers it gone is deleted.
+//
+// An event embeds its venue and organizers whatever their status, and TEC's lists and routes of those
+// leave out or refuse an unpublished one to a user who may not read it. Such a record is written from
+// the event's embedding, as the site's status says, in the event's transaction (run.embeds); its own
+// route's 401 or 403 then says nothing new, and it is kept while that route stays closed, and trashed
+// as any other once the route answers it gone or trashed. Authorship is not
 // carried over: the site's user IDs are not ours, so every imported record belongs to the importing
 // actor (calendard's first administrator).
 //
@@ -167,6 +173,9 @@ type run struct {
 	siblings map[uint64]storage.DocKind
 	// counted holds the link keys whose outcome the report has.
 	counted map[string]bool
+	// own holds the keys of the records read this run from their own kind's list or route; embedded
+	// those of the venues and organizers events embed that embeds has looked at.
+	own, embedded map[string]bool
 }
 
 // Sync mirrors every root once (mirror.Source).
@@ -186,7 +195,8 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 		if err != nil {
 			return rep, err
 		}
-		r := &run{im: im, root: root, opts: opts, rep: rep, linked: linked, siblings: siblings, counted: map[string]bool{}}
+		r := &run{im: im, root: root, opts: opts, rep: rep, linked: linked, siblings: siblings, counted: map[string]bool{},
+			own: map[string]bool{}, embedded: map[string]bool{}}
 		if err := r.sync(ctx); err != nil {
 			return rep, fmt.Errorf("tec: %s: %w", root.URL, err)
 		}
@@ -407,6 +417,9 @@ func (r *run) walk(ctx context.Context, k kind) error {
 		r.opts.Progress.SetTotal(total)
 		var changes []*change
 		for _, raw := range items {
+			if k == events {
+				changes = append(changes, r.embeds(raw)...)
+			}
 			id, c := r.prepare(k, raw)
 			if id != 0 {
 				seen[k.key(id)] = true
@@ -477,7 +490,13 @@ func (r *run) fetch(ctx context.Context, k kind, id uint64) error {
 	var se *mirror.StatusError
 	switch {
 	case errors.Is(err, errGone):
-		if _, ok := r.linked[key]; ok {
+		if l, ok := r.linked[key]; ok {
+			if closed(err) && parseStamp(l.Stamp).embedded {
+				// Written from an event's embedding, as its route was closed to us: still so.
+				r.counted[key] = true
+				r.rep.Count(mirror.Unchanged)
+				return nil
+			}
 			return r.trash(ctx, k, key)
 		}
 		r.rep.Fail(k.name, strconv.FormatUint(id, 10), err)
@@ -500,13 +519,81 @@ func (r *run) fetch(ctx context.Context, k kind, id uint64) error {
 		r.counted[key] = true
 		return nil
 	}
+	var changes []*change
+	if k == events {
+		changes = r.embeds(body)
+	}
 	if _, c := r.prepare(k, body); c != nil {
-		if err := r.commit(ctx, []*change{c}); err != nil {
-			return err
-		}
+		changes = append(changes, c)
+	}
+	if err := r.commit(ctx, changes); err != nil {
+		return err
 	}
 	r.opts.Progress.Add(1)
 	return nil
+}
+
+// closed reports whether err is a single route's 401 or 403: the record is there, not for us to read.
+func closed(err error) bool {
+	var se *mirror.StatusError
+	return errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden)
+}
+
+// embeds returns the writes of the venue and organizers an event embeds (raw) that the store does not
+// hold from their own routes: TEC embeds them in a published event whatever their status, while their
+// own lists and routes leave out or refuse (403) an unpublished one to a user who may not read it, so
+// without them the event would be refused for linking a record that is not here. Each is written as
+// the embedding says (a draft venue stays a draft) with an embedded stamp, before the event, in its
+// transaction. Such a record is kept while its own route stays closed to us (401, 403: it is there;
+// fetch), updated at each complete walk (an edit to it changes no event's digest), and trashed as any
+// other when its route answers it gone (404, 410) or trashed; once its own route serves it, it is
+// theirs. A reference without the record's fields (a site that embeds IDs alone) writes nothing.
+func (r *run) embeds(raw []byte) []*change {
+	var e struct {
+		Venue     json.RawMessage   `json:"venue"`
+		Organizer []json.RawMessage `json:"organizer"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return nil
+	}
+	var changes []*change
+	add := func(k kind, obj json.RawMessage) {
+		if obj = bytes.TrimSpace(obj); len(obj) == 0 || obj[0] != '{' {
+			return
+		}
+		var p post
+		if json.Unmarshal(obj, &p) != nil || p.ID == 0 || p.Status == "" {
+			return
+		}
+		key := k.key(p.ID)
+		l, linked := r.linked[key]
+		old := parseStamp(l.Stamp)
+		if r.embedded[key] || r.own[key] || linked && !old.embedded {
+			return
+		}
+		r.embedded[key] = true
+		modified, err := p.modifiedUTC(r.site)
+		if err != nil {
+			return // the event's write reports the link it cannot make
+		}
+		st := stamp{modified: modified, digest: digest(obj), embedded: true}
+		if linked && old.digest == st.digest {
+			return
+		}
+		put, err := r.putter(k, obj, &p)
+		if err != nil {
+			r.rep.Fail(k.name, strconv.FormatUint(p.ID, 10), err)
+			r.counted[key] = true
+			return
+		}
+		changes = append(changes, &change{k: k, id: p.ID, stamp: st.String(), put: put, recount: linked && r.counted[key]})
+		r.counted[key] = true
+	}
+	add(venues, e.Venue)
+	for _, o := range e.Organizer {
+		add(organizers, o)
+	}
+	return changes
 }
 
 // mark is the highest modification instant the links of kind k hold: what the next cheap run asks
@@ -514,8 +601,9 @@ func (r *run) fetch(ctx context.Context, k kind, id uint64) error {
 func (r *run) mark(k kind) (since time.Time, ok bool) {
 	mark := ""
 	for key, l := range r.linked {
-		if m := parseStamp(l.Stamp).modified; strings.HasPrefix(key, k.name+":") && m > mark {
-			mark = m
+		// An embedded record's modification is none of /wp/v2's list's (it lists no such record).
+		if st := parseStamp(l.Stamp); strings.HasPrefix(key, k.name+":") && !st.embedded && st.modified > mark {
+			mark = st.modified
 		}
 	}
 	since, err := time.ParseInLocation(dbLayout, mark, time.UTC)
@@ -654,6 +742,9 @@ type change struct {
 	id    uint64
 	stamp string
 	put   func(*storage.Bulk) (bool, error)
+	// recount says the report counted the record unchanged earlier in the run (an embedded record,
+	// which its own kind's turn keeps), which its write corrects.
+	recount bool
 }
 
 // prepare reads one record (a list item or a single response) and returns its ID (0 when unreadable)
@@ -666,7 +757,7 @@ func (r *run) prepare(k kind, raw []byte) (uint64, *change) {
 		return 0, nil
 	}
 	id, key := strconv.FormatUint(p.ID, 10), k.key(p.ID)
-	r.counted[key] = true
+	r.counted[key], r.own[key] = true, true
 	modified, err := p.modifiedUTC(r.site)
 	if err != nil {
 		r.rep.Fail(k.name, id, err)
@@ -732,6 +823,9 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 		return err
 	}
 	for i, c := range changes {
+		if c.recount && c.put != nil {
+			r.rep.Unchanged--
+		}
 		switch {
 		case c.put == nil: // counted unchanged by prepare
 		case created[i]:
