@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -220,6 +221,10 @@ func addImportFlags(fs *flag.FlagSet, getenv func(string) string) *importFlags {
 // first administrator into the default language: once with progress and a report, or with --follow
 // once now and once per interval until interrupted. The server must be stopped (the store is one
 // process's); serveVar names the setting with which serve mirrors the source itself.
+//
+// A data directory without a store is left as it was by a run that fails (the site unreachable, the
+// run interrupted) or writes nothing (a dry run): the store it created is removed, and the directory
+// too when it made it and nothing else is in it. Its next run is then a first import again.
 func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, serveVar string,
 	build func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error)) error {
 	if f.follow < 0 {
@@ -235,14 +240,62 @@ func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdou
 	}
 	log := newLogger(cfg, stderr)
 	defer func() { _ = log.Sync() }()
+	removeNew, err := newStoreFiles(cfg)
+	if err != nil {
+		return err
+	}
 	db, err := openStore(cfg, log)
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%w: stop the server first, or let it mirror the source itself (%s)", err, serveVar)
 	}
 	if err != nil {
-		return err
+		return errors.Join(err, removeNew())
 	}
-	defer db.Close()
+	err = f.sync(ctx, cfg, log, db, stdout, stderr, build)
+	closeErr := db.Close()
+	if err != nil || f.dryRun && f.follow == 0 {
+		return errors.Join(err, removeNew())
+	}
+	return closeErr
+}
+
+// newStoreFiles returns what removes the store file (and the data directory) that opening the store
+// will create, when there is none yet; else a function that removes nothing. A cluster's store is not
+// in the data directory: nothing to remove there either.
+func newStoreFiles(cfg Config) (remove func() error, err error) {
+	nothing := func() error { return nil }
+	if cfg.etcd != nil {
+		return nothing, nil
+	}
+	_, err = os.Stat(cfg.DataDir)
+	newDir := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !newDir {
+		return nil, err
+	}
+	file := filepath.Join(cfg.DataDir, storeName)
+	switch _, err := os.Stat(file); {
+	case err == nil:
+		return nothing, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return func() error {
+		if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the new store: %w", err)
+		}
+		if !newDir {
+			return nil
+		}
+		if left, err := os.ReadDir(cfg.DataDir); err != nil || len(left) > 0 {
+			return nil // not ours alone any more
+		}
+		return os.Remove(cfg.DataDir)
+	}, nil
+}
+
+// sync runs the import on db (run).
+func (f *importFlags) sync(ctx context.Context, cfg Config, log *zap.Logger, db *storage.DB, stdout, stderr io.Writer,
+	build func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error)) error {
 	a := &app{cfg: cfg, log: log, db: db}
 	if err := a.bootstrapAdmin(ctx, stderr); err != nil {
 		return err

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -403,4 +406,82 @@ func mustImporter(t *testing.T, s *server) mirror.Source {
 		t.Fatal(err)
 	}
 	return im
+}
+
+// TestFailedFirstImportLeavesNoStore: a first import that fails (a site that is not, or no longer, a
+// TEC site; an operator's Ctrl-C) leaves the data directory as it was, made or not; so does a dry run.
+// A failed import into an existing store leaves it with what it held.
+func TestFailedFirstImportLeavesNoStore(t *testing.T) {
+	site := tectest.New()
+	site.Put(tectest.Events, map[string]any{"status": "publish", "title": "Gig", "start_date": "2030-01-01 10:00:00",
+		"end_date": "2030-01-01 11:00:00", "timezone": "UTC", "description": "", "image": false})
+	var failing, cancelling bool
+	var cancel context.CancelFunc
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/tribe/events/v1/events") {
+			switch {
+			case failing:
+				http.Error(w, `{"code":"rest_no_route","message":"No route was found matching the URL and request method."}`, http.StatusNotFound)
+				return
+			case cancelling:
+				cancel() // Ctrl-C, while the site fails
+				http.Error(w, `{"code":"internal_server_error"}`, http.StatusInternalServerError)
+				return
+			}
+		}
+		site.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	from := srv.URL + "/wp-json"
+	importInto := func(dir string, args ...string) error {
+		t.Helper()
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+		var stdout, stderr bytes.Buffer
+		return run(ctx, append([]string{"import", "tec", "--from", from}, args...), importEnv(dir), &stdout, &stderr)
+	}
+	for _, tc := range []struct {
+		name                string
+		failing, cancelling bool
+		args                []string
+	}{
+		{"not a TEC site", true, false, nil},
+		{"interrupted", false, true, nil},
+		{"dry run", false, false, []string{"--dry-run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			failing, cancelling = tc.failing, tc.cancelling
+			made := t.TempDir()
+			notMade := filepath.Join(t.TempDir(), "data")
+			for _, dir := range []string{made, notMade} {
+				err := importInto(dir, tc.args...)
+				if (err == nil) != (tc.args != nil) {
+					t.Errorf("%s: import: %v", dir, err)
+				}
+			}
+			if left, err := os.ReadDir(made); err != nil || len(left) != 0 {
+				t.Errorf("the data directory holds %v (%v), want nothing", left, err)
+			}
+			if _, err := os.Stat(notMade); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a data directory that was not there: %v, want it still not there", err)
+			}
+		})
+	}
+	t.Run("existing store", func(t *testing.T) {
+		failing, cancelling = false, false
+		dir := t.TempDir()
+		if err := importInto(dir); err != nil {
+			t.Fatal(err)
+		}
+		failing = true
+		if err := importInto(dir); err == nil {
+			t.Fatal("import from a site that fails: no error")
+		}
+		db := openDirStore(t, "import", importEnv(dir))
+		defer db.Close()
+		if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 1 {
+			t.Errorf("%d events (%v) after a failed import into a store, want the one it held", n, err)
+		}
+	})
 }
