@@ -471,6 +471,7 @@ func TestFailedFirstImportLeavesNoStore(t *testing.T) {
 	t.Run("existing store", func(t *testing.T) {
 		failing, cancelling = false, false
 		dir := t.TempDir()
+		keepOnFile(t, dir) // the import commands above write the file under -backend=etcd too
 		if err := importInto(dir); err != nil {
 			t.Fatal(err)
 		}
