@@ -159,7 +159,8 @@ func (h *Handler) changedDocs(ctx context.Context, since uint64, limit int) (doc
 
 // renderChanges loads the documents' current state and renders each as the caller sees it: an
 // upsert with the single GET's JSON, or a delete when the record is gone or hidden from the caller
-// (CONTRACT 5.5: as on a list without `status`). Records of other languages are left out.
+// (as on a list without `status`) and the caller could have seen it once. Records of other languages
+// are left out.
 func (h *Handler) renderChanges(ctx context.Context, rq *request, docs []feedDoc) ([]any, error) {
 	byType := map[storage.PostType][]uint64{}
 	for _, d := range docs {
@@ -209,6 +210,9 @@ func (h *Handler) renderChanges(ctx context.Context, rq *request, docs []feedDoc
 			continue
 		}
 		if !ok || !vis.Allows(r.post, rq.now) {
+			if ok && r.post.NeverPublic && !vis.Allows(r.post.Untrashed(), rq.now) {
+				continue // the caller never saw it: its removal is none of its business
+			}
 			changes = append(changes, append(change, member{"action", "delete"}))
 			continue
 		}

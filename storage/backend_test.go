@@ -208,6 +208,7 @@ var etcdTests = []struct {
 	{"TestPublishDueInBatches", TestPublishDueInBatches},
 	{"TestPublishDueDropsStrayEntries", TestPublishDueDropsStrayEntries},
 	{"TestPublishDueSkipsEntriesGoneSinceRead", TestPublishDueSkipsEntriesGoneSinceRead},
+	{"TestNeverPublic", TestNeverPublic},
 	{"TestRuleOccurrences", TestRuleOccurrences},
 	{"TestRuleRejects", TestRuleRejects},
 	{"TestScheduledBucketFollowsEveryWrite", TestScheduledBucketFollowsEveryWrite},

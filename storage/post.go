@@ -65,6 +65,10 @@ type Post struct {
 	Title       string    `json:"title"`
 	Description string    `json:"description,omitempty"`
 	ImageID     uint64    `json:"image,omitempty"`
+	// NeverPublic is set on a record created unpublished and cleared for good the first time it is
+	// published: the change feed tells a caller of a record's removal only if it could have seen it.
+	// Records stored before the field existed count as once public.
+	NeverPublic bool `json:"never_public,omitempty"`
 	// promoted is set when a read reports the stored `future` as `publish` (promote): writes compare
 	// against what is stored.
 	promoted bool
@@ -75,6 +79,13 @@ func (p *Post) effectiveStatus() Status {
 		return p.TrashedFrom
 	}
 	return p.Status
+}
+
+// Untrashed is p as it was before trashing: p itself when it is not in the trash.
+func (p *Post) Untrashed() *Post {
+	q := *p
+	q.Status = q.effectiveStatus()
+	return &q
 }
 
 // promote reports a due scheduled post as published (CONTRACT 8.4) without a write: every read goes

@@ -438,3 +438,61 @@ func setTagCount(tx kv.RwTx, id uint64, n int) error {
 	term.Count = n
 	return put(tx, bTags, id, term)
 }
+
+// TestNeverPublic: a record created unpublished is marked so until it is first public (published, a
+// scheduled date passed, or trashed from either); then the mark is gone for good.
+func TestNeverPublic(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	write := func(id uint64, in PostInput) uint64 {
+		t.Helper()
+		e, err := db.UpdateEvent(ctx, admin, id, &EventInput{PostInput: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
+	}
+	trash := func(id uint64) {
+		t.Helper()
+		if _, err := db.TrashEvent(ctx, admin, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(s Status) PostInput { return PostInput{Status: ptr(s)} }
+	create := func(s Status) uint64 {
+		in := newEvent(t, "E")
+		in.Status = ptr(s)
+		if s == StatusFuture {
+			in.Date = ptr(now.Add(time.Hour))
+		}
+		return mustCreateEvent(t, db, admin, in).ID
+	}
+	for _, tc := range []struct {
+		name  string
+		steps func() uint64
+		want  bool
+	}{
+		{"a draft", func() uint64 { return create(StatusDraft) }, true},
+		{"a draft trashed", func() uint64 { id := create(StatusDraft); trash(id); return id }, true},
+		{"a private record", func() uint64 { return create(StatusPrivate) }, true},
+		{"published", func() uint64 { return create(StatusPublish) }, false},
+		{"a draft published", func() uint64 { return write(create(StatusDraft), at(StatusPublish)) }, false},
+		{"published, back to draft, trashed", func() uint64 {
+			id := write(create(StatusPublish), at(StatusDraft))
+			trash(id)
+			return id
+		}, false},
+		{"scheduled, not yet due, edited", func() uint64 { return write(create(StatusFuture), PostInput{Title: ptr("F")}) }, true},
+		{"scheduled, due, then unpublished", func() uint64 {
+			id := create(StatusFuture)
+			now = now.Add(2 * time.Hour)
+			return write(id, at(StatusDraft))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := storedStatus(t, db, bEvents, tc.steps()).NeverPublic; got != tc.want {
+				t.Errorf("NeverPublic %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -433,6 +433,12 @@ func (w *writer) save(r rec, old *Post, stored []byte) (bool, error) {
 // stored through it, so that it can keep the scheduled bucket exact (schedule).
 func (w *writer) write(r rec, old *Post) error {
 	p := r.post()
+	if old == nil {
+		p.NeverPublic = true
+	}
+	if p.effectiveStatus() == StatusPublish || old != nil && old.effectiveStatus() == StatusPublish {
+		p.NeverPublic = false
+	}
 	v, err := json.Marshal(r)
 	if err != nil {
 		return err

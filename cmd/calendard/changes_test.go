@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"testing"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // feed is an answer of GET {ns}/changes.
@@ -187,5 +190,49 @@ func TestChangeFeedErrors(t *testing.T) {
 	}
 	if f := s.changes(t, changesPath+"?since="+utoa(head), ""); len(f.Changes) != 0 {
 		t.Errorf("from the head after a trim: %+v", f)
+	}
+}
+
+// TestChangeFeedTombstones: a caller is told of a record's removal only if it could have seen the
+// record: a draft written and trashed leaves nothing in an anonymous feed (neither how many nor when),
+// while its author and an editor, who could read it, get the delete; a record once published and
+// then trashed is a delete for everyone. A hidden event is in the feed as the single GET shows it.
+func TestChangeFeedTombstones(t *testing.T) {
+	s := startServer(t)
+	author := s.user("ann", storage.RoleAuthor)
+	editor := s.user("ed", storage.RoleEditor)
+	start := s.changes(t, changesPath, "").Next
+
+	draft := map[string]any{"title": "Secret plan", "status": "draft", "start_date": "2027-01-05 10:00:00", "end_date": "2027-01-05 11:00:00"}
+	res := s.do(req{method: "POST", path: eventsPath, auth: author, body: draft})
+	if res.status != http.StatusCreated {
+		t.Fatalf("draft: %d %s", res.status, res.body)
+	}
+	neverShown := utoa(uint64(res.json(t)["id"].(float64)))
+	published := s.create(eventsPath, map[string]any{"title": "Gig", "start_date": "2027-01-06 10:00:00", "end_date": "2027-01-06 11:00:00"})
+	hidden := s.create(eventsPath, map[string]any{"title": "Quiet gig", "hide_from_listings": true, "start_date": "2027-01-07 10:00:00", "end_date": "2027-01-07 11:00:00"})
+	for _, id := range []string{neverShown, utoa(published)} {
+		if res := s.do(req{method: "DELETE", path: eventsPath + "/" + id, auth: adminAuth}); res.status != http.StatusOK {
+			t.Fatalf("trash %s: %d %s", id, res.status, res.body)
+		}
+	}
+
+	for _, tc := range []struct {
+		caller, auth string
+		want         map[string]string // event ID → action; absent: not in the feed
+	}{
+		{"anonymous", "", map[string]string{utoa(published): "delete", utoa(hidden): "upsert"}},
+		{"the draft's author", author, map[string]string{neverShown: "delete", utoa(published): "delete", utoa(hidden): "upsert"}},
+		{"editor", editor, map[string]string{neverShown: "delete", utoa(published): "delete", utoa(hidden): "upsert"}},
+	} {
+		got := map[string]string{}
+		for _, c := range s.changes(t, changesPath+"?since="+start, tc.auth).Changes {
+			if c.Type == "event" {
+				got[utoa(c.ID)] = c.Action
+			}
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("%s: event changes %v, want %v", tc.caller, got, tc.want)
+		}
 	}
 }
