@@ -234,13 +234,12 @@ func (w *writer) holds(d Doc) bool {
 	return false
 }
 
-// Unlink forgets what source knows as external.
+// Unlink forgets what source knows as external, as an import does when the source says the record is
+// gone. The document stays the source's (Link's guard, and the read-only rule of mirrored records):
+// when the source brings the record back (a site's restore from its trash), the import updates it
+// instead of refusing it as a record created here.
 func (b *Bulk) Unlink(source, external string) error {
-	key := externalKey(source, external)
-	if err := b.unlinkDoc(key, Doc{}); err != nil {
-		return err
-	}
-	return b.w.tx.Delete(bExternal, key)
+	return b.w.tx.Delete(bExternal, externalKey(source, external))
 }
 
 // unlinkDoc deletes the reverse key of the document the link key pointed to, unless it is keep.

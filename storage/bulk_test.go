@@ -286,7 +286,8 @@ func TestGuardMirrored(t *testing.T) {
 		_, _, err := b.PutEvent(e.ID, "en", &EventInput{PostInput: PostInput{Title: ptr("From the site")}})
 		return err
 	})
-	// Linking the key to another document frees the first; unlinking frees the second.
+	// Linking the key to another document frees the first; unlinking (the site said the record is
+	// gone) keeps the second the site's, which the site may link again when it brings it back.
 	link(func(b *Bulk) error {
 		if _, _, err := b.PutEvent(104, "en", newEvent(t, "Another")); err != nil {
 			return err
@@ -297,9 +298,15 @@ func TestGuardMirrored(t *testing.T) {
 		t.Errorf("after the link moved: %v", err)
 	}
 	link(func(b *Bulk) error { return b.Unlink(site, "venue:2") })
-	if err := writes["update venue"](); err != nil {
-		t.Errorf("after Unlink: %v", err)
+	if err := writes["update venue"](); !errors.Is(err, ErrMirrored) {
+		t.Errorf("after Unlink: %v, want ErrMirrored", err)
 	}
+	link(func(b *Bulk) error {
+		if _, err := b.PutVenue(v.ID, "en", &VenueInput{PostInput: PostInput{Title: ptr("Back on the site")}}); err != nil {
+			return err
+		}
+		return b.Link(site, "venue:2", Doc{DocVenue, v.ID}, "s2")
+	})
 	db.guardMirrored = false
 	if err := writes["update tag"](); err != nil {
 		t.Errorf("without the guard: %v", err)

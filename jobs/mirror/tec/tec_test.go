@@ -625,3 +625,48 @@ func TestDeletedAfterWalk(t *testing.T) {
 		t.Errorf("deleted venue: %+v %v, want it trashed", v, err)
 	}
 }
+
+// TestBackOnSite: a record the site trashed, or unpublished out of the importing user's sight, and
+// then brought back is brought back here too: the import that trashed it still knows it as the site's.
+func TestBackOnSite(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		user, pass string
+		away       func(site *tectest.Site, id uint64)
+	}{
+		{"trashed and restored", siteUser, sitePass, func(s *tectest.Site, id uint64) { s.Trash(tectest.Events, id) }},
+		{"unpublished and published again, anonymous", "", "", func(s *tectest.Site, id uint64) {
+			s.Update(tectest.Events, id, map[string]any{"status": "draft"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := siteNow
+			site, root, _ := clockSite(t, &now)
+			id := site.Put(tectest.Events, event(0, "publish", "Upcoming", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+			db := openDB(t)
+			im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, tc.user, tc.pass)
+			opts := mirror.Options{Now: func() time.Time { return now }}
+			status := func() storage.Status {
+				t.Helper()
+				e, _, err := db.Event(context.Background(), id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return e.Status
+			}
+			sync(t, im, opts)
+			tc.away(site, id)
+			now = now.Add(time.Minute)
+			sync(t, im, opts)
+			if got := status(); got != storage.StatusTrash {
+				t.Fatalf("after the site took it away: %s, want trash", got)
+			}
+			site.Update(tectest.Events, id, map[string]any{"status": "publish"})
+			now = now.Add(time.Minute)
+			rep := sync(t, im, opts)
+			if got := status(); got != storage.StatusPublish {
+				t.Errorf("after the site brought it back: %s, want publish (%v)", got, rep)
+			}
+		})
+	}
+}
