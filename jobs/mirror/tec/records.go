@@ -214,8 +214,9 @@ func (p *post) modifiedUTC(site *time.Location) (string, error) {
 //   - embedded marks a venue or organizer written from what an event embeds, its own route being
 //     closed to the importing user (see run.embeds): that route's 401 or 403 then says nothing new.
 //
-// A stamp of an earlier version of calendard is modified alone: its record counts as unchanged while
-// modified does not move, and gets a whole stamp at its next change.
+// A stamp of an earlier version of calendard is modified alone: its record is written again when a
+// run next reads it (the complete walk at start-up reads every one), so that what that version read
+// differently of the site (an event's website and cost, a draft's slug) becomes what the site has.
 type stamp struct {
 	modified, digest string
 	recent, embedded bool

@@ -768,7 +768,7 @@ func (r *run) prepare(k kind, raw []byte) (uint64, *change) {
 		st.recent = r.opts.Now().Sub(t) < r.im.overlap()
 	}
 	if l, ok := r.linked[key]; ok {
-		if old := parseStamp(l.Stamp); old.digest == st.digest || old.digest == "" && old.modified == st.modified {
+		if parseStamp(l.Stamp).digest == st.digest {
 			r.rep.Count(mirror.Unchanged)
 			if l.Stamp == st.String() {
 				return p.ID, nil

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -669,4 +670,43 @@ func TestBackOnSite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEarlierVersionsStamps: a record an earlier version imported (its link's stamp is modified
+// alone) is written again at the next complete walk, so that what that version read wrongly (here an
+// event's website, the page URL kept as if it were its own) is as the site has it; then it counts as
+// unchanged again.
+func TestEarlierVersionsStamps(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	id := site.Put(tectest.Events, event(0, "publish", "Gig", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, siteUser, sitePass)
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	sync(t, im, opts)
+	ctx := context.Background()
+	links, err := db.Linked(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "event:" + strconv.FormatUint(id, 10)
+	old, _, _ := strings.Cut(links[key].Stamp, "|")
+	page := "https://site.example/event/gig/"
+	err = db.Bulk(ctx, admin, func(b *storage.Bulk) error {
+		if _, _, err := b.PutEvent(id, "en", &storage.EventInput{Website: &page}); err != nil {
+			return err
+		}
+		return b.Link(root, key, links[key].Doc, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	now = now.Add(tec.DefaultFullEvery)
+	wantReport(t, sync(t, im, opts), "added 0, updated 1, trashed 0, unchanged 0, failed 0")
+	if e, _, err := db.Event(ctx, id); err != nil || e.Website != nil {
+		t.Errorf("website after the walk: %v (%v), want none, as the site has it", e.Website, err)
+	}
+	now = now.Add(tec.DefaultFullEvery)
+	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 1, failed 0")
 }
