@@ -223,6 +223,25 @@ func (b *Bulk) ownable(source string, d Doc) error {
 	return fmt.Errorf("%w: the source's %s %d is not written over our %s %d, %s", ErrNotImported, d.Kind, d.ID, d.Kind, d.ID, holder)
 }
 
+// Reclaim makes event id source's again when an import of an earlier version trashed it because a
+// list left it out, and forgot it had been source's: the event is in the trash, no source marks it,
+// and its title is title, the source's. The import then brings it back as the source has it, where
+// Link would refuse it as a record created here. It reports whether it did.
+func (b *Bulk) Reclaim(source, external string, id uint64, title string) (bool, error) {
+	d := Doc{Kind: DocEvent, ID: id}
+	if b.w.tx.Get(bExternalDocs, docKey(d)) != nil {
+		return false, nil
+	}
+	e, err := loadPost[Event](b.w.tx, TypeEvent, id, b.w.now)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrWrongType) {
+		return false, nil
+	}
+	if err != nil || e.Status != StatusTrash || e.Title != title {
+		return false, err
+	}
+	return true, b.w.tx.Put(bExternalDocs, docKey(d), externalKey(source, external))
+}
+
 // holds reports whether the store holds document d.
 func (w *writer) holds(d Doc) bool {
 	if t, ok := d.Kind.PostType(); ok {

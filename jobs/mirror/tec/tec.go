@@ -849,7 +849,15 @@ func (r *run) putter(k kind, raw []byte, p *post) (func(*storage.Bulk) (bool, er
 		if in.Date == nil {
 			in.Date = p.localDate(r.site)
 		}
+		key := k.key(p.ID)
+		_, linked := r.linked[key]
 		return func(b *storage.Bulk) (bool, error) {
+			if !linked && in.Title != nil {
+				// An event an earlier version trashed for leaving a list, and forgot.
+				if _, err := b.Reclaim(r.root.URL, key, p.ID, *in.Title); err != nil {
+					return false, err
+				}
+			}
 			_, created, err := b.PutEvent(p.ID, r.root.Lang, in)
 			return created, err
 		}, nil

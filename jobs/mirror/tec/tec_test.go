@@ -710,3 +710,38 @@ func TestEarlierVersionsStamps(t *testing.T) {
 	now = now.Add(tec.DefaultFullEvery)
 	wantReport(t, sync(t, im, opts), "added 0, updated 0, trashed 0, unchanged 1, failed 0")
 }
+
+// TestTrashedByAnEarlierVersion: an event an earlier version's import trashed because /wp/v2 left it
+// out, forgetting it was the site's (in the trash, unlinked, unmarked), is brought back by the next
+// import as the site has it; a trashed record of another title holding a site's ID is a record made
+// here, and stays as it is.
+func TestTrashedByAnEarlierVersion(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	past := site.Put(tectest.Events, event(0, "publish", "Past gig", "2025-06-01 10:00:00", "2025-06-01 12:00:00", nil))
+	other := site.Put(tectest.Events, event(0, "publish", "Site's own", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	db := openDB(t)
+	ctx := context.Background()
+	for id, title := range map[uint64]string{past: "Past gig", other: "Ours"} {
+		err := db.Bulk(ctx, admin, func(b *storage.Bulk) error {
+			in := &storage.EventInput{PostInput: storage.PostInput{Title: &title}, Start: when(t, "2025-06-01 10:00:00"), End: when(t, "2025-06-01 12:00:00")}
+			if _, _, err := b.PutEvent(id, "en", in); err != nil {
+				return err
+			}
+			return b.Trash(storage.Doc{Kind: storage.DocEvent, ID: id})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := sync(t, importer(db, []tec.Root{{URL: root, Lang: "en"}}, siteUser, sitePass), mirror.Options{Now: func() time.Time { return now }})
+	if e, _, err := db.Event(ctx, past); err != nil || e.Status != storage.StatusPublish || e.Start != "2025-06-01 10:00:00" {
+		t.Errorf("the trashed past event: %+v (%v), want it published as on the site (%v)", e, err, rep)
+	}
+	if e, _, err := db.Event(ctx, other); err != nil || e.Status != storage.StatusTrash || e.Title != "Ours" {
+		t.Errorf("our trashed record: %+v (%v), want it left alone", e, err)
+	}
+	if rep.Failed != 1 {
+		t.Errorf("%v, want the collision reported", rep)
+	}
+}
