@@ -284,18 +284,28 @@ type LinkCount struct{ Links, Shared int }
 func (db *DB) LinkCounts(ctx context.Context, externals map[string]bool) (map[string]LinkCount, error) {
 	out := map[string]LinkCount{}
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		// A source's links are one run of keys: each is counted in n, and kept once its run ends.
+		var source string
+		var n LinkCount
 		c := tx.Cursor(bExternal)
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			source, external, ok := bytes.Cut(k, []byte{0})
+			s, external, ok := bytes.Cut(k, []byte{0})
 			if !ok {
 				return fmt.Errorf("storage: corrupt external link %q", k)
 			}
-			n := out[string(source)]
+			if string(s) != source {
+				if n.Links > 0 {
+					out[source] = n
+				}
+				source, n = string(s), LinkCount{}
+			}
 			n.Links++
 			if externals[string(external)] {
 				n.Shared++
 			}
-			out[string(source)] = n
+		}
+		if n.Links > 0 {
+			out[source] = n
 		}
 		return nil
 	})
