@@ -496,3 +496,31 @@ func copyEvent(t *testing.T, from, to, uid string) {
 	}
 	edit(t, to, "END:VCALENDAR", block+"END:VCALENDAR")
 }
+
+// noOrigins is a store that keeps no origins, as stores written before them: its calendars' links are
+// named by the path each was imported from, and nothing more.
+type noOrigins struct{ *storage.DB }
+
+func (noOrigins) Origin(context.Context, string) (storage.Origin, error) {
+	return storage.Origin{}, storage.ErrNotFound
+}
+
+// TestSyncStoreWithoutOrigins: a calendar imported before the store kept origins is found again by its
+// UIDs from another path, and from its own path, without a copy.
+func TestSyncStoreWithoutOrigins(t *testing.T) {
+	db := openStore(t)
+	first := fixture(t, "meetup.ics")
+	if got := countsOf(sync(t, &Importer{From: first, Store: noOrigins{db}, Actor: admin, Lang: "en"}, mirror.Options{})); got != (counts{Added: 2}) {
+		t.Fatalf("import without origins: %+v", got)
+	}
+	for _, from := range []string{fixture(t, "meetup.ics"), first} {
+		for _, store := range []mirror.Store{noOrigins{db}, db} {
+			if got := countsOf(sync(t, &Importer{From: from, Store: store, Actor: admin, Lang: "en"}, mirror.Options{})); got != (counts{Unchanged: 2}) {
+				t.Errorf("%s (origins kept: %t): %+v, want 2 unchanged", from, store == mirror.Store(db), got)
+			}
+		}
+	}
+	if n := len(events(t, db)); n != 2 {
+		t.Errorf("%d events, want the calendar's 2", n)
+	}
+}
