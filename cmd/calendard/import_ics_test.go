@@ -407,7 +407,7 @@ func TestImportICSSameCalendarElsewhere(t *testing.T) {
 		wantDownloads, wantNotModified int32
 	}{
 		{from: file, want: "added 3, updated 0, trashed 0, unchanged 0"},
-		{from: again, want: "added 0, updated 0, trashed 0, unchanged 3", note: "the calendar first imported from " + file},
+		{from: again, want: "added 0, updated 0, trashed 0, unchanged 3", note: "the same calendar (by its UIDs) as first imported from " + file},
 		{from: url, want: "added 0, updated 0, trashed 0, unchanged 3", note: file, wantDownloads: 1},
 		{from: url, want: "added 0, updated 0, trashed 0, unchanged 3, failed 0 in 1 requests", wantDownloads: 1, wantNotModified: 1},
 		{from: otherURL, want: "added 0, updated 0, trashed 0, unchanged 3", note: file, wantDownloads: 2, wantNotModified: 1},

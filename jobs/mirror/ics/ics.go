@@ -153,8 +153,9 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	if err != nil {
 		return rep, err
 	}
-	if source != im.From {
-		rep.Note("the calendar first imported from %s: its events are updated there, not added again", source)
+	if source != im.From && source != origin.Source {
+		// Once: the place's origin remembers it from now on.
+		rep.Note("the same calendar (by its UIDs) as first imported from %s: its events are updated, not added again", source)
 	}
 	linked, err := im.Store.Linked(ctx, source)
 	if err != nil {
