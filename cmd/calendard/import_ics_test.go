@@ -376,7 +376,8 @@ func TestExitStatus(t *testing.T) {
 // TestImportICSSameCalendarElsewhere: the same calendar imported again from another path (a browser's
 // `calendar (1).ics`) or another URL updates its events instead of adding a copy of each; and a feed's
 // validators are the store's, so an unchanged feed costs one 304 and no download in a new process
-// and after a restart of serve, whose mirror keeps the calendar as the command left it.
+// and after a restart of serve, whose mirror keeps the calendar as the command left it and leaves
+// another calendar's events alone.
 func TestImportICSSameCalendarElsewhere(t *testing.T) {
 	body, err := os.ReadFile(icsFixture(t, "tec.ics"))
 	if err != nil {
@@ -420,6 +421,10 @@ func TestImportICSSameCalendarElsewhere(t *testing.T) {
 			t.Errorf("import ics %s: %d downloads and %d 304s so far, want %d and %d", step.from, d, n, step.wantDownloads, step.wantNotModified)
 		}
 	}
+	// Another calendar beside it, which the mirror of the first leaves alone.
+	if out := runImport(t, dir, "ics", icsFixture(t, "meetup.ics")); !strings.Contains(out, "added 2, updated 0, trashed 0") {
+		t.Errorf("another calendar:\n%s", out)
+	}
 	s := startServerIn(t, dir, "CALENDAR_ICS_FROM="+url, "CALENDAR_MIRROR_INTERVAL=1h")
 	for restarts := range 2 {
 		if restarts > 0 {
@@ -431,8 +436,8 @@ func TestImportICSSameCalendarElsewhere(t *testing.T) {
 		if d, n := downloads.Load(), notModified.Load(); d != 2 || n != int32(2+restarts) {
 			t.Errorf("serve's mirror after %d restarts: %d downloads and %d 304s, want 2 and %d", restarts, d, n, 2+restarts)
 		}
-		if got := s.storedEvents(); got != 3 {
-			t.Errorf("%d events stored, want the calendar's 3", got)
+		if got := s.listTotal("/calendar/events/v1/events?start_date=2026-01-01&per_page=50"); got != 5 || s.storedEvents() != 5 {
+			t.Errorf("%d events listed, %d stored, want both calendars' 5", got, s.storedEvents())
 		}
 	}
 }
