@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -652,4 +653,44 @@ func TestNoWebsite(t *testing.T) {
 			t.Errorf("stored after NoWebsite: %+v %v, want no website", e, err)
 		}
 	}
+}
+
+// BenchmarkLinkCounts counts 50,000 links of one calendar and 50,000 of another source against the
+// 50,000 UIDs of a file: what an iCalendar import pays to recognise its calendar, beside Linked, which
+// reads the calendar's links after it.
+func BenchmarkLinkCounts(b *testing.B) {
+	const n = 50_000
+	db := mustOpenDB(b)
+	uids := map[string]bool{}
+	for _, source := range []string{"/home/me/calendar.ics", "https://site.example/wp-json"} {
+		for chunk := range n / 1000 {
+			if err := db.Bulk(ctx, admin, func(bulk *Bulk) error {
+				for i := range 1000 {
+					id := uint64(chunk*1000 + i + 1)
+					external := fmt.Sprintf("%d-1776450600-1776459600@site.example", id)
+					uids[external] = true
+					if err := bulk.Link(source, external, Doc{DocEvent, id}, "0123456789abcdef0123456789abcdef"); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("LinkCounts", func(b *testing.B) {
+		for b.Loop() {
+			if counts, err := db.LinkCounts(ctx, uids); err != nil || len(counts) != 2 {
+				b.Fatal(counts, err)
+			}
+		}
+	})
+	b.Run("Linked", func(b *testing.B) {
+		for b.Loop() {
+			if links, err := db.Linked(ctx, "/home/me/calendar.ics"); err != nil || len(links) != n {
+				b.Fatal(len(links), err)
+			}
+		}
+	})
 }
