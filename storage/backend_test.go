@@ -186,6 +186,7 @@ var etcdTests = []struct {
 }{
 	{"TestBulkPut", TestBulkPut},
 	{"TestExternalLinks", TestExternalLinks},
+	{"TestOrigins", TestOrigins},
 	{"TestBulkPutTerm", TestBulkPutTerm},
 	{"TestBulkPutPlaceSlug", TestBulkPutPlaceSlug},
 	{"TestBulkTrash", TestBulkTrash},

@@ -32,6 +32,7 @@ var (
 	bOutboxMarks  = []byte("outbox_marks")
 	bExternal     = []byte("external_ids")
 	bExternalDocs = []byte("external_docs")
+	bOrigins      = []byte("origins")
 	bUsers        = []byte("users")
 	bUserLogins   = []byte("user_logins")
 	bUserEmails   = []byte("user_emails")
@@ -45,7 +46,7 @@ var (
 var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
-		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bExternalDocs, bUsers, bUserLogins,
+		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bExternalDocs, bOrigins, bUsers, bUserLogins,
 		bUserEmails, bAppPasswords} {
 		names = append(names, string(b))
 	}

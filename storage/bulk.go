@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -289,6 +290,81 @@ func (db *DB) Linked(ctx context.Context, source string) (map[string]ExternalLin
 		return nil
 	})
 	return out, err
+}
+
+// LinkCount is how many links a source has (Bulk.Link), and how many of them name an identity asked
+// about (DB.LinkCounts).
+type LinkCount struct{ Links, Shared int }
+
+// LinkCounts returns, for every source with links, its number of links and how many of them have their
+// source's identity among externals: what an import compares to find the source a file continues when
+// it is read from somewhere new (the same calendar downloaded again under another name).
+func (db *DB) LinkCounts(ctx context.Context, externals map[string]bool) (map[string]LinkCount, error) {
+	out := map[string]LinkCount{}
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		// A source's links are one run of keys: each is counted in n, and kept once its run ends.
+		var source string
+		var n LinkCount
+		c := tx.Cursor(bExternal)
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			s, external, ok := bytes.Cut(k, []byte{0})
+			if !ok {
+				return fmt.Errorf("storage: corrupt external link %q", k)
+			}
+			if string(s) != source {
+				if n.Links > 0 {
+					out[source] = n
+				}
+				source, n = string(s), LinkCount{}
+			}
+			n.Links++
+			if externals[string(external)] {
+				n.Shared++
+			}
+		}
+		if n.Links > 0 {
+			out[source] = n
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Origin is what the store keeps of a place an import reads (a file's path, a feed's URL) between its
+// runs: the source its records are linked under (Bulk.Link), which is not always the place itself (a
+// calendar downloaded again under another name stays the calendar first imported), and the HTTP
+// validators of the copy of a feed that the last complete run read, which make the next request
+// conditional.
+type Origin struct {
+	Source       string `json:"source"`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// Origin returns what the store keeps of the place from (Bulk.PutOrigin). Returns ErrNotFound when it
+// keeps nothing.
+func (db *DB) Origin(ctx context.Context, from string) (Origin, error) {
+	var o Origin
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		v := tx.Get(bOrigins, []byte(from))
+		if v == nil {
+			return ErrNotFound
+		}
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("storage: decode origin %q: %w", from, err)
+		}
+		return nil
+	})
+	return o, err
+}
+
+// PutOrigin keeps o as what the store knows of the place from, replacing what it kept.
+func (b *Bulk) PutOrigin(from string, o Origin) error {
+	v, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("storage: encode origin %q: %w", from, err)
+	}
+	return b.w.tx.Put(bOrigins, []byte(from), v)
 }
 
 // docKey is a document's key in external_docs, and the start of its link's value: kind ‖ id.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,6 +134,37 @@ func TestExternalLinks(t *testing.T) {
 	}
 	if got, _ := db.Linked(ctx, other); got["12"] != (ExternalLink{Doc{DocEvent, 40}, "v1"}) || len(got) != 1 {
 		t.Errorf("Linked(other) = %v: a source whose name another extends must not mix with it", got)
+	}
+	counts, err := db.LinkCounts(ctx, map[string]bool{"12": true, "x": true, "venue:4": true})
+	want := map[string]LinkCount{site: {Links: 1}, other: {Links: 1, Shared: 1}, "https://site.example/wp-json/f": {Links: 1, Shared: 1}}
+	if diff := cmp.Diff(want, counts); err != nil || diff != "" {
+		t.Errorf("LinkCounts (-want +got, %v):\n%s", err, diff)
+	}
+}
+
+// TestOrigins: what the store keeps of a place an import reads is found again, per place, and
+// replaced by the next PutOrigin.
+func TestOrigins(t *testing.T) {
+	db := mustOpenDB(t)
+	feed, file := "https://feeds.example/cal.ics", "/home/me/calendar (1).ics"
+	if _, err := db.Origin(ctx, feed); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Origin of a place never read: %v, want ErrNotFound", err)
+	}
+	for _, o := range []Origin{{Source: feed, ETag: `"v1"`}, {Source: feed, ETag: `"v2"`, LastModified: "Sun, 01 Mar 2026 10:00:00 GMT"}} {
+		if err := db.Bulk(ctx, admin, func(b *Bulk) error {
+			if err := b.PutOrigin(feed, o); err != nil {
+				return err
+			}
+			return b.PutOrigin(file, Origin{Source: "/home/me/calendar.ics"})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.Origin(ctx, feed); err != nil || got != o {
+			t.Errorf("Origin(feed) = %+v %v, want %+v", got, err, o)
+		}
+	}
+	if got, err := db.Origin(ctx, file); err != nil || got != (Origin{Source: "/home/me/calendar.ics"}) {
+		t.Errorf("Origin(file) = %+v %v", got, err)
 	}
 }
 
@@ -628,4 +660,44 @@ func TestNoWebsite(t *testing.T) {
 			t.Errorf("stored after NoWebsite: %+v %v, want no website", e, err)
 		}
 	}
+}
+
+// BenchmarkLinkCounts counts 50,000 links of one calendar and 50,000 of another source against the
+// 50,000 UIDs of a file: what an iCalendar import pays to recognise its calendar, beside Linked, which
+// reads the calendar's links after it.
+func BenchmarkLinkCounts(b *testing.B) {
+	const n = 50_000
+	db := mustOpenDB(b)
+	uids := map[string]bool{}
+	for _, source := range []string{"/home/me/calendar.ics", "https://site.example/wp-json"} {
+		for chunk := range n / 1000 {
+			if err := db.Bulk(ctx, admin, func(bulk *Bulk) error {
+				for i := range 1000 {
+					id := uint64(chunk*1000 + i + 1)
+					external := fmt.Sprintf("%d-1776450600-1776459600@site.example", id)
+					uids[external] = true
+					if err := bulk.Link(source, external, Doc{DocEvent, id}, "0123456789abcdef0123456789abcdef"); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("LinkCounts", func(b *testing.B) {
+		for b.Loop() {
+			if counts, err := db.LinkCounts(ctx, uids); err != nil || len(counts) != 2 {
+				b.Fatal(counts, err)
+			}
+		}
+	})
+	b.Run("Linked", func(b *testing.B) {
+		for b.Loop() {
+			if links, err := db.Linked(ctx, "/home/me/calendar.ics"); err != nil || len(links) != n {
+				b.Fatal(len(links), err)
+			}
+		}
+	})
 }

@@ -47,6 +47,8 @@
 //	external_docs             doc kind ‖ id → source 0x00 the source's identity: the reverse of
 //	                          external_ids, which GuardMirrored checks on every write, and Bulk.Link
 //	                          before an import links a record it did not create (ErrNotImported)
+//	origins                   a place an import reads (a file's path, a feed's URL) → Origin: the
+//	                          source its records are linked under, and the feed's HTTP validators
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
 //	                          under Options.ChangesHorizon

@@ -159,6 +159,7 @@ func importICS(ctx context.Context, args []string, getenv func(string) string, s
 			return fmt.Errorf("language %q: want one of nl, en, fr, de, it, pl, es", *language)
 		}
 	}
+	f.failures = icsFailures
 	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_ICS_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
 		if *language != "" {
 			lang = storage.Lang(*language)
@@ -205,6 +206,27 @@ type importFlags struct {
 	timeout     time.Duration
 	dryRun      bool
 	dataDir     string
+	// failures, when set, is the error of a one-off run that completed with the report it is given:
+	// nil when the report is a success.
+	failures func(*mirror.Report) error
+}
+
+// partialStatus is the exit status of an `import ics` that imported some events and failed others.
+const partialStatus = 2
+
+// icsFailures is the error of an iCalendar import whose events failed (importFlags.failures): exit
+// status 2 when others were imported, 1 when none was, so that a cron job can tell a file it must
+// look at from a complete import (status 0).
+func icsFailures(rep *mirror.Report) error {
+	if rep.Failed == 0 {
+		return nil
+	}
+	imported := rep.Added + rep.Updated + rep.Unchanged
+	err := fmt.Errorf("%d of %d events failed, %d imported (each failed one is listed above)", rep.Failed, rep.Failed+imported, imported)
+	if imported == 0 {
+		return err
+	}
+	return &exitError{status: partialStatus, err: err}
 }
 
 func addImportFlags(fs *flag.FlagSet, getenv func(string) string) *importFlags {
@@ -253,10 +275,11 @@ func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdou
 	}
 	err = f.sync(ctx, cfg, log, db, stdout, stderr, build)
 	closeErr := db.Close()
-	if err != nil || f.dryRun && f.follow == 0 {
+	// A run that imported some events keeps them, whatever failed.
+	if partial := (*exitError)(nil); err != nil && !errors.As(err, &partial) || f.dryRun && f.follow == 0 {
 		return errors.Join(err, removeNew())
 	}
-	return closeErr
+	return errors.Join(err, closeErr)
 }
 
 // newStoreFiles returns what removes the store file (and the data directory) that opening the store
@@ -328,6 +351,9 @@ func (f *importFlags) sync(ctx context.Context, cfg Config, log *zap.Logger, db 
 		if err := os.RemoveAll(filepath.Join(cfg.DataDir, "index")); err != nil {
 			return fmt.Errorf("remove the index: %w", err)
 		}
+	}
+	if f.failures != nil {
+		return f.failures(rep)
 	}
 	return nil
 }

@@ -5,13 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -290,5 +294,150 @@ func TestImportFollow(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the command did not end within a minute of the interrupt")
+	}
+}
+
+// TestImportICSExitStatus: `import ics` exits 0 when every event came in, 2 when some failed and
+// others were imported (which it keeps), and 1 when every event failed (a first import then leaves
+// the data directory as it was); it says how many failed, and lists each.
+func TestImportICSExitStatus(t *testing.T) {
+	const hourly = "UID:event_301234999@meetup.com\r\nRRULE:FREQ=HOURLY"
+	body, err := os.ReadFile(icsFixture(t, "meetup.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneBad := bytes.Replace(body, []byte("UID:event_301234999@meetup.com"), []byte(hourly), 1)
+	allBad := bytes.Replace(oneBad, []byte("UID:event_301234567@meetup.com"), []byte("UID:event_301234567@meetup.com\r\nRRULE:FREQ=HOURLY"), 1)
+	if bytes.Equal(oneBad, body) || bytes.Equal(allBad, oneBad) {
+		t.Fatal("the fixture changed: no UID line to add a rule to")
+	}
+	for _, tc := range []struct {
+		name       string
+		file       []byte
+		wantStatus int
+		wantErr    string
+		wantEvents int
+	}{
+		{name: "every event imported", file: body, wantStatus: 0, wantEvents: 2},
+		{name: "one of two failed", file: oneBad, wantStatus: 2, wantErr: "1 of 2 events failed, 1 imported", wantEvents: 1},
+		{name: "every event failed", file: allBad, wantStatus: 1, wantErr: "2 of 2 events failed, 0 imported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			file := filepath.Join(t.TempDir(), "meetup.ics")
+			if err := os.WriteFile(file, tc.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"import", "ics", file}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
+			if status := 0; err != nil {
+				status = exitStatus(err)
+				if status != tc.wantStatus || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("error %q (status %d), want status %d saying %q", err, status, tc.wantStatus, tc.wantErr)
+				}
+			} else if tc.wantStatus != 0 {
+				t.Errorf("no error, want status %d saying %q\n%s", tc.wantStatus, tc.wantErr, stdout.String())
+			}
+			if failed := strings.Count(stdout.String(), "failed: event "); tc.wantStatus != 0 && failed != strings.Count(string(tc.file), "FREQ=HOURLY") {
+				t.Errorf("%d failures listed:\n%s", failed, stdout.String())
+			}
+			if tc.wantEvents == 0 {
+				if _, err := os.Stat(dir); *backend != "etcd" && !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("a first import that imported nothing left its data directory: %v", err)
+				}
+				return
+			}
+			if got := startServerIn(t, dir).storedEvents(); got != tc.wantEvents {
+				t.Errorf("%d events in the store, want %d", got, tc.wantEvents)
+			}
+		})
+	}
+}
+
+// TestExitStatus: only an exitError changes the process's status; every other error is 1, wrapped or
+// joined as it may be.
+func TestExitStatus(t *testing.T) {
+	partial := &exitError{status: 2, err: errors.New("1 of 2 events failed")}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{errors.New("no such file"), 1},
+		{partial, 2},
+		{fmt.Errorf("import: %w", partial), 2},
+		{errors.Join(partial, nil), 2},
+	} {
+		if got := exitStatus(tc.err); got != tc.want {
+			t.Errorf("exitStatus(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestImportICSSameCalendarElsewhere: the same calendar imported again from another path (a browser's
+// `calendar (1).ics`) or another URL updates its events instead of adding a copy of each; and a feed's
+// validators are the store's, so an unchanged feed costs one 304 and no download in a new process
+// and after a restart of serve, whose mirror keeps the calendar as the command left it and leaves
+// another calendar's events alone.
+func TestImportICSSameCalendarElsewhere(t *testing.T) {
+	body, err := os.ReadFile(icsFixture(t, "tec.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var downloads, notModified atomic.Int32
+	feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"tec-1"`)
+		if r.Header.Get("If-None-Match") == `"tec-1"` {
+			notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		downloads.Add(1)
+		w.Header().Set("Content-Type", "text/calendar; charset=utf-8")
+		w.Write(body)
+	}))
+	defer feed.Close()
+	dir := t.TempDir()
+	file := icsFixture(t, "tec.ics")
+	again := filepath.Join(filepath.Dir(file), "tec (1).ics")
+	if err := os.WriteFile(again, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, otherURL := feed.URL+"/events/?ical=1", feed.URL+"/events/list/?ical=1&tribe-bar-date=2026-03-01"
+	for _, step := range []struct {
+		from, want, note               string
+		wantDownloads, wantNotModified int32
+	}{
+		{from: file, want: "added 3, updated 0, trashed 0, unchanged 0"},
+		{from: again, want: "added 0, updated 0, trashed 0, unchanged 3", note: "the same calendar (by its UIDs) as first imported from " + file},
+		{from: url, want: "added 0, updated 0, trashed 0, unchanged 3", note: file, wantDownloads: 1},
+		{from: url, want: "added 0, updated 0, trashed 0, unchanged 3, failed 0 in 1 requests", wantDownloads: 1, wantNotModified: 1},
+		{from: otherURL, want: "added 0, updated 0, trashed 0, unchanged 3", note: file, wantDownloads: 2, wantNotModified: 1},
+	} {
+		out := runImport(t, dir, "ics", step.from)
+		if !strings.Contains(out, step.want) || !strings.Contains(out, step.note) {
+			t.Errorf("import ics %s:\n%s\nwant %q and a note naming %q", step.from, out, step.want, step.note)
+		}
+		if d, n := downloads.Load(), notModified.Load(); d != step.wantDownloads || n != step.wantNotModified {
+			t.Errorf("import ics %s: %d downloads and %d 304s so far, want %d and %d", step.from, d, n, step.wantDownloads, step.wantNotModified)
+		}
+	}
+	// Another calendar beside it, which the mirror of the first leaves alone.
+	if out := runImport(t, dir, "ics", icsFixture(t, "meetup.ics")); !strings.Contains(out, "added 2, updated 0, trashed 0") {
+		t.Errorf("another calendar:\n%s", out)
+	}
+	s := startServerIn(t, dir, "CALENDAR_ICS_FROM="+url, "CALENDAR_MIRROR_INTERVAL=1h")
+	for restarts := range 2 {
+		if restarts > 0 {
+			s = s.restart("CALENDAR_ICS_FROM="+url, "CALENDAR_MIRROR_INTERVAL=1h")
+		}
+		if rep := <-startMirrorReporting(t, s); rep.Unchanged != 3 || rep.Requests != 1 || rep.Added+rep.Updated+rep.Trashed+rep.Failed != 0 {
+			t.Errorf("serve's mirror after %d restarts: %v in %d requests", restarts, rep, rep.Requests)
+		}
+		if d, n := downloads.Load(), notModified.Load(); d != 2 || n != int32(2+restarts) {
+			t.Errorf("serve's mirror after %d restarts: %d downloads and %d 304s, want 2 and %d", restarts, d, n, 2+restarts)
+		}
+		if got := s.listTotal("/calendar/events/v1/events?start_date=2026-01-01&per_page=50"); got != 5 || s.storedEvents() != 5 {
+			t.Errorf("%d events listed, %d stored, want both calendars' 5", got, s.storedEvents())
+		}
 	}
 }

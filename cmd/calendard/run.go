@@ -35,7 +35,8 @@ commands:
   import tec              --from URL [--user L --app-password P] [--language fr=URL ...] [--follow 5m] [--timeout 30s] [--dry-run]
                           (mirrors a The Events Calendar site; the server must be stopped)
   import ics              FILE|URL [--language L] [--follow 1h] [--timeout 30s] [--dry-run]
-                          (imports an iCalendar file or feed; the server must be stopped)
+                          (imports an iCalendar file or feed; the server must be stopped; exits 2 when
+                          some events failed and the others were imported)
   reindex                 drop and rebuild the search indexes from the store (the server must be stopped)
   run-job NAME            run one job now: publish-due, extend-series, trim-changes, consistency-check, prepare-boundary (the server must be stopped)
   backup                  --to FILE [--progress-every D]   (a consistent copy of the store; a running server writes it)

@@ -3,9 +3,9 @@
 //
 // # Basics
 //
-// Each UID of the file is one event of ours, linked to it (storage.Bulk.Link) so that the next run
-// updates the same event instead of creating another, and trashes the event of a UID the file no
-// longer has. A UID's VEVENTs — the event, or a series with its RRULE/RDATE/EXDATE lines and the
+// Each UID of the file is one event of ours, linked to it within its calendar (storage.Bulk.Link) so
+// that the next run updates the same event instead of creating another, and trashes the event of a
+// UID the calendar no longer has. A UID's VEVENTs — the event, or a series with its RRULE/RDATE/EXDATE lines and the
 // overrides of single occurrences (RECURRENCE-ID) — are written whole, in one transaction with the
 // other UIDs of its batch: the series' parent with its `recurrence`, then each override as an edit of
 // the occurrence it replaces, which makes it an exception the series keeps. The link's stamp is a hash of what the file says of the
@@ -15,13 +15,28 @@
 // An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
 // and keeps what an earlier run wrote: its UID is still in the file, so it is not trashed as gone.
 //
-// A feed (an http(s) URL) is asked for as text/calendar, and conditionally: the Importer keeps the
-// ETag and Last-Modified of the feed as its last complete run read it and sends them (If-None-Match,
-// If-Modified-Since), so an unchanged feed costs one 304 and the run writes nothing, reporting every
-// linked UID unchanged. The validators are kept in memory, by the Importer: serve's mirror and
-// --follow send them from their second run on, while a one-off `import ics URL` downloads the feed
-// (and still skips each unchanged UID by its stamp). Keeping them in the store would need a key of
-// their own there, a schema change, to save one download per run of a command.
+// # Calendars
+//
+// A calendar is known by its UIDs, not by where it is read from: `calendar (1).ics`, the same export
+// downloaded again, or the same feed under another URL, updates the events of the calendar first
+// imported, never adds a copy. The links of a calendar are those of one source (storage.Bulk.Link's),
+// named by the path or URL the calendar was first imported from; the store keeps, for each place
+// read (storage.Origin), the source it was read as. A run links its file's UIDs under:
+//
+//  1. the source most of whose links are UIDs of the file, provided they also are most of the file's
+//     UIDs (RFC 5545 makes UIDs globally unique, so a file sharing most of its UIDs with a calendar
+//     is that calendar again); the place's own source first when several qualify;
+//  2. else the source the place was read as last time (a calendar the place has always held, however
+//     much of it changed);
+//  3. else the place itself: a new calendar, or one imported before this rule under its path.
+//
+// Two calendars sharing a few UIDs (the same event in two categories' exports of one site) stay two
+// calendars, each with its own event for it; a run trashes only what its own calendar no longer has.
+//
+// A feed (an http(s) URL) is asked for as text/calendar, and conditionally: the store keeps the ETag
+// and Last-Modified of the feed as its last complete run read it, with its origin, and the next run
+// sends them (If-None-Match, If-Modified-Since), so an unchanged feed costs one 304 and the run writes
+// nothing, reporting every linked UID unchanged; a restart or a one-off `import ics URL` included.
 //
 // What becomes what is eventInput's documentation.
 //
@@ -37,10 +52,16 @@
 //   - A TZID only the file defines (Outlook's "Customized Time Zone") gives the event the fixed offset
 //     in force at its start (see eventZone); the occurrences of its series keep that offset across
 //     the zone's DST changes.
+//   - A calendar read from a new place after it lost more than half of its events, or grew by more
+//     than its size, is not recognised: it becomes a new calendar, with its own copy of the events
+//     it still shares with the old one (which the old place's runs keep up to date or trash).
+//   - A store that holds two copies of a calendar already (imported from two paths before the store
+//     kept calendars by their UIDs) keeps both; each path's runs keep its own copy.
 package ics
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -50,7 +71,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/calendard/calendard/jobs/mirror"
@@ -61,8 +81,8 @@ import (
 
 // Importer brings the store in line with one iCalendar file or feed.
 type Importer struct {
-	// From is the file's path or the feed's http(s) URL. It names the source's links, so the same
-	// file read through another path is another source.
+	// From is the file's path or the feed's http(s) URL. A new calendar's links are named by it
+	// (see Calendars in the package documentation).
 	From  string
 	Store mirror.Store
 	// Actor writes the events and becomes their author.
@@ -73,9 +93,6 @@ type Importer struct {
 	Get *mirror.Getter
 	// Limits bound what a file may hold (ical.Limits; zero fields take their defaults).
 	Limits ical.Limits
-
-	// validators are the ETag and Last-Modified of the feed as the last complete run read it.
-	validators atomic.Pointer[mirror.Request]
 }
 
 // feedAccept is the Accept header of a feed request: iCalendar, or whatever the server has, as many
@@ -102,9 +119,13 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 		before := im.Get.Requests()
 		defer func() { rep.Requests = im.Get.Requests() - before }()
 	}
-	cal, validators, err := im.read(ctx)
+	origin, err := im.Store.Origin(ctx, im.From)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return rep, err
+	}
+	cal, validators, err := im.read(ctx, origin)
 	if errors.Is(err, errNotModified) {
-		linked, err := im.Store.Linked(ctx, im.From)
+		linked, err := im.Store.Linked(ctx, origin.Source)
 		for range linked {
 			rep.Count(mirror.Unchanged)
 		}
@@ -127,7 +148,16 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	case err != nil:
 		return rep, err
 	}
-	linked, err := im.Store.Linked(ctx, im.From)
+	groups := byUID(cal.Events)
+	source, err := im.calendar(ctx, origin, seen, groups)
+	if err != nil {
+		return rep, err
+	}
+	if source != im.From && source != origin.Source {
+		// Once: the place's origin remembers it from now on.
+		rep.Note("the same calendar (by its UIDs) as first imported from %s: its events are updated, not added again", source)
+	}
+	linked, err := im.Store.Linked(ctx, source)
 	if err != nil {
 		return rep, err
 	}
@@ -135,7 +165,6 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	if z, err := datetime.ParseZone(cal.TimeZone); err == nil {
 		floating = z.Name
 	}
-	groups := byUID(cal.Events)
 	opts.Progress.Begin("events", len(groups))
 	var batch []*change
 	for _, g := range groups {
@@ -147,7 +176,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 			continue
 		}
 		seen[g.uid] = true
-		c, err := prepare(g, floating, linked[g.uid])
+		c, err := prepare(g, source, floating, linked[g.uid])
 		switch {
 		case err != nil:
 			rep.Fail("event", g.uid, err)
@@ -167,30 +196,58 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	if err := im.commit(ctx, batch, rep, opts.DryRun); err != nil {
 		return rep, err
 	}
-	if err := im.trashGone(ctx, linked, seen, rep, opts.DryRun); err != nil {
+	if err := im.trashGone(ctx, source, linked, seen, rep, opts.DryRun); err != nil {
 		return rep, err
 	}
-	if !opts.DryRun {
-		// Only now: a run that stopped short must not make the next one skip the feed.
-		im.validators.Store(&validators)
+	// Only now: a run that stopped short must not make the next one skip the feed.
+	next := storage.Origin{Source: source, ETag: validators.ETag, LastModified: validators.LastModified}
+	if next == origin {
+		return rep, nil
 	}
-	return rep, nil
+	return rep, mirror.Write(ctx, im.Store, im.Actor, opts.DryRun, func(b *storage.Bulk) error { return b.PutOrigin(im.From, next) })
+}
+
+// calendar returns the source the file's UIDs are linked under (Calendars in the package
+// documentation): seen holds the UIDs the codec skipped, groups the others.
+func (im *Importer) calendar(ctx context.Context, origin storage.Origin, seen map[string]bool, groups []*group) (string, error) {
+	uids := map[string]bool{}
+	for uid := range seen {
+		if uid != "" {
+			uids[uid] = true
+		}
+	}
+	for _, g := range groups {
+		uids[g.uid] = true
+	}
+	counts, err := im.Store.LinkCounts(ctx, uids)
+	if err != nil {
+		return "", err
+	}
+	own := cmp.Or(origin.Source, im.From)
+	best := ""
+	for source, n := range counts {
+		if 2*n.Shared <= n.Links || 2*n.Shared <= len(uids) {
+			continue
+		}
+		if source == own {
+			return own, nil
+		}
+		if b := counts[best]; best == "" || n.Shared > b.Shared || n.Shared == b.Shared && source < best {
+			best = source
+		}
+	}
+	return cmp.Or(best, own), nil
 }
 
 // read fetches and decodes the file, and returns a feed's validators (ETag, Last-Modified). A feed is
-// asked for with the last complete run's validators: errNotModified when the server answers 304.
-func (im *Importer) read(ctx context.Context) (*ical.Calendar, mirror.Request, error) {
+// asked for with the validators the store keeps of it: errNotModified when the server answers 304.
+func (im *Importer) read(ctx context.Context, origin storage.Origin) (*ical.Calendar, mirror.Request, error) {
 	if strings.HasPrefix(im.From, "http://") || strings.HasPrefix(im.From, "https://") {
 		get := im.Get
 		if get == nil {
 			get = &mirror.Getter{}
 		}
-		var req mirror.Request
-		if v := im.validators.Load(); v != nil {
-			req = *v
-		}
-		req.URL, req.Accept = im.From, feedAccept
-		res, err := get.Do(ctx, req)
+		res, err := get.Do(ctx, mirror.Request{URL: im.From, Accept: feedAccept, ETag: origin.ETag, LastModified: origin.LastModified})
 		if err != nil {
 			return nil, mirror.Request{}, err
 		}
@@ -278,6 +335,7 @@ const batchSize = 50
 
 // change is the write of one UID: its event (a series' parent) and the overrides of its occurrences.
 type change struct {
+	source    string // the calendar's (Importer.calendar)
 	uid       string
 	link      storage.ExternalLink // the last run's; zero for a UID new to the store
 	stamp     string
@@ -287,7 +345,7 @@ type change struct {
 }
 
 // prepare returns the change a UID's VEVENTs make, nil when they did not change since the last run.
-func prepare(g *group, floating string, l storage.ExternalLink) (*change, error) {
+func prepare(g *group, source, floating string, l storage.ExternalLink) (*change, error) {
 	stamp, err := g.stamp(floating)
 	if err != nil {
 		return nil, err
@@ -299,7 +357,7 @@ func prepare(g *group, floating string, l storage.ExternalLink) (*change, error)
 	if err != nil {
 		return nil, err
 	}
-	c := &change{uid: g.uid, link: l, stamp: stamp, in: in, floating: floating}
+	c := &change{source: source, uid: g.uid, link: l, stamp: stamp, in: in, floating: floating}
 	if g.series != nil {
 		lines := append([]string{}, g.series.Recurrence...)
 		in.Recurrence = &lines
@@ -364,7 +422,7 @@ func (im *Importer) put(b *storage.Bulk, c *change) error {
 			return err
 		}
 	}
-	return b.Link(im.From, c.uid, storage.Doc{Kind: storage.DocEvent, ID: e.ID}, c.stamp)
+	return b.Link(c.source, c.uid, storage.Doc{Kind: storage.DocEvent, ID: e.ID}, c.stamp)
 }
 
 // writeOverride edits the occurrence of series parent that o replaces, which makes it an exception.
@@ -384,9 +442,9 @@ func (im *Importer) writeOverride(b *storage.Bulk, parent uint64, o *ical.Event,
 	return err
 }
 
-// trashGone trashes and unlinks the event of every UID the last run linked that the file no longer
-// has (or now has as cancelled).
-func (im *Importer) trashGone(ctx context.Context, linked map[string]storage.ExternalLink, seen map[string]bool, rep *mirror.Report, dryRun bool) error {
+// trashGone trashes and unlinks the event of every UID of calendar source that the file no longer has
+// (or now has as cancelled).
+func (im *Importer) trashGone(ctx context.Context, source string, linked map[string]storage.ExternalLink, seen map[string]bool, rep *mirror.Report, dryRun bool) error {
 	for uid, l := range linked {
 		if seen[uid] {
 			continue
@@ -395,7 +453,7 @@ func (im *Importer) trashGone(ctx context.Context, linked map[string]storage.Ext
 			if err := b.Trash(l.Doc); err != nil {
 				return err
 			}
-			return b.Unlink(im.From, uid)
+			return b.Unlink(source, uid)
 		})
 		switch {
 		case err == nil:

@@ -296,6 +296,14 @@ func TestSyncFeedConditional(t *testing.T) {
 	if n := len(events(t, db)); n != 3 {
 		t.Errorf("%d events in the store, want the feed's 3", n)
 	}
+	// The validators are the store's: a new importer (a restart, a one-off command) sends them too.
+	restarted := &Importer{From: im.From, Store: db, Actor: admin, Lang: "nl", Get: &mirror.Getter{}}
+	if rep := sync(t, restarted, mirror.Options{}); countsOf(rep) != (counts{Unchanged: 3}) || rep.Requests != 1 {
+		t.Errorf("after a restart: %+v in %d requests", countsOf(rep), rep.Requests)
+	}
+	if inm, _ := validators(); inm != `"v1"` {
+		t.Errorf("after a restart: sent If-None-Match %q, want the stored one", inm)
+	}
 	// A changed feed has a new ETag: the server answers it whole.
 	etag = `"v2"`
 	if rep := sync(t, im, mirror.Options{}); countsOf(rep) != (counts{Unchanged: 3}) {
@@ -377,5 +385,142 @@ func TestSyncKeepsUnreadable(t *testing.T) {
 	}
 	if e := find(t, events(t, db), "Go at scale: profiling in production"); e.Status != storage.StatusPublish {
 		t.Errorf("the unreadable event is %s, want it kept", e.Status)
+	}
+}
+
+// TestSyncSameCalendarElsewhere: the same calendar read from another path (downloaded again as
+// `tec (1).ics`) is the calendar imported first: its events are updated and trashed there, never
+// added again, and the run says which calendar it continued.
+func TestSyncSameCalendarElsewhere(t *testing.T) {
+	db := openStore(t)
+	first := fixture(t, "tec.ics")
+	if got := countsOf(sync(t, &Importer{From: first, Store: db, Actor: admin, Lang: "en"}, mirror.Options{})); got != (counts{Added: 3}) {
+		t.Fatalf("first import: %+v", got)
+	}
+	again := filepath.Join(t.TempDir(), "tec (1).ics")
+	b, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(again, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	im := &Importer{From: again, Store: db, Actor: admin, Lang: "en"}
+	rep := sync(t, im, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Unchanged: 3}) {
+		t.Errorf("the same bytes from another path: %+v, want 3 unchanged", got)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], first) {
+		t.Errorf("notes %q, want one naming %s", rep.Notes, first)
+	}
+	edit(t, again, "SUMMARY:Late-night jam session", "SUMMARY:Late-night jam session (sold out)")
+	removeEvent(t, again, "10512-1777680000-1777852799@jazzclub.example.nl")
+	if rep := sync(t, im, mirror.Options{}); countsOf(rep) != (counts{Updated: 1, Trashed: 1, Unchanged: 1}) || len(rep.Notes) != 0 {
+		t.Errorf("after an edit and a removal: %+v %q, want no note again", countsOf(rep), rep.Notes)
+	}
+	all := events(t, db)
+	if len(all) != 3 {
+		t.Errorf("%d events, want the calendar's 3", len(all))
+	}
+	find(t, all, "Late-night jam session (sold out)")
+	if e := find(t, all, "Utrecht Jazz Weekend"); e.Status != storage.StatusTrash {
+		t.Errorf("the removed event is %s, want trash", e.Status)
+	}
+	if links, err := db.Linked(context.Background(), first); err != nil || len(links) != 2 {
+		t.Errorf("the calendar's links: %v %v, want 2 under %s", links, err, first)
+	}
+}
+
+// TestSyncCalendarsSharingUIDs: two calendars that share an event (one site's exports of two
+// categories) stay two calendars: each has its own copy of the shared event, and a run of one trashes
+// only what that calendar no longer has.
+func TestSyncCalendarsSharingUIDs(t *testing.T) {
+	const shared = "10457-1776450600-1776459600@jazzclub.example.nl"
+	db := openStore(t)
+	jazz, studio := fixture(t, "tec.ics"), fixture(t, "google.ics")
+	copyEvent(t, jazz, studio, shared)
+	jazzIm := &Importer{From: jazz, Store: db, Actor: admin, Lang: "en"}
+	studioIm := &Importer{From: studio, Store: db, Actor: admin, Lang: "en"}
+	for _, step := range []struct {
+		name   string
+		im     *Importer
+		change func()
+		want   counts
+	}{
+		{name: "first calendar", im: jazzIm, want: counts{Added: 3}},
+		{name: "second calendar", im: studioIm, want: counts{Added: 4}},
+		{name: "first again", im: jazzIm, want: counts{Unchanged: 3}},
+		{name: "an event gone from the first", im: jazzIm, change: func() { removeEvent(t, jazz, "10512-1777680000-1777852799@jazzclub.example.nl") },
+			want: counts{Trashed: 1, Unchanged: 2}},
+		{name: "the shared event gone from the second", im: studioIm, change: func() { removeEvent(t, studio, shared) }, want: counts{Trashed: 1, Unchanged: 3}},
+	} {
+		if step.change != nil {
+			step.change()
+		}
+		rep := sync(t, step.im, mirror.Options{})
+		if got := countsOf(rep); got != step.want || len(rep.Notes) != 0 {
+			t.Errorf("%s: %+v %q, want %+v and no note", step.name, got, rep.Notes, step.want)
+		}
+	}
+	byStatus := map[storage.Status]int{}
+	for _, e := range events(t, db) {
+		if e.Parent == 0 {
+			byStatus[e.Status]++
+		}
+	}
+	if byStatus[storage.StatusPublish] != 5 || byStatus[storage.StatusTrash] != 2 {
+		t.Errorf("events by status %v, want 5 published (the first calendar's 2, the second's 3) and 2 trashed", byStatus)
+	}
+	for from, want := range map[string]int{jazz: 2, studio: 3} {
+		if links, err := db.Linked(context.Background(), from); err != nil || len(links) != want {
+			t.Errorf("links of %s: %d %v, want %d", from, len(links), err, want)
+		}
+	}
+}
+
+// copyEvent appends the VEVENT of uid in the file at from to the file at to.
+func copyEvent(t *testing.T, from, to, uid string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, blk := range strings.SplitAfter(strings.ReplaceAll(string(b), "\r\n", "\n"), "END:VEVENT\n") {
+		if strings.Contains(blk, "UID:"+uid+"\n") {
+			block = blk[strings.Index(blk, "BEGIN:VEVENT"):]
+		}
+	}
+	if block == "" {
+		t.Fatalf("%s has no VEVENT %s", from, uid)
+	}
+	edit(t, to, "END:VCALENDAR", block+"END:VCALENDAR")
+}
+
+// noOrigins is a store that keeps no origins, as stores written before them: its calendars' links are
+// named by the path each was imported from, and nothing more.
+type noOrigins struct{ *storage.DB }
+
+func (noOrigins) Origin(context.Context, string) (storage.Origin, error) {
+	return storage.Origin{}, storage.ErrNotFound
+}
+
+// TestSyncStoreWithoutOrigins: a calendar imported before the store kept origins is found again by its
+// UIDs from another path, and from its own path, without a copy.
+func TestSyncStoreWithoutOrigins(t *testing.T) {
+	db := openStore(t)
+	first := fixture(t, "meetup.ics")
+	if got := countsOf(sync(t, &Importer{From: first, Store: noOrigins{db}, Actor: admin, Lang: "en"}, mirror.Options{})); got != (counts{Added: 2}) {
+		t.Fatalf("import without origins: %+v", got)
+	}
+	for _, from := range []string{fixture(t, "meetup.ics"), first} {
+		for _, store := range []mirror.Store{noOrigins{db}, db} {
+			if got := countsOf(sync(t, &Importer{From: from, Store: store, Actor: admin, Lang: "en"}, mirror.Options{})); got != (counts{Unchanged: 2}) {
+				t.Errorf("%s (origins kept: %t): %+v, want 2 unchanged", from, store == mirror.Store(db), got)
+			}
+		}
+	}
+	if n := len(events(t, db)); n != 2 {
+		t.Errorf("%d events, want the calendar's 2", n)
 	}
 }
