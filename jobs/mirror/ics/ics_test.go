@@ -206,6 +206,33 @@ func TestSyncMovedOccurrences(t *testing.T) {
 	}
 }
 
+// TestSyncWithoutUID: the events of Outlook Web Access's export, which have no UID, are known again by
+// the UID derived from their DTSTART, SUMMARY and RECURRENCE-ID: the calendar exported again with a
+// new location updates its event, and a new title replaces it.
+func TestSyncWithoutUID(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "owa.ics")
+	im := &Importer{From: path, Store: db, Actor: admin, Lang: "en"}
+	sync(t, im, mirror.Options{})
+	edit(t, path, "LOCATION:Room 4B", "LOCATION:Room 5A")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Updated: 1, Unchanged: 5}) {
+		t.Errorf("after a new location: %+v", got)
+	}
+	edit(t, path, "SUMMARY:Tokyo sync", "SUMMARY:Tokyo sync (moved online)")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Added: 1, Trashed: 1, Unchanged: 5}) {
+		t.Errorf("after a new title: %+v", got)
+	}
+	live := 0
+	for _, e := range events(t, db) {
+		if e.Status != storage.StatusTrash {
+			live++
+		}
+	}
+	if live != 6 {
+		t.Errorf("%d events, want the file's 6", live)
+	}
+}
+
 // TestSyncChanges: a second run after the file changed updates the event that changed, trashes the
 // one that is gone and the one now cancelled, and leaves alone the one whose DTSTAMP alone moved
 // (Google writes the export's time there).
