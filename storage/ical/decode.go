@@ -99,7 +99,7 @@ func Decode(r io.Reader, limits Limits) (*Calendar, error) {
 		if c.name != "VEVENT" {
 			continue
 		}
-		uid := d.uid(c)
+		uid, derived := d.uid(c)
 		ev, err := d.event(c, uid)
 		if err != nil {
 			line := c.line
@@ -107,7 +107,7 @@ func Decode(r io.Reader, limits Limits) (*Calendar, error) {
 			if errors.As(err, &lineErr) {
 				line, err = lineErr.line, lineErr.err
 			}
-			skipped = append(skipped, &EventError{UID: uid, Line: line, Err: err})
+			skipped = append(skipped, &EventError{UID: uid, Derived: derived, Line: line, Err: err})
 			continue
 		}
 		cal.Events = append(cal.Events, ev)
@@ -449,11 +449,12 @@ func (d *decoder) calendarValue(name string) string {
 // RECURRENCE-ID as written, what tells one event of a calendar from another and stays the same when
 // the calendar is exported again: a later import of the same calendar then updates the event (a new
 // DESCRIPTION, LOCATION or DTEND) instead of adding a second, while a new title or start at the
-// source replaces it. Events alike in all three get "-2", "-3"… in file order.
-func (d *decoder) uid(c *component) string {
+// source replaces it. Events alike in all three get "-2", "-3"… in file order. derived reports
+// that the UID is one of these.
+func (d *decoder) uid(c *component) (uid string, derived bool) {
 	if p := c.first("UID"); p != nil {
 		if uid := parseText(p.value); uid != "" {
-			return uid
+			return uid, false
 		}
 	}
 	d.warn.add(warnNoUID)
@@ -463,15 +464,12 @@ func (d *decoder) uid(c *component) string {
 			fmt.Fprintf(h, "%s %q %q\n", name, p.param("TZID"), parseText(p.value))
 		}
 	}
-	uid := derivedUIDPrefix + hex.EncodeToString(h.Sum(nil)[:16])
+	uid = "derived-" + hex.EncodeToString(h.Sum(nil)[:16])
 	if d.derived[uid]++; d.derived[uid] > 1 {
 		uid += "-" + strconv.Itoa(d.derived[uid])
 	}
-	return uid
+	return uid, true
 }
-
-// derivedUIDPrefix starts every UID that Decode derives (see decoder.uid).
-const derivedUIDPrefix = "derived-"
 
 // event decodes one VEVENT whose UID is uid. Errors about one property come as *lineError.
 func (d *decoder) event(c *component, uid string) (Event, error) {

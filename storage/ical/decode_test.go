@@ -758,6 +758,11 @@ func TestDecodeWithoutUIDOrStamp(t *testing.T) {
 			t.Errorf("%q has the UID of another event", other)
 		}
 	}
+	bad := calendar("BEGIN:VEVENT", "DTSTART;TZID=Europe/Paris:20270110T190000", "SUMMARY:Concert", "DTEND:tomorrow", "END:VEVENT")
+	var skipped EventErrors
+	if _, err := Decode(strings.NewReader(bad), Limits{}); !errors.As(err, &skipped) || skipped[0].UID != base.UID || !skipped[0].Derived {
+		t.Errorf("a malformed event without UID: %v, want it skipped under UID %s, derived", err, base.UID)
+	}
 	for _, tc := range []struct {
 		lines []string
 		want  time.Time

@@ -128,8 +128,11 @@ var (
 
 // EventError is one VEVENT that Decode skipped, or the event that made Encode fail.
 type EventError struct {
-	// UID is the event's UID, empty when it had none (or none was read before the fault).
+	// UID is the event's UID: for Decode, the one it derived when the VEVENT has none (Derived);
+	// for Encode, the Event's.
 	UID string
+	// Derived says that the VEVENT has no UID of its own, so that UID tells a reader nothing.
+	Derived bool
 	// Line is the 1-based line of the input at fault: the property's first line, or the
 	// BEGIN:VEVENT line when the fault is the event as a whole. Encode sets it to 0.
 	Line int

@@ -121,7 +121,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	case errors.As(err, &skipped):
 		for _, e := range skipped {
 			id := e.UID
-			if id == "" {
+			if id == "" || e.Derived {
 				id = fmt.Sprintf("line %d", e.Line)
 			}
 			seen[e.UID] = true

@@ -231,6 +231,12 @@ func TestSyncWithoutUID(t *testing.T) {
 	if live != 6 {
 		t.Errorf("%d events, want the file's 6", live)
 	}
+	// An event the codec cannot read is reported by its line, its UID being a hash, and kept.
+	edit(t, path, "20270713T103000", "2027-07-13 10:30")
+	rep := sync(t, im, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Failed: 1, Unchanged: 5}) || rep.Failures[0].ID != "line 76" {
+		t.Errorf("after a malformed DTEND: %+v %+v", got, rep.Failures)
+	}
 }
 
 // TestSyncChanges: a second run after the file changed updates the event that changed, trashes the
