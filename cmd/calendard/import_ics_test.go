@@ -347,11 +347,10 @@ func TestImportICSRealExports(t *testing.T) {
 				{Title: "Inventur", Start: "2026-12-28 00:00:00", End: "2026-12-28 23:59:59", AllDay: true},
 				{Title: "Inventur (verschoben)", Start: "2027-01-05 00:00:00", End: "2027-01-05 23:59:59", AllDay: true},
 				{Title: "Inventur", Start: "2027-01-11 00:00:00", End: "2027-01-11 23:59:59", AllDay: true},
-				{Title: "Inventur", Start: "2027-01-18 00:00:00", End: "2027-01-18 23:59:59", AllDay: true},
 				{Title: "Inventur", Start: "2027-01-25 00:00:00", End: "2027-01-25 23:59:59", AllDay: true},
 				{Title: "Inventur", Start: "2027-02-01 00:00:00", End: "2027-02-01 23:59:59", AllDay: true},
 			},
-			wantFeed: []string{"Inventur (verschoben) 20270105-20270106 replaces 20270104", "Inventur 20261228-20261229"},
+			wantFeed: []string{"Inventur (verschoben) 20270105-20270106 replaces 20270104", "Inventur 20261228-20261229 except 20270118"},
 		},
 		{
 			file:    "owa.ics",
@@ -430,8 +429,8 @@ func TestImportICSRealExports(t *testing.T) {
 	}
 }
 
-// feedVEVENT is a VEVENT of a feed in one line: its SUMMARY, DTSTART, DTEND and, for an override,
-// RECURRENCE-ID, each time with its TZID.
+// feedVEVENT is a VEVENT of a feed in one line: its SUMMARY, DTSTART, DTEND, for an override its
+// RECURRENCE-ID, each time with its TZID, and its EXDATEs.
 func feedVEVENT(ev *ics.VEvent) string {
 	at := func(name ics.ComponentProperty) string {
 		p := ev.GetProperty(name)
@@ -446,6 +445,9 @@ func feedVEVENT(ev *ics.VEvent) string {
 	line := fmt.Sprintf("%s %s-%s", ev.GetProperty(ics.ComponentPropertySummary).Value, at(ics.ComponentPropertyDtStart), at(ics.ComponentPropertyDtEnd))
 	if rid := at(ics.ComponentPropertyRecurrenceId); rid != "" {
 		line += " replaces " + rid
+	}
+	for _, p := range ev.GetProperties(ics.ComponentPropertyExdate) {
+		line += " except " + p.Value
 	}
 	return line
 }

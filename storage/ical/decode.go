@@ -508,7 +508,7 @@ func (d *decoder) event(c *component, uid string) (Event, error) {
 		p := &c.props[i]
 		switch p.name {
 		case "RRULE", "RDATE", "EXDATE":
-			line, err := d.recurrenceLine(p, ev.Start.Location())
+			line, err := d.recurrenceLine(p, ev.Start.Location(), ev.AllDay)
 			if err != nil {
 				return Event{}, at(p, err)
 			}
@@ -692,12 +692,14 @@ func (d *decoder) utcTime(p *property) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// recurrenceLine checks an RRULE, RDATE or EXDATE property and returns it as a recurrence line.
-// The line is written anew in one canonical form (upper-case names, RRULE in upper case) with its
-// TZID replaced by the name of the zone it resolves to, so that a Windows zone name becomes the
-// IANA name; values in a zone that only this file defines, other than the event's own zone, are
-// turned into UTC, since nothing outside the file could read that TZID.
-func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, error) {
+// recurrenceLine checks an RRULE, RDATE or EXDATE property of an event starting in startLoc and
+// returns it as a recurrence line. The line is written anew in one canonical form (upper-case
+// names, RRULE in upper case) with its TZID replaced by the name of the zone it resolves to, so that
+// a Windows zone name becomes the IANA name; values in a zone that only this file defines, other
+// than the event's own zone, are turned into UTC, since nothing outside the file could read that
+// TZID. The date-times of an all-day event's RDATE or EXDATE become the dates they name (see
+// datesOf).
+func (d *decoder) recurrenceLine(p *property, startLoc *time.Location, allDay bool) (string, error) {
 	if cleanText(p.value, false) != p.value {
 		return "", fmt.Errorf("%w: control character in %s", ErrSyntax, p.name)
 	}
@@ -726,6 +728,11 @@ func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, 
 	if err := forEachTime(&prop, func(datetime.Wall, timeForm) {}); err != nil {
 		return "", err
 	}
+	if allDay {
+		if dates, ok := datesOf(p.value); ok {
+			return string(appendProperty(nil, prop.name, []param{{name: "VALUE", values: []string{"DATE"}}}, dates)), nil
+		}
+	}
 	if tzid == "" {
 		return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
 	}
@@ -739,6 +746,25 @@ func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, 
 		prop.params = append(prop.params, param{name: "TZID", values: []string{loc.String()}})
 	}
 	return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
+}
+
+// datesOf returns the values of an RDATE or EXDATE as dates when each is a date-time that names a
+// date, as for RECURRENCE-ID (see decoder.recurrenceID): a wall clock, floating or in its TZID, or
+// midnight UTC. Exchange writes the exclusions of an all-day series as midnight in a Windows zone
+// ("EXDATE;TZID=W. Europe Standard Time:20270111T000000"). ok is false when some value is not one.
+func datesOf(value string) (dates string, ok bool) {
+	var b []byte
+	for i, v := range strings.Split(value, ",") {
+		w, form, err := parseTimeValue(v, "")
+		if err != nil || form == formDate || (form == formUTC && w.Hour+w.Min+w.Sec != 0) {
+			return "", false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = time.Date(w.Year, w.Month, w.Day, 0, 0, 0, 0, time.UTC).AppendFormat(b, layoutDate)
+	}
+	return string(b), true
 }
 
 // toUTC rewrites the local date-times of an RDATE or EXDATE value in loc to UTC; dates and

@@ -296,7 +296,8 @@ func TestDecodeFixtures(t *testing.T) {
 			},
 		},
 		{
-			// Exchange names the moved occurrence of an all-day series by midnight in a Windows zone.
+			// Exchange names the moved occurrence of an all-day series, and the one it excludes, by
+			// midnight in a Windows zone.
 			file: "exchange-allday.ics",
 			want: Calendar{
 				ProdID: "Microsoft Exchange Server 2010", Name: "Kalender",
@@ -305,7 +306,8 @@ func TestDecodeFixtures(t *testing.T) {
 						UID:   "040000008200E00074C5B7101A82E00800000000B0C1D2E3F4A5DB01000000000000000010000000A1B2C3D4E5F60718293A4B5C6D7E8F90",
 						Stamp: utc(2026, 12, 15, 8, 12, 0), Status: "CONFIRMED", Summary: "Inventur", Location: "Lager",
 						Start: floating(2026, 12, 28, 0, 0), End: floating(2026, 12, 29, 0, 0), AllDay: true,
-						Recurrence: []string{"RRULE:FREQ=WEEKLY;COUNT=6;INTERVAL=1;BYDAY=MO;WKST=MO"},
+						// EXDATE;TZID=W. Europe Standard Time:20270118T000000 names a date too.
+						Recurrence: []string{"RRULE:FREQ=WEEKLY;COUNT=6;INTERVAL=1;BYDAY=MO;WKST=MO", "EXDATE;VALUE=DATE:20270118"},
 					},
 					{
 						UID:   "040000008200E00074C5B7101A82E00800000000B0C1D2E3F4A5DB01000000000000000010000000A1B2C3D4E5F60718293A4B5C6D7E8F90",
@@ -610,6 +612,18 @@ func TestDecodeRecurrenceLines(t *testing.T) {
 			dtstart: "DTSTART;TZID=Europe/Paris:20260310T190000",
 			lines:   []string{"RDATE;TZID=Custom;VALUE=PERIOD:20261229T190000/PT1H,20261230T190000/20261230T200000"},
 			want:    []string{"RDATE;VALUE=PERIOD:20261229T160000Z/PT1H,20261230T160000Z/20261230T170000Z"},
+		},
+		{
+			name:    "all-day exclusions at midnight in a Windows zone",
+			dtstart: "DTSTART;VALUE=DATE:20261228",
+			lines:   []string{"EXDATE;TZID=W. Europe Standard Time:20270111T000000,20270118T000000", "EXDATE:20270125T000000Z", "RDATE:20270203T000000"},
+			want:    []string{"EXDATE;VALUE=DATE:20270111,20270118", "EXDATE;VALUE=DATE:20270125", "RDATE;VALUE=DATE:20270203"},
+		},
+		{
+			name:    "all-day exclusion in UTC off midnight stays",
+			dtstart: "DTSTART;VALUE=DATE:20261228",
+			lines:   []string{"EXDATE:20270110T230000Z"},
+			want:    []string{"EXDATE:20270110T230000Z"},
 		},
 		{
 			name:    "dates",

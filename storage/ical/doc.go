@@ -53,7 +53,8 @@
 //     read their wall clocks, in the zone the importer chooses (Google and Apple use
 //     Calendar.TimeZone). A RECURRENCE-ID of another value type than the event's DTSTART names its
 //     occurrence by date (Exchange writes midnight in a Windows zone for an all-day series) and
-//     comes out as that date; one in UTC other than midnight skips the event.
+//     comes out as that date; one in UTC other than midnight skips the event. The RDATE and EXDATE
+//     date-times of an all-day event that name dates in the same way become those dates.
 //   - Decode is lenient where files in the wild are wrong in harmless ways: a missing VALUE=DATE
 //     on a bare date, an all-day DTEND on the start date (read as one day), "\N" for a newline,
 //     unknown escapes, a comma in GEO, local times in DTSTAMP, DTEND beside DURATION (DTEND is
