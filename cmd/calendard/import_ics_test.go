@@ -451,3 +451,34 @@ func feedVEVENT(ev *ics.VEvent) string {
 	}
 	return line
 }
+
+// TestImportICSUnreadableText: an event whose text is UTF-8 in part and in part not, so that its
+// encoding cannot be told, fails with that reason rather than being stored with U+FFFD in it; the
+// file's other events, Latin-1 among them, are imported. (The command's exit status is not what
+// this test is about.)
+func TestImportICSUnreadableText(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mixed.ics")
+	body := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
+		"BEGIN:VEVENT\r\nUID:mixed@test\r\nDTSTART:20270301T150000Z\r\nSUMMARY:Caf\xc3\xa9 cr\xe8me\r\nEND:VEVENT\r\n" +
+		"BEGIN:VEVENT\r\nUID:latin1@test\r\nDTSTART:20270302T150000Z\r\nSUMMARY:Th\xe9 dansant\r\nEND:VEVENT\r\n" +
+		"END:VCALENDAR\r\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	_ = run(context.Background(), []string{"import", "ics", file}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
+	out := stdout.String()
+	for _, want := range []string{"added 1, updated 0, trashed 0, unchanged 0, failed 1",
+		"failed: event mixed@test: ical: syntax error: SUMMARY mixes UTF-8 with bytes that are not: its encoding cannot be told"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import output lacks %q:\n%s\n%s", want, out, stderr.String())
+		}
+	}
+	s := startServerIn(t, dir)
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events?start_date=2027-01-01", auth: adminAuth})
+	events := res.json(t)["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["title"] != "Thé dansant" {
+		t.Errorf("events: %s", res.body)
+	}
+}
