@@ -592,8 +592,8 @@ func (d *decoder) end(c *component, ev *Event) error {
 	return nil
 }
 
-// descriptive sets the fields that do not decide when an event happens (DTSTAMP among them). A malformed value of
-// one of them is ignored rather than costing the whole event.
+// descriptive sets the fields that do not decide when an event happens, DTSTAMP among them. A
+// malformed value of one of them is ignored rather than costing the whole event.
 func (d *decoder) descriptive(c *component, ev *Event) {
 	ev.Summary = d.text(c, "SUMMARY")
 	ev.Description = d.text(c, "DESCRIPTION")
