@@ -19,8 +19,10 @@ import (
 	"testing"
 	"time"
 
+	ics "github.com/arran4/golang-ical"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/richtext"
+	"github.com/google/go-cmp/cmp"
 )
 
 // icsFixture copies one of the codec's real-world exports into a directory of the test's own.
@@ -439,5 +441,193 @@ func TestImportICSSameCalendarElsewhere(t *testing.T) {
 		if got := s.listTotal("/calendar/events/v1/events?start_date=2026-01-01&per_page=50"); got != 5 || s.storedEvents() != 5 {
 			t.Errorf("%d events listed, %d stored, want both calendars' 5", got, s.storedEvents())
 		}
+	}
+}
+
+// importedEvent is what TestImportICSRealExports compares of a listed event: what the authoring app
+// shows of it. UTCStart is left out for all-day events, whose instant depends on the site zone.
+type importedEvent struct {
+	Title, Start, End, Zone, UTCStart, Slug string
+	AllDay                                  bool
+}
+
+// TestImportICSRealExports imports the exports real apps write where RFC 5545 does not allow it, and
+// lists their events as those apps show them: Thunderbird's moved occurrences (DTEND beside
+// DURATION:PT0S), Exchange's moved occurrence of an all-day series (RECURRENCE-ID as midnight in a
+// Windows zone), Outlook Web Access's events without UID or DTSTAMP in display-name zones (one of
+// them in a language the zone table does not know, read by the file's VTIMEZONE), and Latin-1 text.
+// A second import of the same file changes nothing: the UIDs derived for OWA's events are stable. The
+// events.ics feed of the imported events, read with golang-ical, shows them the same way.
+func TestImportICSRealExports(t *testing.T) {
+	tests := []struct {
+		file    string
+		uids    int // the events of ours the file makes: a series with its occurrences is one
+		wantOut []string
+		want    []importedEvent
+		// wantFeed is each VEVENT of the events.ics feed of the same window as golang-ical reads it
+		// (see feedVEVENT), sorted.
+		wantFeed []string
+	}{
+		{
+			file:    "thunderbird.ics",
+			uids:    1,
+			wantOut: []string{"added 1, updated 0, trashed 0, unchanged 0, failed 0", "note: 2 events have both DTEND and DURATION (Thunderbird writes both on a moved occurrence): DTEND was read"},
+			want: []importedEvent{
+				{Title: "Chorprobe", Start: "2026-12-02 19:30:00", End: "2026-12-02 21:30:00", Zone: "Europe/Berlin", UTCStart: "2026-12-02 18:30:00"},
+				{Title: "Chorprobe", Start: "2026-12-09 19:30:00", End: "2026-12-09 21:30:00", Zone: "Europe/Berlin", UTCStart: "2026-12-09 18:30:00"},
+				{Title: "Chorprobe (Generalprobe)", Start: "2026-12-17 19:00:00", End: "2026-12-17 22:00:00", Zone: "Europe/Berlin", UTCStart: "2026-12-17 18:00:00"},
+				{Title: "Chorprobe", Start: "2026-12-23 19:30:00", End: "2026-12-23 21:30:00", Zone: "Europe/Berlin", UTCStart: "2026-12-23 18:30:00"},
+				{Title: "Chorprobe", Start: "2026-12-29 19:30:00", End: "2026-12-29 21:30:00", Zone: "Europe/Berlin", UTCStart: "2026-12-29 18:30:00"},
+				{Title: "Chorprobe", Start: "2027-01-06 19:30:00", End: "2027-01-06 21:30:00", Zone: "Europe/Berlin", UTCStart: "2027-01-06 18:30:00"},
+				{Title: "Chorprobe", Start: "2027-01-13 19:30:00", End: "2027-01-13 21:30:00", Zone: "Europe/Berlin", UTCStart: "2027-01-13 18:30:00"},
+				{Title: "Chorprobe", Start: "2027-01-20 19:30:00", End: "2027-01-20 21:30:00", Zone: "Europe/Berlin", UTCStart: "2027-01-20 18:30:00"},
+			},
+			wantFeed: []string{
+				"Chorprobe (Generalprobe) Europe/Berlin:20261217T190000-Europe/Berlin:20261217T220000 replaces Europe/Berlin:20261216T193000",
+				"Chorprobe Europe/Berlin:20261202T193000-Europe/Berlin:20261202T213000",
+				"Chorprobe Europe/Berlin:20261229T193000-Europe/Berlin:20261229T213000 replaces Europe/Berlin:20261230T193000",
+			},
+		},
+		{
+			file:    "exchange-allday.ics",
+			uids:    1,
+			wantOut: []string{"added 1, updated 0, trashed 0, unchanged 0, failed 0"},
+			want: []importedEvent{
+				{Title: "Inventur", Start: "2026-12-28 00:00:00", End: "2026-12-28 23:59:59", AllDay: true},
+				{Title: "Inventur (verschoben)", Start: "2027-01-05 00:00:00", End: "2027-01-05 23:59:59", AllDay: true},
+				{Title: "Inventur", Start: "2027-01-11 00:00:00", End: "2027-01-11 23:59:59", AllDay: true},
+				{Title: "Inventur", Start: "2027-01-25 00:00:00", End: "2027-01-25 23:59:59", AllDay: true},
+				{Title: "Inventur", Start: "2027-02-01 00:00:00", End: "2027-02-01 23:59:59", AllDay: true},
+			},
+			wantFeed: []string{"Inventur (verschoben) 20270105-20270106 replaces 20270104", "Inventur 20261228-20261229 except 20270118"},
+		},
+		{
+			file:    "owa.ics",
+			uids:    6,
+			wantOut: []string{"added 6, updated 0, trashed 0, unchanged 0, failed 0", "note: 6 events have no UID: each was given one derived from its DTSTART, SUMMARY and RECURRENCE-ID"},
+			want: []importedEvent{
+				{Title: "Board meeting", Start: "2027-01-12 09:00:00", End: "2027-01-12 10:30:00", Zone: "America/New_York", UTCStart: "2027-01-12 14:00:00"},
+				{Title: "Supplier call", Start: "2027-01-12 16:00:00", End: "2027-01-12 16:30:00", Zone: "Europe/Berlin", UTCStart: "2027-01-12 15:00:00"},
+				{Title: "Supplier call", Start: "2027-01-12 16:00:00", End: "2027-01-12 16:30:00", Zone: "Europe/Berlin", UTCStart: "2027-01-12 15:00:00"},
+				{Title: "Tokyo sync", Start: "2027-01-20 08:00:00", End: "2027-01-20 09:00:00", Zone: "Asia/Tokyo", UTCStart: "2027-01-19 23:00:00"},
+				{Title: "Werksbesuch", Start: "2027-06-15 10:00:00", End: "2027-06-15 12:00:00", Zone: "UTC+2", UTCStart: "2027-06-15 08:00:00"},
+				{Title: "Board meeting", Start: "2027-07-13 09:00:00", End: "2027-07-13 10:30:00", Zone: "America/New_York", UTCStart: "2027-07-13 13:00:00"},
+			},
+			wantFeed: []string{
+				"Board meeting America/New_York:20270112T090000-America/New_York:20270112T103000",
+				"Board meeting America/New_York:20270713T090000-America/New_York:20270713T103000",
+				"Supplier call Europe/Berlin:20270112T160000-Europe/Berlin:20270112T163000",
+				"Supplier call Europe/Berlin:20270112T160000-Europe/Berlin:20270112T163000",
+				"Tokyo sync Asia/Tokyo:20270120T080000-Asia/Tokyo:20270120T090000",
+				"Werksbesuch 20270615T080000Z-20270615T100000Z",
+			},
+		},
+		{
+			file:    "latin1.ics",
+			uids:    2,
+			wantOut: []string{"added 2, updated 0, trashed 0, unchanged 0, failed 0", "note: 3 lines are not UTF-8 and declare no CHARSET: they were read as Windows-1252"},
+			want: []importedEvent{
+				{Title: "Café crème", Start: "2027-03-01 15:00:00", End: "2027-03-01 17:00:00", Zone: "UTC", UTCStart: "2027-03-01 15:00:00", Slug: "cafe-creme"},
+				{Title: "Entrée 5 €", Start: "2027-03-02 15:00:00", End: "2027-03-02 17:00:00", Zone: "UTC", UTCStart: "2027-03-02 15:00:00", Slug: "entree-5-%e2%82%ac"},
+			},
+			wantFeed: []string{"Café crème 20270301T150000Z-20270301T170000Z", "Entrée 5 € 20270302T150000Z-20270302T170000Z"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			file, dir := icsFixture(t, tc.file), t.TempDir()
+			out := runImport(t, dir, "ics", file)
+			for _, want := range tc.wantOut {
+				if !strings.Contains(out, want) {
+					t.Errorf("import output lacks %q:\n%s", want, out)
+				}
+			}
+			if again := runImport(t, dir, "ics", file); !strings.Contains(again, fmt.Sprintf("added 0, updated 0, trashed 0, unchanged %d, failed 0", tc.uids)) {
+				t.Errorf("second import:\n%s", again)
+			}
+			s := startServerIn(t, dir)
+			res := s.do(req{method: "GET", path: "/calendar/events/v1/events?start_date=2026-11-01&end_date=2027-12-31&per_page=50", auth: adminAuth})
+			if res.status != http.StatusOK {
+				t.Fatalf("list: %d %s", res.status, res.body)
+			}
+			var got []importedEvent
+			for _, e := range res.json(t)["events"].([]any) {
+				e := e.(map[string]any)
+				ev := importedEvent{Title: e["title"].(string), Start: e["start_date"].(string), End: e["end_date"].(string),
+					Zone: e["timezone"].(string), UTCStart: e["utc_start_date"].(string), AllDay: e["all_day"].(bool)}
+				if ev.AllDay {
+					ev.Zone, ev.UTCStart = "", ""
+				}
+				if tc.want[0].Slug != "" {
+					ev.Slug = e["slug"].(string)
+				}
+				got = append(got, ev)
+			}
+			compareJSON(t, tc.file, jsonValue(t, tc.want), jsonValue(t, got))
+
+			_, cal := s.feedOf(t, feedPath+"?start_date=2026-11-01&end_date=2027-12-31", "")
+			var feed []string
+			for _, ev := range cal.Events() {
+				feed = append(feed, feedVEVENT(ev))
+			}
+			slices.Sort(feed)
+			if diff := cmp.Diff(tc.wantFeed, feed); diff != "" {
+				t.Errorf("feed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// feedVEVENT is a VEVENT of a feed in one line: its SUMMARY, DTSTART, DTEND, for an override its
+// RECURRENCE-ID, each time with its TZID, and its EXDATEs.
+func feedVEVENT(ev *ics.VEvent) string {
+	at := func(name ics.ComponentProperty) string {
+		p := ev.GetProperty(name)
+		if p == nil {
+			return ""
+		}
+		if tzid := p.ICalParameters["TZID"]; len(tzid) > 0 {
+			return tzid[0] + ":" + p.Value
+		}
+		return p.Value
+	}
+	line := fmt.Sprintf("%s %s-%s", ev.GetProperty(ics.ComponentPropertySummary).Value, at(ics.ComponentPropertyDtStart), at(ics.ComponentPropertyDtEnd))
+	if rid := at(ics.ComponentPropertyRecurrenceId); rid != "" {
+		line += " replaces " + rid
+	}
+	for _, p := range ev.GetProperties(ics.ComponentPropertyExdate) {
+		line += " except " + p.Value
+	}
+	return line
+}
+
+// TestImportICSUnreadableText: an event whose text is UTF-8 in part and in part not, so that its
+// encoding cannot be told, fails with that reason rather than being stored with U+FFFD in it; the
+// file's other events, Latin-1 among them, are imported. (The command's exit status is not what
+// this test is about.)
+func TestImportICSUnreadableText(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mixed.ics")
+	body := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
+		"BEGIN:VEVENT\r\nUID:mixed@test\r\nDTSTART:20270301T150000Z\r\nSUMMARY:Caf\xc3\xa9 cr\xe8me\r\nEND:VEVENT\r\n" +
+		"BEGIN:VEVENT\r\nUID:latin1@test\r\nDTSTART:20270302T150000Z\r\nSUMMARY:Th\xe9 dansant\r\nEND:VEVENT\r\n" +
+		"END:VCALENDAR\r\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	_ = run(context.Background(), []string{"import", "ics", file}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
+	out := stdout.String()
+	for _, want := range []string{"added 1, updated 0, trashed 0, unchanged 0, failed 1",
+		"failed: event mixed@test: ical: syntax error: SUMMARY mixes UTF-8 with bytes that are not: its encoding cannot be told"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import output lacks %q:\n%s\n%s", want, out, stderr.String())
+		}
+	}
+	s := startServerIn(t, dir)
+	res := s.do(req{method: "GET", path: "/calendar/events/v1/events?start_date=2027-01-01", auth: adminAuth})
+	events := res.json(t)["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["title"] != "Thé dansant" {
+		t.Errorf("events: %s", res.body)
 	}
 }

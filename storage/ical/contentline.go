@@ -2,9 +2,14 @@ package ical
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/htmlindex"
 )
 
 // property is one content line (RFC 5545 section 3.1): "NAME;PARAM=a,b;OTHER="x:y":value".
@@ -70,6 +75,72 @@ func parseProperty(s string) (property, error) {
 	}
 	p.value = s[1:]
 	return p, nil
+}
+
+// parseLine parses one unfolded content line as read from a file, first decoding it to UTF-8 when it
+// is written in another charset: the one its CHARSET parameter names (RFC 2445 writers and
+// vCalendar-era Outlook add it), else, for a line that is not UTF-8, Windows-1252, the code page of
+// the Windows tools that write one, whose printable characters include all of Latin-1's. Names
+// follow the WHATWG Encoding Standard, as browsers read them ("ISO-8859-1" is Windows-1252 there).
+//
+// A line is refused when its encoding cannot be told (valid UTF-8 sequences beside bytes that are
+// not), when its CHARSET is unknown, or when decoding it gives replacement characters: text stored
+// with U+FFFD in it would look right to no one.
+func parseLine(text []byte, warn *warnings) (property, error) {
+	p, err := parseProperty(string(text))
+	if err != nil {
+		return property{}, err
+	}
+	valid := utf8.Valid(text)
+	charset := p.param("CHARSET")
+	var enc encoding.Encoding
+	switch {
+	case charset != "":
+		if enc, err = htmlindex.Get(charset); err != nil {
+			return property{}, fmt.Errorf("%w: %s has an unknown CHARSET %.40q", ErrSyntax, p.name, charset)
+		}
+		switch name, _ := htmlindex.Name(enc); name {
+		case "utf-8":
+			if !valid {
+				return property{}, fmt.Errorf("%w: %s says CHARSET=%s but is not", ErrSyntax, p.name, charset)
+			}
+			return p, nil
+		case "utf-16le", "utf-16be":
+			return property{}, fmt.Errorf("%w: %s says CHARSET=%s inside a line that is not", ErrSyntax, p.name, charset)
+		}
+	case valid:
+		return p, nil
+	case mixesUTF8(text):
+		return property{}, fmt.Errorf("%w: %s mixes UTF-8 with bytes that are not: its encoding cannot be told", ErrSyntax, p.name)
+	default:
+		enc = charmap.Windows1252
+		warn.add(warnNotUTF8)
+	}
+	decoded, err := enc.NewDecoder().Bytes(text)
+	if err != nil || (bytes.Contains(decoded, replacement) && !bytes.Contains(text, replacement)) {
+		name, _ := htmlindex.Name(enc)
+		return property{}, fmt.Errorf("%w: %s is neither UTF-8 nor %s", ErrSyntax, p.name, name)
+	}
+	return parseProperty(string(decoded))
+}
+
+// replacement is U+FFFD in UTF-8. (bytes.ContainsRune would find it in any byte that is not UTF-8.)
+var replacement = []byte(string(utf8.RuneError))
+
+// mixesUTF8 reports whether text, which is not valid UTF-8, has a valid multi-byte UTF-8 sequence.
+func mixesUTF8(text []byte) bool {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if r != utf8.RuneError || size > 1 {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // tokenEnd returns the length of the name (iana-token or x-name: letters, digits, '-') s starts with.

@@ -3,6 +3,8 @@ package ical
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -60,8 +62,8 @@ func (l Limits) withDefaults() Limits {
 
 // Decode reads one iCalendar object (RFC 5545) from r.
 //
-// A fault confined to one VEVENT (a malformed line or value, a missing UID, DTSTAMP or DTSTART, a
-// TZID that cannot be resolved, too many properties) skips that event: Decode returns the calendar
+// A fault confined to one VEVENT (a malformed line or value, a missing DTSTART, a TZID that cannot
+// be resolved, too many properties) skips that event: Decode returns the calendar
 // of the other events together with an EventErrors error listing the skipped ones, so that
 // an importer can report them and go on:
 //
@@ -73,16 +75,20 @@ func (l Limits) withDefaults() Limits {
 //		return err
 //	}
 //
+// Forms that real exports use and RFC 5545 does not allow are read as their writers mean them, and
+// the calendar's Warnings say so once per kind (see Calendar.Warnings).
+//
 // Any other error is fatal and comes with a nil calendar: input that is not one VCALENDAR, a
 // file cut short (no END:VCALENDAR), a limit on the whole input, or the reader's own error.
 // A truncated download therefore never looks like a calendar whose later events were deleted.
 func Decode(r io.Reader, limits Limits) (*Calendar, error) {
 	limits = limits.withDefaults()
-	root, err := parseComponents(r, limits)
+	w := &warnings{}
+	root, err := parseComponents(r, limits, w)
 	if err != nil {
 		return nil, err
 	}
-	d := newDecoder(root)
+	d := newDecoder(root, w)
 	cal := &Calendar{
 		ProdID:   parseText(d.calendarValue("PRODID")),
 		Name:     parseText(d.calendarValue("X-WR-CALNAME")),
@@ -93,22 +99,20 @@ func Decode(r io.Reader, limits Limits) (*Calendar, error) {
 		if c.name != "VEVENT" {
 			continue
 		}
-		ev, err := d.event(c)
+		uid, derived := d.uid(c)
+		ev, err := d.event(c, uid)
 		if err != nil {
-			uid := ""
-			if p := c.first("UID"); p != nil {
-				uid = parseText(p.value)
-			}
 			line := c.line
 			var lineErr *lineError
 			if errors.As(err, &lineErr) {
 				line, err = lineErr.line, lineErr.err
 			}
-			skipped = append(skipped, &EventError{UID: uid, Line: line, Err: err})
+			skipped = append(skipped, &EventError{UID: uid, Derived: derived, Line: line, Err: err})
 			continue
 		}
 		cal.Events = append(cal.Events, ev)
 	}
+	cal.Warnings = w.list()
 	if len(skipped) > 0 {
 		return cal, skipped
 	}
@@ -151,10 +155,11 @@ func (c *component) first(name string) *property {
 	return nil
 }
 
-// parseComponents reads the input into its tree of components, rooted at the VCALENDAR.
+// parseComponents reads the input into its tree of components, rooted at the VCALENDAR, counting in
+// warn the lines it decodes from Windows-1252 (parseLine).
 // Components other than VCALENDAR, VEVENT, VTIMEZONE and the latter's observances are read past
 // without being kept.
-func parseComponents(r io.Reader, limits Limits) (*component, error) {
+func parseComponents(r io.Reader, limits Limits, warn *warnings) (*component, error) {
 	lx := newLexer(r, limits)
 	var (
 		root  *component
@@ -188,7 +193,7 @@ func parseComponents(r io.Reader, limits Limits) (*component, error) {
 			top.setFault(line, fmt.Errorf("%w: line longer than %d bytes", ErrLimit, limits.MaxLineBytes))
 			continue
 		}
-		p, err := parseProperty(string(text))
+		p, err := parseLine(text, warn)
 		if err != nil {
 			if top == nil {
 				return fatal(line, "%v", err)
@@ -411,9 +416,12 @@ func (lx *lexer) tooLarge() error {
 type decoder struct {
 	root  *component
 	zones *zoneResolver
+	warn  *warnings
+	// derived counts the UIDs derived so far, to tell apart events alike in what derives them.
+	derived map[string]int
 }
 
-func newDecoder(root *component) *decoder {
+func newDecoder(root *component, warn *warnings) *decoder {
 	defs := map[string]*component{}
 	for _, c := range root.children {
 		if c.name != "VTIMEZONE" {
@@ -426,7 +434,7 @@ func newDecoder(root *component) *decoder {
 			}
 		}
 	}
-	return &decoder{root: root, zones: newZoneResolver(defs)}
+	return &decoder{root: root, zones: newZoneResolver(defs), warn: warn, derived: map[string]int{}}
 }
 
 func (d *decoder) calendarValue(name string) string {
@@ -436,12 +444,39 @@ func (d *decoder) calendarValue(name string) string {
 	return ""
 }
 
-// event decodes one VEVENT. Errors about one property come as *lineError.
-func (d *decoder) event(c *component) (Event, error) {
+// uid returns the UID of a VEVENT, derived from its content when it has none: Outlook Web Access
+// and RFC 2445 writers leave it out. The derived UID is a hash of DTSTART, SUMMARY and
+// RECURRENCE-ID as written, what tells one event of a calendar from another and stays the same when
+// the calendar is exported again: a later import of the same calendar then updates the event (a new
+// DESCRIPTION, LOCATION or DTEND) instead of adding a second, while a new title or start at the
+// source replaces it. Events alike in all three get "-2", "-3"… in file order. derived reports
+// that the UID is one of these.
+func (d *decoder) uid(c *component) (uid string, derived bool) {
+	if p := c.first("UID"); p != nil {
+		if uid := parseText(p.value); uid != "" {
+			return uid, false
+		}
+	}
+	d.warn.add(warnNoUID)
+	h := sha256.New()
+	for _, name := range []string{"DTSTART", "SUMMARY", "RECURRENCE-ID"} {
+		if p := c.first(name); p != nil {
+			fmt.Fprintf(h, "%s %q %q\n", name, p.param("TZID"), parseText(p.value))
+		}
+	}
+	uid = "derived-" + hex.EncodeToString(h.Sum(nil)[:16])
+	if d.derived[uid]++; d.derived[uid] > 1 {
+		uid += "-" + strconv.Itoa(d.derived[uid])
+	}
+	return uid, true
+}
+
+// event decodes one VEVENT whose UID is uid. Errors about one property come as *lineError.
+func (d *decoder) event(c *component, uid string) (Event, error) {
 	if c.fault != nil {
 		return Event{}, c.fault
 	}
-	var ev Event
+	ev := Event{UID: uid}
 	at := func(p *property, err error) error {
 		return &lineError{line: p.line, err: err}
 	}
@@ -452,19 +487,6 @@ func (d *decoder) event(c *component) (Event, error) {
 		return nil, fmt.Errorf("%w: no %s", ErrInvalid, name)
 	}
 
-	p, err := required("UID")
-	if err != nil {
-		return Event{}, err
-	}
-	if ev.UID = parseText(p.value); ev.UID == "" {
-		return Event{}, at(p, fmt.Errorf("%w: empty UID", ErrInvalid))
-	}
-	if p, err = required("DTSTAMP"); err != nil {
-		return Event{}, err
-	}
-	if ev.Stamp, err = d.utcTime(p); err != nil {
-		return Event{}, at(p, err)
-	}
 	start, err := required("DTSTART")
 	if err != nil {
 		return Event{}, err
@@ -478,19 +500,15 @@ func (d *decoder) event(c *component) (Event, error) {
 		return Event{}, err
 	}
 	if p := c.first("RECURRENCE-ID"); p != nil {
-		var form timeForm
-		if ev.RecurrenceID, form, err = d.time(p); err != nil {
+		if ev.RecurrenceID, err = d.recurrenceID(p, ev.AllDay); err != nil {
 			return Event{}, at(p, err)
-		}
-		if (form == formDate) != ev.AllDay {
-			return Event{}, at(p, fmt.Errorf("%w: RECURRENCE-ID and DTSTART differ in value type", ErrInvalid))
 		}
 	}
 	for i := range c.props {
 		p := &c.props[i]
 		switch p.name {
 		case "RRULE", "RDATE", "EXDATE":
-			line, err := d.recurrenceLine(p, ev.Start.Location())
+			line, err := d.recurrenceLine(p, ev.Start.Location(), ev.AllDay)
 			if err != nil {
 				return Event{}, at(p, err)
 			}
@@ -503,12 +521,36 @@ func (d *decoder) event(c *component) (Event, error) {
 	return ev, nil
 }
 
+// recurrenceID decodes the RECURRENCE-ID of an event, all-day or not. One of another value type
+// than DTSTART names the occurrence by its date, which is how real writers mean it: Exchange gives
+// the occurrence of an all-day series as midnight in the series' Windows zone
+// ("RECURRENCE-ID;TZID=W. Europe Standard Time:20270104T000000"), and an all-day occurrence moved to
+// a time of day keeps the date of its series. Either becomes that date, in the form of DTSTART: a
+// date for an all-day event, midnight floating for a timed one. Only a UTC time other than midnight
+// stays refused: its date in UTC need not be the date meant.
+func (d *decoder) recurrenceID(p *property, allDay bool) (time.Time, error) {
+	t, form, err := d.time(p)
+	switch {
+	case err != nil:
+		return time.Time{}, err
+	case (form == formDate) == allDay:
+		return t, nil
+	case form == formUTC && (t.Hour() != 0 || t.Minute() != 0 || t.Second() != 0):
+		return time.Time{}, fmt.Errorf("%w: RECURRENCE-ID in UTC and DTSTART differ in value type", ErrInvalid)
+	}
+	return wallTime(datetime.Wall{Year: t.Year(), Month: t.Month(), Day: t.Day()}), nil
+}
+
 // end sets ev.End from DTEND or DURATION, or from the defaults of RFC 5545 section 3.6.1.
 func (d *decoder) end(c *component, ev *Event) error {
 	dtend, dur := c.first("DTEND"), c.first("DURATION")
+	if dtend != nil && dur != nil {
+		// RFC 5545 allows one of them; Thunderbird writes both on a moved occurrence, DURATION:PT0S
+		// beside the true DTEND.
+		d.warn.add(warnBothEnds)
+		dur = nil
+	}
 	switch {
-	case dtend != nil && dur != nil:
-		return &lineError{line: dur.line, err: fmt.Errorf("%w: both DTEND and DURATION", ErrInvalid)}
 	case dtend != nil:
 		end, form, err := d.time(dtend)
 		if err != nil {
@@ -550,8 +592,8 @@ func (d *decoder) end(c *component, ev *Event) error {
 	return nil
 }
 
-// descriptive sets the fields that do not decide when an event happens. A malformed value of
-// one of them is ignored rather than costing the whole event.
+// descriptive sets the fields that do not decide when an event happens, DTSTAMP among them. A
+// malformed value of one of them is ignored rather than costing the whole event.
 func (d *decoder) descriptive(c *component, ev *Event) {
 	ev.Summary = d.text(c, "SUMMARY")
 	ev.Description = d.text(c, "DESCRIPTION")
@@ -564,6 +606,17 @@ func (d *decoder) descriptive(c *component, ev *Event) {
 	}
 	if p := c.first("LAST-MODIFIED"); p != nil {
 		ev.LastModified, _ = d.utcTime(p)
+	}
+	if p := c.first("DTSTAMP"); p != nil {
+		ev.Stamp, _ = d.utcTime(p)
+	}
+	if ev.Stamp.IsZero() {
+		// Outlook Web Access and RFC 2445 writers may leave DTSTAMP out; the event's last change
+		// is the nearest thing.
+		ev.Stamp = ev.LastModified
+		if ev.Stamp.IsZero() {
+			ev.Stamp = ev.Created
+		}
 	}
 	if p := c.first("SEQUENCE"); p != nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(p.value)); err == nil && n >= 0 && n <= 1<<31-1 {
@@ -639,12 +692,14 @@ func (d *decoder) utcTime(p *property) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// recurrenceLine checks an RRULE, RDATE or EXDATE property and returns it as a recurrence line.
-// The line is written anew in one canonical form (upper-case names, RRULE in upper case) with its
-// TZID replaced by the name of the zone it resolves to, so that a Windows zone name becomes the
-// IANA name; values in a zone that only this file defines, other than the event's own zone, are
-// turned into UTC, since nothing outside the file could read that TZID.
-func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, error) {
+// recurrenceLine checks an RRULE, RDATE or EXDATE property of an event starting in startLoc and
+// returns it as a recurrence line. The line is written anew in one canonical form (upper-case
+// names, RRULE in upper case) with its TZID replaced by the name of the zone it resolves to, so that
+// a Windows zone name becomes the IANA name; values in a zone that only this file defines, other
+// than the event's own zone, are turned into UTC, since nothing outside the file could read that
+// TZID. The date-times of an all-day event's RDATE or EXDATE become the dates they name (see
+// datesOf).
+func (d *decoder) recurrenceLine(p *property, startLoc *time.Location, allDay bool) (string, error) {
 	if cleanText(p.value, false) != p.value {
 		return "", fmt.Errorf("%w: control character in %s", ErrSyntax, p.name)
 	}
@@ -673,6 +728,11 @@ func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, 
 	if err := forEachTime(&prop, func(datetime.Wall, timeForm) {}); err != nil {
 		return "", err
 	}
+	if allDay {
+		if dates, ok := datesOf(p.value); ok {
+			return string(appendProperty(nil, prop.name, []param{{name: "VALUE", values: []string{"DATE"}}}, dates)), nil
+		}
+	}
 	if tzid == "" {
 		return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
 	}
@@ -686,6 +746,25 @@ func (d *decoder) recurrenceLine(p *property, startLoc *time.Location) (string, 
 		prop.params = append(prop.params, param{name: "TZID", values: []string{loc.String()}})
 	}
 	return string(appendProperty(nil, prop.name, prop.params, prop.value)), nil
+}
+
+// datesOf returns the values of an RDATE or EXDATE as dates when each is a date-time that names a
+// date, as for RECURRENCE-ID (see decoder.recurrenceID): a wall clock, floating or in its TZID, or
+// midnight UTC. Exchange writes the exclusions of an all-day series as midnight in a Windows zone
+// ("EXDATE;TZID=W. Europe Standard Time:20270111T000000"). ok is false when some value is not one.
+func datesOf(value string) (dates string, ok bool) {
+	var b []byte
+	for i, v := range strings.Split(value, ",") {
+		w, form, err := parseTimeValue(v, "")
+		if err != nil || form == formDate || (form == formUTC && w.Hour+w.Min+w.Sec != 0) {
+			return "", false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = time.Date(w.Year, w.Month, w.Day, 0, 0, 0, 0, time.UTC).AppendFormat(b, layoutDate)
+	}
+	return string(b), true
 }
 
 // toUTC rewrites the local date-times of an RDATE or EXDATE value in loc to UTC; dates and
@@ -709,4 +788,37 @@ func toUTC(p *property, loc *time.Location) string {
 		}
 	}
 	return string(b)
+}
+
+// warnings counts the forms Decode read otherwise than RFC 5545 has them, by kind, for
+// Calendar.Warnings.
+type warnings struct {
+	counts map[string]int
+	order  []string // the kinds in the order first met
+}
+
+// The kinds of warnings: fmt formats of the number of events or lines that have the form.
+const (
+	warnBothEnds = "%d events have both DTEND and DURATION (Thunderbird writes both on a moved occurrence): DTEND was read"
+	warnNoUID    = "%d events have no UID: each was given one derived from its DTSTART, SUMMARY and RECURRENCE-ID, so an event whose title or start changes at the source is replaced"
+	warnNotUTF8  = "%d lines are not UTF-8 and declare no CHARSET: they were read as Windows-1252"
+)
+
+func (w *warnings) add(kind string) {
+	if w.counts == nil {
+		w.counts = map[string]int{}
+	}
+	if w.counts[kind] == 0 {
+		w.order = append(w.order, kind)
+	}
+	w.counts[kind]++
+}
+
+// list returns one line per kind, in the order the kinds were first met; nil when there is none.
+func (w *warnings) list() []string {
+	var out []string
+	for _, kind := range w.order {
+		out = append(out, fmt.Sprintf(kind, w.counts[kind]))
+	}
+	return out
 }

@@ -46,6 +46,9 @@ func decodeFile(tb testing.TB, name string) *Calendar {
 	return c
 }
 
+// germanDisplayName is the zone of an event of owa.ics that only the file's VTIMEZONE defines.
+const germanDisplayName = "(UTC+01:00) Amsterdam, Berlin, Bern, Rom, Stockholm, Wien"
+
 func TestDecodeFixtures(t *testing.T) {
 	customZone := time.FixedZone("Customized Time Zone", -2*3600)
 	tests := []struct {
@@ -261,6 +264,118 @@ func TestDecodeFixtures(t *testing.T) {
 				},
 			},
 		},
+		{
+			// Thunderbird writes DURATION:PT0S beside DTEND on each moved occurrence.
+			file: "thunderbird.ics",
+			want: Calendar{
+				ProdID:   "-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN",
+				Warnings: []string{"2 events have both DTEND and DURATION (Thunderbird writes both on a moved occurrence): DTEND was read"},
+				Events: []Event{
+					{
+						UID:   "3f1c2b9e-7a4d-4e0f-9b8a-5d6c7e8f9a0b",
+						Stamp: utc(2026, 11, 20, 17, 42, 10), Created: utc(2026, 11, 1, 9, 15, 0), LastModified: utc(2026, 11, 20, 17, 42, 10),
+						Sequence: 1, Summary: "Chorprobe", Location: "Gemeindesaal, Bergstraße 4, Heidelberg",
+						Start: in(t, "Europe/Berlin", 2026, 12, 2, 19, 30), End: in(t, "Europe/Berlin", 2026, 12, 2, 21, 30),
+						Recurrence: []string{"RRULE:FREQ=WEEKLY;COUNT=8;BYDAY=WE"},
+					},
+					{
+						UID:   "3f1c2b9e-7a4d-4e0f-9b8a-5d6c7e8f9a0b",
+						Stamp: utc(2026, 11, 20, 17, 42, 10), Created: utc(2026, 11, 20, 17, 41, 55), LastModified: utc(2026, 11, 20, 17, 42, 10),
+						Sequence: 2, Summary: "Chorprobe (Generalprobe)", Location: "Gemeindesaal, Bergstraße 4, Heidelberg",
+						Start: in(t, "Europe/Berlin", 2026, 12, 17, 19, 0), End: in(t, "Europe/Berlin", 2026, 12, 17, 22, 0),
+						RecurrenceID: in(t, "Europe/Berlin", 2026, 12, 16, 19, 30),
+					},
+					{
+						UID:   "3f1c2b9e-7a4d-4e0f-9b8a-5d6c7e8f9a0b",
+						Stamp: utc(2026, 11, 20, 17, 42, 10), Created: utc(2026, 11, 20, 17, 42, 1), LastModified: utc(2026, 11, 20, 17, 42, 10),
+						Sequence: 2, Summary: "Chorprobe", Location: "Gemeindesaal, Bergstraße 4, Heidelberg",
+						Start: in(t, "Europe/Berlin", 2026, 12, 29, 19, 30), End: in(t, "Europe/Berlin", 2026, 12, 29, 21, 30),
+						RecurrenceID: in(t, "Europe/Berlin", 2026, 12, 30, 19, 30),
+					},
+				},
+			},
+		},
+		{
+			// Exchange names the moved occurrence of an all-day series, and the one it excludes, by
+			// midnight in a Windows zone.
+			file: "exchange-allday.ics",
+			want: Calendar{
+				ProdID: "Microsoft Exchange Server 2010", Name: "Kalender",
+				Events: []Event{
+					{
+						UID:   "040000008200E00074C5B7101A82E00800000000B0C1D2E3F4A5DB01000000000000000010000000A1B2C3D4E5F60718293A4B5C6D7E8F90",
+						Stamp: utc(2026, 12, 15, 8, 12, 0), Status: "CONFIRMED", Summary: "Inventur", Location: "Lager",
+						Start: floating(2026, 12, 28, 0, 0), End: floating(2026, 12, 29, 0, 0), AllDay: true,
+						// EXDATE;TZID=W. Europe Standard Time:20270118T000000 names a date too.
+						Recurrence: []string{"RRULE:FREQ=WEEKLY;COUNT=6;INTERVAL=1;BYDAY=MO;WKST=MO", "EXDATE;VALUE=DATE:20270118"},
+					},
+					{
+						UID:   "040000008200E00074C5B7101A82E00800000000B0C1D2E3F4A5DB01000000000000000010000000A1B2C3D4E5F60718293A4B5C6D7E8F90",
+						Stamp: utc(2026, 12, 15, 8, 12, 0), Status: "CONFIRMED", Summary: "Inventur (verschoben)", Location: "Lager",
+						Start: floating(2027, 1, 5, 0, 0), End: floating(2027, 1, 6, 0, 0), AllDay: true,
+						RecurrenceID: floating(2027, 1, 4, 0, 0),
+					},
+				},
+			},
+		},
+		{
+			// Outlook Web Access: display names as TZIDs, no UID, no DTSTAMP. The UIDs derived from
+			// DTSTART, SUMMARY and RECURRENCE-ID are pinned: a change to them would make the next import
+			// of every such calendar add its events a second time.
+			file: "owa.ics",
+			want: Calendar{
+				ProdID: "Microsoft Exchange Server 2010", Name: "Calendar",
+				Warnings: []string{"6 events have no UID: each was given one derived from its DTSTART, SUMMARY and RECURRENCE-ID, so an event whose title or start changes at the source is replaced"},
+				Events: []Event{
+					{
+						UID: "derived-35db1a3069f25ad5c167674ef4571c0c", Status: "CONFIRMED", Summary: "Board meeting", Location: "Room 4B",
+						Start: in(t, "America/New_York", 2027, 1, 12, 9, 0), End: in(t, "America/New_York", 2027, 1, 12, 10, 30),
+					},
+					{
+						UID: "derived-2db2efde5402fd2123a2d2bf62fa8e5e", Status: "CONFIRMED", Summary: "Board meeting", Location: "Room 4B",
+						Start: in(t, "America/New_York", 2027, 7, 13, 9, 0), End: in(t, "America/New_York", 2027, 7, 13, 10, 30),
+					},
+					{
+						UID: "derived-4955558198f6aa8a91bfba6550d024c0", Status: "CONFIRMED", Summary: "Supplier call",
+						Start: in(t, "Europe/Berlin", 2027, 1, 12, 16, 0), End: in(t, "Europe/Berlin", 2027, 1, 12, 16, 30),
+					},
+					{
+						UID: "derived-4955558198f6aa8a91bfba6550d024c0-2", Status: "CONFIRMED", Summary: "Supplier call",
+						Start: in(t, "Europe/Berlin", 2027, 1, 12, 16, 0), End: in(t, "Europe/Berlin", 2027, 1, 12, 16, 30),
+					},
+					{
+						// A display name in another language than English: the file's VTIMEZONE.
+						UID: "derived-3ddf1c6dd064533b190ccb0181a5b7cb", Status: "CONFIRMED", Summary: "Werksbesuch",
+						Start: time.Date(2027, 6, 15, 10, 0, 0, 0, time.FixedZone(germanDisplayName, 2*3600)),
+						End:   time.Date(2027, 6, 15, 12, 0, 0, 0, time.FixedZone(germanDisplayName, 2*3600)),
+					},
+					{
+						UID: "derived-e9e2ea5495edbbed93ce5823105f521a", Status: "CONFIRMED", Summary: "Tokyo sync",
+						Stamp: utc(2026, 12, 10, 12, 0, 0), LastModified: utc(2026, 12, 10, 12, 0, 0),
+						Start: in(t, "Asia/Tokyo", 2027, 1, 20, 8, 0), End: in(t, "Asia/Tokyo", 2027, 1, 20, 9, 0),
+					},
+				},
+			},
+		},
+		{
+			// Latin-1 bytes, and one property in the ISO-8859-15 its CHARSET names ("€" is 0xA4 there).
+			file: "latin1.ics",
+			want: Calendar{
+				ProdID:   "-//Vereinskalender//Export 2.1//DE",
+				Warnings: []string{"3 lines are not UTF-8 and declare no CHARSET: they were read as Windows-1252"},
+				Events: []Event{
+					{
+						UID: "20270301-cafe@verein.example", Stamp: utc(2026, 12, 1, 10, 0, 0),
+						Summary: "Café crème", Description: "Kaffee und Kuchen für alle Mitglieder", Location: "Salle des fêtes",
+						Start: utc(2027, 3, 1, 15, 0, 0), End: utc(2027, 3, 1, 17, 0, 0),
+					},
+					{
+						UID: "20270302-prix@verein.example", Stamp: utc(2026, 12, 1, 10, 0, 0), Summary: "Entrée 5 €",
+						Start: utc(2027, 3, 2, 15, 0, 0), End: utc(2027, 3, 2, 17, 0, 0),
+					},
+				},
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -345,17 +460,18 @@ func TestDecodeSkipsBadEvents(t *testing.T) {
 		wantLine int // line of the fault, counting from the calendar's first line
 		want     error
 	}{
-		{name: "no UID", event: "BEGIN:VEVENT\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:20260310T180000Z\r\nEND:VEVENT", wantLine: 4, want: ErrInvalid},
-		{name: "empty UID", event: vevent(""), wantLine: 5, want: ErrInvalid},
-		{name: "no DTSTAMP", event: "BEGIN:VEVENT\r\nUID:x\r\nDTSTART:20260310T180000Z\r\nEND:VEVENT", wantUID: "x", wantLine: 4, want: ErrInvalid},
 		{name: "no DTSTART", event: "BEGIN:VEVENT\r\nUID:x\r\nDTSTAMP:20260101T000000Z\r\nEND:VEVENT", wantUID: "x", wantLine: 4, want: ErrInvalid},
 		{name: "bad DTSTART", event: vevent("x", "DTSTART:20261310T180000Z"), wantUID: "x", wantLine: 6, want: ErrSyntax},
 		{name: "unknown TZID", event: vevent("x", "DTSTART;TZID=Mars/Olympus_Mons:20260310T180000"), wantUID: "x", wantLine: 6, want: ErrUnknownZone},
 		{name: "end before start", event: vevent("x", "DTEND:20260310T170000Z"), wantUID: "x", wantLine: 6, want: ErrInvalid},
-		{name: "DTEND and DURATION", event: vevent("x", "DTEND:20260310T190000Z", "DURATION:PT1H"), wantUID: "x", wantLine: 7, want: ErrInvalid},
 		{name: "date end of a timed event", event: vevent("x", "DTEND;VALUE=DATE:20260311"), wantUID: "x", wantLine: 6, want: ErrInvalid},
 		{name: "bad DURATION", event: vevent("x", "DURATION:1H"), wantUID: "x", wantLine: 6, want: ErrSyntax},
-		{name: "date RECURRENCE-ID of a timed event", event: vevent("x", "RECURRENCE-ID;VALUE=DATE:20260310"), wantUID: "x", wantLine: 6, want: ErrInvalid},
+		{name: "UTC RECURRENCE-ID off midnight for an all-day event", event: vevent("x", "DTSTART;VALUE=DATE:20260310", "RECURRENCE-ID:20260309T230000Z"), wantUID: "x", wantLine: 7, want: ErrInvalid},
+		{name: "unknown CHARSET", event: vevent("x", "SUMMARY;CHARSET=x-klingon:Qapla'"), wantUID: "x", wantLine: 6, want: ErrSyntax},
+		{name: "UTF-8 beside bytes that are not", event: vevent("x", "SUMMARY:Caf\xc3\xa9 cr\xe8me"), wantUID: "x", wantLine: 6, want: ErrSyntax},
+		{name: "CHARSET=UTF-8 that is not", event: vevent("x", "SUMMARY;CHARSET=UTF-8:caf\xe9"), wantUID: "x", wantLine: 6, want: ErrSyntax},
+		{name: "not what its CHARSET says", event: vevent("x", "SUMMARY;CHARSET=Shift_JIS:\x82"), wantUID: "x", wantLine: 6, want: ErrSyntax},
+		{name: "CHARSET=UTF-16 in a line", event: vevent("x", "SUMMARY;CHARSET=UTF-16LE:ab"), wantUID: "x", wantLine: 6, want: ErrSyntax},
 		{name: "bad RRULE", event: vevent("x", "RRULE:FREQ=FORTNIGHTLY"), wantUID: "x", wantLine: 6, want: ErrSyntax},
 		{name: "RRULE without FREQ", event: vevent("x", "RRULE:COUNT=3"), wantUID: "x", wantLine: 6, want: ErrSyntax},
 		{name: "bad EXDATE", event: vevent("x", "EXDATE:2026-03-17"), wantUID: "x", wantLine: 6, want: ErrSyntax},
@@ -421,6 +537,11 @@ func TestDecodeTimeZones(t *testing.T) {
 		{name: "the file's own zone, summer", zones: fmt.Sprintf(outlookParis, "Customized Time Zone"), dtstart: "DTSTART;TZID=Customized Time Zone:20260710T190000", want: utc(2026, 7, 10, 17, 0, 0), wantZone: "Customized Time Zone"},
 		{name: "the file's own zone, winter", zones: fmt.Sprintf(outlookParis, "Customized Time Zone"), dtstart: "DTSTART;TZID=Customized Time Zone:20261210T190000", want: utc(2026, 12, 10, 18, 0, 0), wantZone: "Customized Time Zone"},
 		{name: "the file's own zone, old display name", zones: fmt.Sprintf(outlookParis, "(UTC+01:00) Amsterdam, Berlin, Bern, Rome"), dtstart: `DTSTART;TZID="(UTC+01:00) Amsterdam, Berlin, Bern, Rome":20260710T190000`, want: utc(2026, 7, 10, 17, 0, 0), wantZone: "(UTC+01:00) Amsterdam, Berlin, Bern, Rome"},
+		{name: "Windows display name", dtstart: `DTSTART;TZID="(UTC-05:00) Eastern Time (US & Canada)":20260710T190000`, want: utc(2026, 7, 10, 23, 0, 0), wantZone: "America/New_York"},
+		{name: "Windows display name with a VTIMEZONE", zones: fmt.Sprintf(outlookParis, "(UTC+01:00) Brussels, Copenhagen, Madrid, Paris"), dtstart: `DTSTART;TZID="(UTC+01:00) Brussels, Copenhagen, Madrid, Paris":20260110T190000`, want: utc(2026, 1, 10, 18, 0, 0), wantZone: "Europe/Paris"},
+		{name: "Windows XP display name", dtstart: `DTSTART;TZID="(GMT+05:30) Chennai, Kolkata, Mumbai, New Delhi":20260710T190000`, want: utc(2026, 7, 10, 13, 30, 0), wantZone: "Asia/Kolkata"},
+		{name: "Windows display name of UTC", dtstart: `DTSTART;TZID="(UTC) Coordinated Universal Time":20260710T190000`, want: utc(2026, 7, 10, 19, 0, 0), wantZone: "Etc/UTC"},
+		{name: "Windows display name, former wording", dtstart: `DTSTART;TZID="(UTC+02:00) Helsinki, Kiev, Riga, Sofia, Tallinn, Vilnius":20260110T190000`, want: utc(2026, 1, 10, 17, 0, 0), wantZone: "Europe/Kyiv"},
 		// 02:30 does not exist on 2026-03-29 in Paris: RFC 5545 reads it with the offset before the gap.
 		{name: "DST gap", dtstart: "DTSTART;TZID=Europe/Paris:20260329T023000", want: utc(2026, 3, 29, 1, 30, 0), wantZone: "Europe/Paris"},
 		// 02:30 happens twice on 2026-10-25 in Paris: RFC 5545 takes the first.
@@ -493,6 +614,18 @@ func TestDecodeRecurrenceLines(t *testing.T) {
 			want:    []string{"RDATE;VALUE=PERIOD:20261229T160000Z/PT1H,20261230T160000Z/20261230T170000Z"},
 		},
 		{
+			name:    "all-day exclusions at midnight in a Windows zone",
+			dtstart: "DTSTART;VALUE=DATE:20261228",
+			lines:   []string{"EXDATE;TZID=W. Europe Standard Time:20270111T000000,20270118T000000", "EXDATE:20270125T000000Z", "RDATE:20270203T000000"},
+			want:    []string{"EXDATE;VALUE=DATE:20270111,20270118", "EXDATE;VALUE=DATE:20270125", "RDATE;VALUE=DATE:20270203"},
+		},
+		{
+			name:    "all-day exclusion in UTC off midnight stays",
+			dtstart: "DTSTART;VALUE=DATE:20261228",
+			lines:   []string{"EXDATE:20270110T230000Z"},
+			want:    []string{"EXDATE:20270110T230000Z"},
+		},
+		{
 			name:    "dates",
 			dtstart: "DTSTART;VALUE=DATE:20260310",
 			lines:   []string{"RRULE:FREQ=YEARLY", "EXDATE;VALUE=DATE:20270310", "RDATE;VALUE=DATE:20270311"},
@@ -533,6 +666,14 @@ func TestDecodeLenient(t *testing.T) {
 		{name: "organizer in upper case", lines: []string{"ORGANIZER:MAILTO:a@b.org"}, check: func(e *Event) bool { return e.Organizer == Organizer{Email: "a@b.org"} }},
 		{name: "folded with a tab", lines: []string{"SUMMARY:ab\r\n\tcd"}, check: func(e *Event) bool { return e.Summary == "abcd" }},
 		{name: "blank lines", lines: []string{"", "SUMMARY:x", ""}, check: func(e *Event) bool { return e.Summary == "x" }},
+		{name: "DTEND beside DURATION", lines: []string{"DTEND:20260310T193000Z", "DURATION:PT0S"}, check: func(e *Event) bool { return e.End.Equal(utc(2026, 3, 10, 19, 30, 0)) }},
+		{name: "all-day occurrence named in a Windows zone", lines: []string{"DTSTART;VALUE=DATE:20260310", "RECURRENCE-ID;TZID=W. Europe Standard Time:20260309T000000"}, check: func(e *Event) bool { return e.RecurrenceID == floating(2026, 3, 9, 0, 0) }},
+		{name: "all-day occurrence named at midnight UTC", lines: []string{"DTSTART;VALUE=DATE:20260310", "RECURRENCE-ID:20260309T000000Z"}, check: func(e *Event) bool { return e.RecurrenceID == floating(2026, 3, 9, 0, 0) }},
+		{name: "timed occurrence of an all-day series", lines: []string{"RECURRENCE-ID;VALUE=DATE:20260309"}, check: func(e *Event) bool { return e.RecurrenceID == floating(2026, 3, 9, 0, 0) && !e.AllDay }},
+		{name: "Latin-1 text", lines: []string{"SUMMARY:Caf\xe9 cr\xe8me"}, check: func(e *Event) bool { return e.Summary == "Café crème" }},
+		{name: "Windows-1252 text", lines: []string{"SUMMARY:\x93Quoted\x94 \x80 5"}, check: func(e *Event) bool { return e.Summary == "“Quoted” € 5" }},
+		{name: "CHARSET", lines: []string{"SUMMARY;CHARSET=ISO-8859-2:Kraj\xf3w \xb3\xb1ka"}, check: func(e *Event) bool { return e.Summary == "Krajów łąka" }},
+		{name: "CHARSET=UTF-8", lines: []string{"SUMMARY;CHARSET=UTF-8:Café"}, check: func(e *Event) bool { return e.Summary == "Café" }},
 		{name: "local DTSTAMP read as UTC", lines: []string{"DTSTAMP;TZID=Europe/Paris:20260101T120000"}, check: func(e *Event) bool { return e.Stamp.Equal(utc(2026, 1, 1, 11, 0, 0)) }},
 	}
 	for _, tc := range tests {
@@ -567,6 +708,86 @@ func TestWindowsZonesLoad(t *testing.T) {
 	for windows, iana := range windowsZones {
 		if _, err := time.LoadLocation(iana); err != nil {
 			t.Errorf("%s: %v", windows, err)
+		}
+	}
+	for name, id := range windowsDisplayNames {
+		if _, ok := windowsZones[id]; !ok {
+			t.Errorf("display name %q: %q is no Windows zone ID of windowsZones", name, id)
+		}
+	}
+}
+
+func TestWindowsDisplayZone(t *testing.T) {
+	tests := []struct {
+		tzid, want string
+	}{
+		{"(UTC-05:00) Eastern Time (US & Canada)", "Eastern Standard Time"},
+		{"(UTC+05:45) Kathmandu", "Nepal Standard Time"},
+		{"(GMT-03:00) Brasilia", "E. South America Standard Time"},
+		{"(UTC) Monrovia, Reykjavik", "Greenwich Standard Time"},
+		{"(UTC+03:00) Moscow, St. Petersburg, Volgograd", "Russian Standard Time"},
+		{"Eastern Time (US & Canada)", ""},
+		{"(UTC-05:00)Eastern Time (US & Canada)", ""},
+		{"(UTC-0500) Eastern Time (US & Canada)", ""},
+		{"(UTC-05:00) Eastern Time", ""},
+		{"(UTC+01:00) Amsterdam, Berlin, Bern, Rom, Stockholm, Wien", ""},
+	}
+	for _, tc := range tests {
+		got, ok := windowsDisplayZone(tc.tzid)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("windowsDisplayZone(%q) = %q, %v; want %q", tc.tzid, got, ok, tc.want)
+		}
+	}
+}
+
+// TestDecodeWithoutUIDOrStamp: a VEVENT without UID or DTSTAMP is read. Its UID is derived from
+// DTSTART, SUMMARY and RECURRENCE-ID only, so that the same event exported again with another
+// description, end or stamp keeps it; its stamp is LAST-MODIFIED, else CREATED, else none.
+func TestDecodeWithoutUIDOrStamp(t *testing.T) {
+	decode := func(lines ...string) Event {
+		t.Helper()
+		lines = append(append([]string{"BEGIN:VEVENT"}, lines...), "END:VEVENT")
+		c, err := Decode(strings.NewReader(calendar(lines...)), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Events[0]
+	}
+	base := decode("DTSTART;TZID=Europe/Paris:20270110T190000", "SUMMARY:Concert")
+	if !strings.HasPrefix(base.UID, "derived-") || !base.Stamp.IsZero() {
+		t.Errorf("UID %q, stamp %v: want a derived UID and no stamp", base.UID, base.Stamp)
+	}
+	same := decode("SUMMARY:Concert", "DTSTART;TZID=Europe/Paris:20270110T190000", "DTEND;TZID=Europe/Paris:20270110T220000",
+		"DESCRIPTION:Now with a description", "DTSTAMP:20261201T000000Z", "UID:")
+	if same.UID != base.UID {
+		t.Errorf("the same event exported again has UID %q, want %q", same.UID, base.UID)
+	}
+	for _, other := range [][]string{
+		{"DTSTART;TZID=Europe/Paris:20270110T200000", "SUMMARY:Concert"},
+		{"DTSTART;TZID=Europe/Berlin:20270110T190000", "SUMMARY:Concert"},
+		{"DTSTART;TZID=Europe/Paris:20270110T190000", "SUMMARY:Concert (sold out)"},
+		{"DTSTART;TZID=Europe/Paris:20270110T190000", "SUMMARY:Concert", "RECURRENCE-ID;TZID=Europe/Paris:20270110T190000"},
+	} {
+		if got := decode(other...); got.UID == base.UID {
+			t.Errorf("%q has the UID of another event", other)
+		}
+	}
+	bad := calendar("BEGIN:VEVENT", "DTSTART;TZID=Europe/Paris:20270110T190000", "SUMMARY:Concert", "DTEND:tomorrow", "END:VEVENT")
+	var skipped EventErrors
+	if _, err := Decode(strings.NewReader(bad), Limits{}); !errors.As(err, &skipped) || skipped[0].UID != base.UID || !skipped[0].Derived {
+		t.Errorf("a malformed event without UID: %v, want it skipped under UID %s, derived", err, base.UID)
+	}
+	for _, tc := range []struct {
+		lines []string
+		want  time.Time
+	}{
+		{[]string{"LAST-MODIFIED:20261201T100000Z", "CREATED:20261101T100000Z"}, utc(2026, 12, 1, 10, 0, 0)},
+		{[]string{"CREATED:20261101T100000Z"}, utc(2026, 11, 1, 10, 0, 0)},
+		{[]string{"DTSTAMP:20261215T100000Z", "LAST-MODIFIED:20261201T100000Z"}, utc(2026, 12, 15, 10, 0, 0)},
+		{[]string{"DTSTAMP:yesterday", "CREATED:20261101T100000Z"}, utc(2026, 11, 1, 10, 0, 0)},
+	} {
+		if got := decode(append([]string{"UID:x", "DTSTART:20270110T190000Z"}, tc.lines...)...).Stamp; !got.Equal(tc.want) {
+			t.Errorf("%q: stamp %v, want %v", tc.lines, got, tc.want)
 		}
 	}
 }

@@ -31,7 +31,8 @@
 //
 // Decode reads a file with bounded memory and time (Limits), unfolds lines (CRLF or bare LF),
 // unescapes TEXT, and resolves each TZID to a location: a tz database name, a Windows zone name
-// as Outlook writes it (CLDR's mapping, in windows.go), a Mozilla-style name ending in a tz
+// as Outlook writes it (CLDR's mapping, in windows.go) or a Windows display name as Outlook Web
+// Access writes it ("(UTC-05:00) Eastern Time (US & Canada)"), a Mozilla-style name ending in a tz
 // database name, or else the file's own VTIMEZONE, made into a location named by the TZID. An
 // event it cannot read is skipped and reported in an EventErrors next to the others; see Decode.
 //
@@ -50,21 +51,30 @@
 //     may be an hour off in later years.
 //   - Floating times and all-day dates come out of Decode in Floating, whose offset means nothing:
 //     read their wall clocks, in the zone the importer chooses (Google and Apple use
-//     Calendar.TimeZone). A RECURRENCE-ID must take the form of the event's DTSTART (both dates or
-//     both date-times), or the event is skipped.
+//     Calendar.TimeZone). A RECURRENCE-ID of another value type than the event's DTSTART names its
+//     occurrence by date (Exchange writes midnight in a Windows zone for an all-day series) and
+//     comes out as that date; one in UTC other than midnight skips the event. The RDATE and EXDATE
+//     date-times of an all-day event that name dates in the same way become those dates.
 //   - Decode is lenient where files in the wild are wrong in harmless ways: a missing VALUE=DATE
 //     on a bare date, an all-day DTEND on the start date (read as one day), "\N" for a newline,
-//     unknown escapes, a comma in GEO, local times in DTSTAMP. A malformed value of a descriptive
-//     property (GEO, SEQUENCE, STATUS, CREATED, LAST-MODIFIED) is dropped rather than costing the
-//     event; a malformed UID, DTSTAMP, DTSTART, DTEND, DURATION, RECURRENCE-ID, RRULE, RDATE or
-//     EXDATE skips the event. When a property that may appear once appears more often, the first
+//     unknown escapes, a comma in GEO, local times in DTSTAMP, DTEND beside DURATION (DTEND is
+//     read, as Thunderbird means it), no DTSTAMP (LAST-MODIFIED or CREATED stands in), no UID (one
+//     is derived from DTSTART, SUMMARY and RECURRENCE-ID, so that a later export of the same
+//     calendar names the same event; an override without UID is then an event of its own, since
+//     nothing ties it to its series). Calendar.Warnings lists such forms. A malformed value of a
+//     descriptive property (GEO, SEQUENCE, STATUS, DTSTAMP, CREATED, LAST-MODIFIED) is dropped
+//     rather than costing the event; a malformed DTSTART, DTEND, DURATION, RECURRENCE-ID, RRULE,
+//     RDATE or EXDATE skips the event. When a property that may appear once appears more often, the first
 //     wins. EXRULE (deprecated by RFC 5545), alarms, attendees and X- properties are not read.
 //   - Recurrence lines are checked for syntax only (one FREQ, well-formed parts and dates): what a
 //     rule means is for the code that expands it. Decode rewrites them in one canonical form:
 //     upper case, TZID replaced by the resolved zone's name (a Windows name becomes its tz database
 //     name), and values in a zone only the file defines, other than the event's own, in UTC.
-//   - Control characters other than tab and newline are dropped from text, and bytes that are not
-//     UTF-8 become U+FFFD, both ways: RFC 5545 allows neither, and a fold must not split a
-//     character. Sub-second parts of times are not written.
+//   - A content line in another charset than UTF-8 is decoded first: by its CHARSET parameter, else,
+//     when it is not UTF-8, as Windows-1252 (which Latin-1 files are too). A line whose encoding
+//     cannot be told (UTF-8 beside bytes that are not) or that its CHARSET does not decode skips
+//     its event: Decode never turns text it cannot read into U+FFFD. Control characters other than
+//     tab and newline are dropped from text, and Encode writes bytes that are not UTF-8 as U+FFFD:
+//     RFC 5545 allows neither, and a fold must not split a character. Sub-second parts of times are not written.
 //   - Decode takes one VCALENDAR; content after its END is an error.
 package ical

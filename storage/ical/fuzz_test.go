@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,9 +38,16 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		if first.ProdID == "" {
-			// PRODID is required on output but not on input.
+			// PRODID is required on output but not on input, and so is DTSTAMP.
 			first.ProdID = "-//fuzz//EN"
 		}
+		for i := range first.Events {
+			if first.Events[i].Stamp.IsZero() {
+				first.Events[i].Stamp = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			}
+		}
+		// What Decode read otherwise than RFC 5545 has it, Encode writes as RFC 5545 has it.
+		first.Warnings = nil
 		var buf bytes.Buffer
 		if err := Encode(&buf, first); err != nil {
 			t.Fatalf("Encode of a decoded calendar: %v", err)

@@ -19,6 +19,10 @@ type Calendar struct {
 	// Events are the VEVENTs in file order; an override of one occurrence of a series is an Event of
 	// its own with the series' UID and a RecurrenceID.
 	Events []Event
+	// Warnings are set by Decode: one line for each kind of form that the file has and RFC 5545 does
+	// not allow, which Decode read as the writer means it (both DTEND and DURATION, no UID, text
+	// not in UTF-8), with the number of events or lines that have it. Encode ignores them.
+	Warnings []string
 }
 
 // Event is one VEVENT.
@@ -30,9 +34,12 @@ type Calendar struct {
 // (see the package documentation), time.UTC for the UTC form and Floating for floating times.
 // Sub-second parts are not written.
 type Event struct {
-	// UID is UID, the event's identity across versions of the file.
+	// UID is UID, the event's identity across versions of the file. Decode derives one that starts
+	// with "derived-" for a VEVENT without UID, from its content (see decoder.uid).
 	UID string
-	// Stamp is DTSTAMP, written in UTC: when this copy of the event was produced. Required.
+	// Stamp is DTSTAMP, written in UTC: when this copy of the event was produced. Required by
+	// Encode. Decode takes LAST-MODIFIED, else CREATED, for a VEVENT without DTSTAMP, and leaves it
+	// zero when there is neither.
 	Stamp time.Time
 	// Created is CREATED, in UTC; zero when unknown.
 	Created time.Time
@@ -121,8 +128,11 @@ var (
 
 // EventError is one VEVENT that Decode skipped, or the event that made Encode fail.
 type EventError struct {
-	// UID is the event's UID, empty when it had none (or none was read before the fault).
+	// UID is the event's UID: for Decode, the one it derived when the VEVENT has none (Derived);
+	// for Encode, the Event's.
 	UID string
+	// Derived says that the VEVENT has no UID of its own, so that UID tells a reader nothing.
+	Derived bool
 	// Line is the 1-based line of the input at fault: the property's first line, or the
 	// BEGIN:VEVENT line when the fault is the event as a whole. Encode sets it to 0.
 	Line int

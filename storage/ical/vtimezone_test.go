@@ -225,7 +225,7 @@ func TestVTIMEZONEAgrees(t *testing.T) {
 				t.Errorf("has RRULE observances = %v, want %v", got, tc.wantRules)
 			}
 			text := "BEGIN:VCALENDAR\r\n" + strings.Join(lines, "\r\n") + "\r\nEND:VCALENDAR\r\n"
-			root, err := parseComponents(strings.NewReader(text), Limits{}.withDefaults())
+			root, err := parseComponents(strings.NewReader(text), Limits{}.withDefaults(), &warnings{})
 			if err != nil {
 				t.Fatal(err)
 			}

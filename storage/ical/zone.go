@@ -33,7 +33,8 @@ func newZoneResolver(defs map[string]*component) *zoneResolver {
 //  1. the TZID itself as a zone of the tz database, "UTC", or a "UTC±hh:mm" zone (what
 //     datetime.ParseZone accepts), which is what Google, Apple and this package write;
 //  2. a Windows zone name, as Outlook and Exchange write ("W. Europe Standard Time"), through
-//     CLDR's mapping;
+//     CLDR's mapping, or a Windows display name, as Outlook Web Access writes
+//     ("(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna"), through its zone's name;
 //  3. the X-LIC-LOCATION of the file's VTIMEZONE, which Mozilla-based writers add;
 //  4. a tz database name at the end of the TZID, as in "/mozilla.org/20050126_1/Europe/Paris";
 //  5. the file's VTIMEZONE itself, made into a location named by the TZID.
@@ -62,7 +63,11 @@ func (z *zoneResolver) lookup(tzid string) (*time.Location, bool, error) {
 	if zone, err := datetime.ParseZone(tzid); err == nil {
 		return zone.Loc, true, nil
 	}
-	if iana, ok := windowsZones[tzid]; ok {
+	windows := tzid
+	if id, ok := windowsDisplayZone(tzid); ok {
+		windows = id
+	}
+	if iana, ok := windowsZones[windows]; ok {
 		if zone, err := datetime.ParseZone(iana); err == nil {
 			return zone.Loc, true, nil
 		}

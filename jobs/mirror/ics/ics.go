@@ -14,6 +14,9 @@
 //
 // An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
 // and keeps what an earlier run wrote: its UID is still in the file, so it is not trashed as gone.
+// The forms of real exports that the codec reads as their writers mean them (a VEVENT without UID
+// gets one derived from its content, see ical.Event.UID) are a note each in the report
+// (ical.Calendar.Warnings).
 //
 // # Calendars
 //
@@ -139,7 +142,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	case errors.As(err, &skipped):
 		for _, e := range skipped {
 			id := e.UID
-			if id == "" {
+			if id == "" || e.Derived {
 				id = fmt.Sprintf("line %d", e.Line)
 			}
 			seen[e.UID] = true
@@ -147,6 +150,9 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 		}
 	case err != nil:
 		return rep, err
+	}
+	for _, w := range cal.Warnings {
+		rep.Note("%s", w)
 	}
 	groups := byUID(cal.Events)
 	source, err := im.calendar(ctx, origin, seen, groups)
@@ -418,7 +424,7 @@ func (im *Importer) put(b *storage.Bulk, c *change) error {
 		return err
 	}
 	for _, o := range c.overrides {
-		if err := im.writeOverride(b, e.ID, o, c.floating); err != nil {
+		if err := im.writeOverride(b, e, o, c.floating); err != nil {
 			return err
 		}
 	}
@@ -426,8 +432,12 @@ func (im *Importer) put(b *storage.Bulk, c *change) error {
 }
 
 // writeOverride edits the occurrence of series parent that o replaces, which makes it an exception.
-func (im *Importer) writeOverride(b *storage.Bulk, parent uint64, o *ical.Event, floating string) error {
-	id, err := b.Occurrence(parent, o.RecurrenceID)
+func (im *Importer) writeOverride(b *storage.Bulk, parent *storage.Event, o *ical.Event, floating string) error {
+	at, err := occurrenceAt(o.RecurrenceID, parent)
+	if err != nil {
+		return err
+	}
+	id, err := b.Occurrence(parent.ID, at)
 	if errors.Is(err, storage.ErrNotFound) {
 		return fmt.Errorf("%w: RECURRENCE-ID %s names no occurrence of the series", storage.ErrInvalid, o.RecurrenceID.Format(time.RFC3339))
 	}
@@ -440,6 +450,26 @@ func (im *Importer) writeOverride(b *storage.Bulk, parent uint64, o *ical.Event,
 	}
 	_, _, err = b.PutEvent(id, im.Lang, in)
 	return err
+}
+
+// occurrenceAt is the instant by which the occurrence of series that a RECURRENCE-ID names is found
+// (storage.Bulk.Occurrence matches the date in the series' zone). A floating RECURRENCE-ID, an
+// all-day series' date among them, is a wall clock in the series' zone, whatever its offset; and an
+// all-day series' occurrence is the date its RECURRENCE-ID names in its own zone, so that Exchange's
+// midnight in a Windows zone finds its date in a series kept in another.
+func occurrenceAt(rid time.Time, series *storage.Event) (time.Time, error) {
+	if rid.Location() != ical.Floating && !series.AllDay {
+		return rid, nil
+	}
+	zone, err := datetime.ParseZone(series.Timezone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	h, m, s := rid.Clock()
+	if series.AllDay {
+		h, m, s = 0, 0, 0
+	}
+	return time.Date(rid.Year(), rid.Month(), rid.Day(), h, m, s, 0, zone.Loc), nil
 }
 
 // trashGone trashes and unlinks the event of every UID of calendar source that the file no longer has

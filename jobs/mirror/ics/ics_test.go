@@ -14,6 +14,8 @@ import (
 
 	"github.com/calendard/calendard/jobs/mirror"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
+	"github.com/google/go-cmp/cmp"
 )
 
 // now is the store's frozen clock: every fixture's events are ahead of it or within the series window.
@@ -86,7 +88,8 @@ func countsOf(r *mirror.Report) counts {
 // TestSyncFixtures imports each real-world export into an empty store: every UID becomes one event,
 // none fails, and a second run changes nothing.
 func TestSyncFixtures(t *testing.T) {
-	for name, uids := range map[string]int{"google.ics": 3, "outlook.ics": 4, "apple.ics": 5, "meetup.ics": 2, "tec.ics": 3} {
+	for name, uids := range map[string]int{"google.ics": 3, "outlook.ics": 4, "apple.ics": 5, "meetup.ics": 2, "tec.ics": 3,
+		"thunderbird.ics": 1, "exchange-allday.ics": 1, "owa.ics": 6, "latin1.ics": 2} {
 		t.Run(name, func(t *testing.T) {
 			db := openStore(t)
 			im := &Importer{From: fixture(t, name), Store: db, Actor: admin, Lang: "en"}
@@ -136,6 +139,102 @@ func TestSyncSeries(t *testing.T) {
 	moved := byDay["2026-04-14"]
 	if moved == nil || moved.Title != "Soirée ouverte (20h)" || moved.Start != "2026-04-14 20:00:00" || !moved.Detached {
 		t.Fatalf("moved occurrence: %+v", moved)
+	}
+}
+
+// TestSyncMovedOccurrences: the moved occurrences of Thunderbird (DTEND beside DURATION:PT0S) and of
+// Exchange (an all-day series' occurrence named by midnight in a Windows zone) become the exceptions
+// they are, at their new times, in a store whose site zone is west of UTC, where a floating date
+// read as an instant falls on the day before; the run notes the DTEND and DURATION once.
+func TestSyncMovedOccurrences(t *testing.T) {
+	ny, err := datetime.ParseZone("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{Now: func() time.Time { return now }, SiteZone: ny, SeriesHorizon: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tb := sync(t, &Importer{From: fixture(t, "thunderbird.ics"), Store: db, Actor: admin, Lang: "de"}, mirror.Options{})
+	if countsOf(tb) != (counts{Added: 1}) || !slices.Equal(tb.Notes, []string{"2 events have both DTEND and DURATION (Thunderbird writes both on a moved occurrence): DTEND was read"}) {
+		t.Errorf("Thunderbird: %+v %v %q", countsOf(tb), tb.Failures, tb.Notes)
+	}
+	if rep := sync(t, &Importer{From: fixture(t, "exchange-allday.ics"), Store: db, Actor: admin, Lang: "de"}, mirror.Options{}); countsOf(rep) != (counts{Added: 1}) || len(rep.Notes) != 0 {
+		t.Errorf("Exchange: %+v %v %q", countsOf(rep), rep.Failures, rep.Notes)
+	}
+	all := events(t, db)
+	type occurrence struct {
+		Title, Start, End string
+		AllDay, Detached  bool
+	}
+	for _, tc := range []struct {
+		series string
+		want   []occurrence
+	}{
+		{"Chorprobe", []occurrence{
+			{"Chorprobe", "2026-12-02 19:30:00", "2026-12-02 21:30:00", false, false},
+			{"Chorprobe", "2026-12-09 19:30:00", "2026-12-09 21:30:00", false, false},
+			{"Chorprobe (Generalprobe)", "2026-12-17 19:00:00", "2026-12-17 22:00:00", false, true},
+			{"Chorprobe", "2026-12-23 19:30:00", "2026-12-23 21:30:00", false, false},
+			{"Chorprobe", "2026-12-29 19:30:00", "2026-12-29 21:30:00", false, true},
+			{"Chorprobe", "2027-01-06 19:30:00", "2027-01-06 21:30:00", false, false},
+			{"Chorprobe", "2027-01-13 19:30:00", "2027-01-13 21:30:00", false, false},
+			{"Chorprobe", "2027-01-20 19:30:00", "2027-01-20 21:30:00", false, false},
+		}},
+		{"Inventur", []occurrence{
+			{"Inventur", "2026-12-28 00:00:00", "2026-12-28 23:59:59", true, false},
+			{"Inventur (verschoben)", "2027-01-05 00:00:00", "2027-01-05 23:59:59", true, true},
+			{"Inventur", "2027-01-11 00:00:00", "2027-01-11 23:59:59", true, false},
+			{"Inventur", "2027-01-25 00:00:00", "2027-01-25 23:59:59", true, false},
+			{"Inventur", "2027-02-01 00:00:00", "2027-02-01 23:59:59", true, false},
+		}},
+	} {
+		parent := find(t, all, tc.series)
+		var got []occurrence
+		for _, e := range all {
+			// The parent is the series' first occurrence.
+			if (e.Parent == parent.ID || e.ID == parent.ID) && e.Status != storage.StatusTrash {
+				got = append(got, occurrence{e.Title, e.Start, e.End, e.AllDay, e.Detached})
+			}
+		}
+		slices.SortFunc(got, func(a, b occurrence) int { return strings.Compare(a.Start, b.Start) })
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s occurrences (-want +got):\n%s", tc.series, diff)
+		}
+	}
+}
+
+// TestSyncWithoutUID: the events of Outlook Web Access's export, which have no UID, are known again by
+// the UID derived from their DTSTART, SUMMARY and RECURRENCE-ID: the calendar exported again with a
+// new location updates its event, and a new title replaces it.
+func TestSyncWithoutUID(t *testing.T) {
+	db := openStore(t)
+	path := fixture(t, "owa.ics")
+	im := &Importer{From: path, Store: db, Actor: admin, Lang: "en"}
+	sync(t, im, mirror.Options{})
+	edit(t, path, "LOCATION:Room 4B", "LOCATION:Room 5A")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Updated: 1, Unchanged: 5}) {
+		t.Errorf("after a new location: %+v", got)
+	}
+	edit(t, path, "SUMMARY:Tokyo sync", "SUMMARY:Tokyo sync (moved online)")
+	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Added: 1, Trashed: 1, Unchanged: 5}) {
+		t.Errorf("after a new title: %+v", got)
+	}
+	live := 0
+	for _, e := range events(t, db) {
+		if e.Status != storage.StatusTrash {
+			live++
+		}
+	}
+	if live != 6 {
+		t.Errorf("%d events, want the file's 6", live)
+	}
+	// An event the codec cannot read is reported by its line, its UID being a hash, and kept.
+	edit(t, path, "20270713T103000", "2027-07-13 10:30")
+	rep := sync(t, im, mirror.Options{})
+	if got := countsOf(rep); got != (counts{Failed: 1, Unchanged: 5}) || rep.Failures[0].ID != "line 76" {
+		t.Errorf("after a malformed DTEND: %+v %+v", got, rep.Failures)
 	}
 }
 
