@@ -219,6 +219,7 @@ var etcdTests = []struct {
 	{"TestScanPages", TestScanPages},
 	{"TestSeriesEdits", TestSeriesEdits},
 	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
+	{"TestSeriesOccurrenceLength", TestSeriesOccurrenceLength},
 	{"TestSeriesPastStays", TestSeriesPastStays},
 	{"TestExtendSeries", TestExtendSeries},
 	{"TestBulkOccurrence", TestBulkOccurrence},

@@ -120,9 +120,10 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if err != nil {
 				return nil, fail("%s", inWords(err))
 			}
-			for _, t := range ts {
+			values := strings.Split(l.value, ",")
+			for i, t := range ts {
 				if l.name == "RDATE" {
-					r.rdates = append(r.rdates, wallIn(t, start))
+					r.rdates = append(r.rdates, wallIn(t, start, len(values[i]) == len(dateValue)))
 				} else {
 					r.exdays[t.In(loc).Format(dayLayout)] = true
 				}
@@ -162,14 +163,17 @@ func inWords(err error) string {
 	return msg
 }
 
-// wallIn places a date or date-time of an RDATE in start's zone; a bare date takes start's time of
-// day, as the first occurrence's.
-func wallIn(t, start time.Time) time.Time {
-	t = t.In(start.Location())
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+// dateValue is the layout of a DATE value (RFC 5545 3.3.4).
+const dateValue = "20060102"
+
+// wallIn places a value of an RDATE in start's zone: a DATE is that day at start's time of day, as the
+// first occurrence's; a date-time, in UTC or in another zone, is the instant it names, midnight
+// included.
+func wallIn(t, start time.Time, date bool) time.Time {
+	if date {
 		return time.Date(t.Year(), t.Month(), t.Day(), start.Hour(), start.Minute(), start.Second(), 0, start.Location())
 	}
-	return t
+	return t.In(start.Location())
 }
 
 // occurrences lists the series' starts within [from, to], in order, leaving out start itself (the

@@ -212,19 +212,20 @@ func shape(c, p *Event, t time.Time) {
 	c.OrganizerIDs = slices.Clone(p.OrganizerIDs)
 	c.Recurrence, c.Parent, c.Detached = nil, p.ID, false
 	c.Occurrence = datetime.WallOf(t).String()
+	// The occurrence lasts as long as the parent on the wall clock, from its own start: 19:00–21:00
+	// stays so across a daylight-saving change, and an RDATE at another time of day (one in UTC, read
+	// in the event's zone) keeps the length too.
 	loc := t.Location()
-	ps, pe := p.StartUTC.In(loc), p.EndUTC.In(loc)
-	days := civilDays(ps, t)
-	end := time.Date(pe.Year(), pe.Month(), pe.Day()+days, pe.Hour(), pe.Minute(), pe.Second(), 0, loc)
+	length := civil(p.EndUTC.In(loc)).Sub(civil(p.StartUTC.In(loc)))
+	end := datetime.WallOf(civil(t).Add(length)).In(loc)
 	c.StartUTC, c.EndUTC = t.UTC(), end.UTC()
 	c.Start, c.End = datetime.WallOf(t).String(), datetime.WallOf(end).String()
 }
 
-// civilDays counts the calendar days from a's date to b's, each read in its own zone.
-func civilDays(a, b time.Time) int {
-	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
-	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
-	return int(db.Sub(da).Hours() / 24)
+// civil is t's wall clock read as if it were UTC, where wall clocks add and subtract without zone
+// changes.
+func civil(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 }
 
 // createOccurrence materialises the occurrence of parent p starting at t.

@@ -410,3 +410,48 @@ func TestSeriesMaxText(t *testing.T) {
 		t.Errorf("a daily series with a 65 KB description was created")
 	}
 }
+
+// TestSeriesOccurrenceLength: every occurrence lasts as long as its parent on the wall clock, whatever
+// form its start comes in: an RDATE in UTC or in another zone than DTSTART (the instant it names, read
+// in the event's zone), floating, a DATE (the parent's time of day), across a daylight-saving change.
+func TestSeriesOccurrenceLength(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name       string
+		start, end string // the parent's, Europe/Paris, in winter
+		line       string
+		want       [2]string // the occurrence's start and end on 2027-06-15, in Europe/Paris
+	}{
+		{"UTC across summer time", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE:20270615T180000Z",
+			[2]string{"2027-06-15 20:00:00", "2027-06-15 21:00:00"}},
+		{"UTC, 1 h 30", "2026-12-01 19:00:00", "2026-12-01 20:30:00", "RDATE:20270615T170000Z",
+			[2]string{"2027-06-15 19:00:00", "2027-06-15 20:30:00"}},
+		{"another zone", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;TZID=America/New_York:20270615T120000",
+			[2]string{"2027-06-15 18:00:00", "2027-06-15 19:00:00"}},
+		{"floating", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE:20270615T100000",
+			[2]string{"2027-06-15 10:00:00", "2027-06-15 11:00:00"}},
+		{"a date across summer time", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;VALUE=DATE:20270615",
+			[2]string{"2027-06-15 19:00:00", "2027-06-15 20:00:00"}},
+		{"a date-time at midnight is not a date", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;TZID=Europe/Paris:20270615T000000",
+			[2]string{"2027-06-15 00:00:00", "2027-06-15 01:00:00"}},
+		{"past midnight", "2026-12-01 23:00:00", "2026-12-02 00:30:00", "RDATE:20270615T200000Z",
+			[2]string{"2027-06-15 22:00:00", "2027-06-15 23:30:00"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openClockDB(t, &now)
+			in := weekly(t, tc.line)
+			in.Start, in.End = expr(t, tc.start), expr(t, tc.end)
+			p := mustCreateEvent(t, db, admin, in)
+			c := occurrencesOf(t, db, p.ID)["2027-06-15"]
+			if c == nil {
+				t.Fatalf("no occurrence on 2027-06-15: %v", slices.Sorted(maps.Keys(occurrencesOf(t, db, p.ID))))
+			}
+			if got := [2]string{c.Start, c.End}; got != tc.want {
+				t.Errorf("occurrence %v, want %v", got, tc.want)
+			}
+			if got, want := c.EndUTC.Sub(c.StartUTC), p.EndUTC.Sub(p.StartUTC); got != want {
+				t.Errorf("lasts %v, the parent %v", got, want)
+			}
+		})
+	}
+}

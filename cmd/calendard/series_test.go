@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -286,4 +288,51 @@ func TestSeriesFeed(t *testing.T) {
 		uint64(occ[3]["id"].(float64))}; !slices.Equal(ids, want) {
 		t.Errorf("feed without the parent: %v, want the occurrences %v", ids, want)
 	}
+}
+
+// TestSeriesRDateLength: an RDATE in UTC beside a DTSTART in a zone (Google's form), or in another
+// zone, gives an occurrence as long as the series, whether the lines come through the API or through
+// `import ics`; a DATE RDATE takes the series' time of day across the change to summer time.
+func TestSeriesRDateLength(t *testing.T) {
+	lines := []string{"RRULE:FREQ=WEEKLY;COUNT=2", "RDATE:20270615T180000Z", "RDATE;TZID=America/New_York:20270616T120000",
+		"RDATE;VALUE=DATE:20270617"}
+	want := []string{"2026-12-08 19:00:00 – 2026-12-08 20:30:00", "2027-06-15 20:00:00 – 2027-06-15 21:30:00",
+		"2027-06-16 18:00:00 – 2027-06-16 19:30:00", "2027-06-17 19:00:00 – 2027-06-17 20:30:00"}
+	occurrences := func(t *testing.T, s *server) []string {
+		t.Helper()
+		var got []string
+		for _, e := range s.list(t, "search=choir&start_date=2026-12-02&end_date=2027-12-31").events {
+			got = append(got, fmt.Sprintf("%v – %v", e["start_date"], e["end_date"]))
+		}
+		return got
+	}
+
+	t.Run("API", func(t *testing.T) {
+		s := startServer(t)
+		body := choir(lines...)
+		body["end_date"] = "2026-12-01 20:30:00"
+		s.create(eventsURL, body)
+		s.settle()
+		if got := occurrences(t, s); !slices.Equal(got, want) {
+			t.Errorf("occurrences %q, want %q", got, want)
+		}
+	})
+	t.Run("import ics", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "google.ics")
+		ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Google Inc//Google Calendar 70.9054//EN\r\nBEGIN:VEVENT\r\n" +
+			"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T203000\r\n" +
+			strings.Join(lines, "\r\n") + "\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@google.com\r\nSUMMARY:Choir\r\n" +
+			"END:VEVENT\r\nEND:VCALENDAR\r\n"
+		if err := os.WriteFile(file, []byte(ics), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if out := runImport(t, dir, "ics", file); !strings.Contains(out, "added 1,") {
+			t.Fatalf("import output:\n%s", out)
+		}
+		s := startServerIn(t, dir)
+		if got := occurrences(t, s); !slices.Equal(got, want) {
+			t.Errorf("occurrences %q, want %q", got, want)
+		}
+	})
 }
