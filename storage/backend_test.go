@@ -211,6 +211,7 @@ var etcdTests = []struct {
 	{"TestNeverPublic", TestNeverPublic},
 	{"TestRuleOccurrences", TestRuleOccurrences},
 	{"TestRuleRejects", TestRuleRejects},
+	{"TestRuleUntilType", TestRuleUntilType},
 	{"TestScheduledBucketFollowsEveryWrite", TestScheduledBucketFollowsEveryWrite},
 	{"TestScheduledEntriesFollowEventLinks", TestScheduledEntriesFollowEventLinks},
 	{"TestSeriesMaterialises", TestSeriesMaterialises},

@@ -242,6 +242,12 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 		if len(e.Recurrence) == 0 {
 			e.Recurrence = nil
 		}
+		// An import takes the UNTIL of another type than the start as apps read it (parseRule).
+		if !w.bulk {
+			if err := checkUntil(e.Recurrence, e.AllDay); err != nil {
+				return err
+			}
+		}
 	}
 	var err error
 	if in.Categories != nil {

@@ -98,10 +98,15 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if opt.Count > 0 && !opt.Until.IsZero() {
 				return nil, fail("COUNT and UNTIL exclude each other")
 			}
+			if len(untilOf(l.value)) == len(dateValue) {
+				// A DATE UNTIL takes in the whole day it names, as calendar apps read it beside a
+				// start at a time of day (which the API refuses, checkUntil, but exports hold).
+				u := opt.Until.In(loc)
+				opt.Until = time.Date(u.Year(), u.Month(), u.Day(), 23, 59, 59, 0, loc)
+			}
 			if until := opt.Until.In(loc).Format(dayLayout); !opt.Until.IsZero() && until < start.Format(dayLayout) {
 				// The series would be its parent alone, which a calendar app expanding the rule would
-				// not show at all. A DATE UNTIL on the start's own day reads as midnight, before a
-				// start later that day, and is taken as the day it names.
+				// not show at all.
 				return nil, fail("UNTIL %s is before the series' start", until)
 			}
 			opt.Dtstart = start
@@ -133,6 +138,39 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 		}
 	}
 	return r, nil
+}
+
+// untilOf returns the UNTIL value of an RRULE's value, "" when it has none.
+func untilOf(rule string) string {
+	for part := range strings.SplitSeq(rule, ";") {
+		if name, value, _ := strings.Cut(part, "="); strings.EqualFold(name, "UNTIL") {
+			return value
+		}
+	}
+	return ""
+}
+
+// checkUntil refuses an RRULE whose UNTIL is not of DTSTART's value type (RFC 5545 3.3.10): a date
+// for an all-day series, a date-time otherwise. The store reads either (parseRule), as exports hold
+// both; a client of the API is told, as apps differ on what the other type means. Lines that do not
+// read are left to parseRule.
+func checkUntil(lines []string, allDay bool) error {
+	for _, s := range lines {
+		l, err := parseLine(s)
+		if err != nil || l.name != "RRULE" {
+			continue
+		}
+		switch until := untilOf(l.value); {
+		case until == "":
+		case len(until) == len(dateValue) && !allDay:
+			return invalid("recurrence", "%s: UNTIL is a date and the series starts at a time: give a date-time, such as %sT235959Z",
+				quoteShort(s), until)
+		case len(until) != len(dateValue) && allDay:
+			return invalid("recurrence", "%s: UNTIL is a date-time and the series is all-day: give a date, such as %.8s",
+				quoteShort(s), until)
+		}
+	}
+	return nil
 }
 
 // quoteShort quotes a value a client sent (a line of a recurrence list, a term's name), or its first

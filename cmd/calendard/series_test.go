@@ -336,3 +336,55 @@ func TestSeriesRDateLength(t *testing.T) {
 		}
 	})
 }
+
+// TestSeriesUntilType: through the API, an UNTIL of another value type than the start (a date beside
+// a time of day, a date-time beside an all-day start) is a 400 naming the line, on create and update;
+// Google's UTC UNTIL beside a zoned start is a series. `import ics` reads a date UNTIL beside a time as
+// calendar apps show it: through the whole of that day.
+func TestSeriesUntilType(t *testing.T) {
+	s := startServer(t)
+	refused := func(t *testing.T, res *response, line string) {
+		t.Helper()
+		if res.status != http.StatusBadRequest {
+			t.Fatalf("status %d\n%s", res.status, res.body)
+		}
+		b := res.json(t)
+		detail, _ := b["data"].(map[string]any)["details"].(map[string]any)["recurrence"].(map[string]any)
+		if b["code"] != "rest_invalid_param" || !strings.Contains(fmt.Sprint(detail["message"]), line) {
+			t.Fatalf("answer %s, want rest_invalid_param quoting %q", res.body, line)
+		}
+	}
+	const dateUntil = "RRULE:FREQ=DAILY;UNTIL=20270101"
+	refused(t, s.do(req{method: "POST", path: eventsURL, auth: adminAuth, body: choir(dateUntil)}), dateUntil)
+	const timeUntil = "RRULE:FREQ=DAILY;UNTIL=20261205T000000Z"
+	allDay := map[string]any{"title": "Market", "start_date": "2026-12-01", "end_date": "2026-12-01", "all_day": true,
+		"recurrence": []string{timeUntil}}
+	refused(t, s.do(req{method: "POST", path: eventsURL, auth: adminAuth, body: allDay}), timeUntil)
+
+	parent := s.create(eventsURL, choir(timeUntil))
+	s.settle()
+	if got := field(s.list(t, fmt.Sprintf("post_parent=%d", parent)).events, "start_date"); !slices.Equal(got,
+		[]string{"2026-12-02 19:00:00", "2026-12-03 19:00:00", "2026-12-04 19:00:00"}) {
+		t.Errorf("a UTC UNTIL: occurrences %v", got)
+	}
+	refused(t, s.do(req{method: "PATCH", path: fmt.Sprintf("%s/%d", eventsURL, parent), auth: adminAuth,
+		body: map[string]any{"recurrence": []string{dateUntil}}}), dateUntil)
+
+	file := filepath.Join(t.TempDir(), "export.ics")
+	ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Exporter//EN\r\nBEGIN:VEVENT\r\n" +
+		"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T210000\r\n" +
+		"RRULE:FREQ=DAILY;UNTIL=20261204\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@example.org\r\nSUMMARY:Choir\r\n" +
+		"END:VEVENT\r\nEND:VCALENDAR\r\n"
+	if err := os.WriteFile(file, []byte(ics), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if out := runImport(t, dir, "ics", file); !strings.Contains(out, "added 1,") || !strings.Contains(out, "failed 0") {
+		t.Fatalf("import output:\n%s", out)
+	}
+	imported := startServerIn(t, dir)
+	if got := field(imported.list(t, "search=choir&start_date=2026-12-01").events, "start_date"); !slices.Equal(got,
+		[]string{"2026-12-01 19:00:00", "2026-12-02 19:00:00", "2026-12-03 19:00:00", "2026-12-04 19:00:00"}) {
+		t.Errorf("an imported date UNTIL: events %v", got)
+	}
+}
