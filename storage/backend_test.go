@@ -221,6 +221,7 @@ var etcdTests = []struct {
 	{"TestSeriesEdits", TestSeriesEdits},
 	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
 	{"TestSeriesOccurrenceLength", TestSeriesOccurrenceLength},
+	{"TestFirstExcluded", TestFirstExcluded},
 	{"TestSeriesPastStays", TestSeriesPastStays},
 	{"TestExtendSeries", TestExtendSeries},
 	{"TestBulkOccurrence", TestBulkOccurrence},

@@ -193,6 +193,29 @@ func (w *writer) syncSeries(p *Event, retext bool) error {
 	return nil
 }
 
+// FirstExcluded reports whether e is a series' parent whose own day, the series' first, an EXDATE
+// takes out: the parent then holds the series (its rule, its fields for the occurrences) but is no
+// event that day, so lists and feeds leave it out as they do an event hidden from listings, and it
+// stays reachable by ID and slug. A line that does not read excludes nothing.
+func (e *Event) FirstExcluded() bool {
+	var exdates []string
+	for _, s := range e.Recurrence {
+		if l, err := parseLine(s); err == nil && l.name == "EXDATE" {
+			exdates = append(exdates, s)
+		}
+	}
+	if len(exdates) == 0 {
+		return false
+	}
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		return false
+	}
+	start := e.StartUTC.In(zone.Loc)
+	r, err := parseRule(exdates, start)
+	return err == nil && r.exdays[start.Format(dayLayout)]
+}
+
 // day is the local date of occurrence c's rule-given start, which names it in its series.
 func (c *Event) day() string {
 	day, _, _ := strings.Cut(c.Occurrence, " ")

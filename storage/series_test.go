@@ -455,3 +455,34 @@ func TestSeriesOccurrenceLength(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstExcluded: a parent whose own day an EXDATE names, in whatever form (its zone, UTC, another
+// zone, a date), is no event that day; an EXDATE of another day, or of none, leaves it one.
+func TestFirstExcluded(t *testing.T) {
+	start := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC) // 19:00 in Paris, 23:00 in UTC+5
+	for _, tc := range []struct {
+		name  string
+		zone  string
+		lines []string
+		want  bool
+	}{
+		{"in the start's zone", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=Europe/Paris:20261201T190000"}, true},
+		{"in UTC", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:20261201T180000Z"}, true},
+		{"in another zone", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=America/New_York:20261201T130000"}, true},
+		{"a date", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, true},
+		{"among others", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:20261208T180000Z,20261201T180000Z"}, true},
+		{"the start's day in its own zone, not in UTC", "UTC+5", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, true},
+		{"UTC's day, not the zone's", "UTC+7", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, false},
+		{"another day", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=Europe/Paris:20261208T190000"}, false},
+		{"no EXDATE", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY"}, false},
+		{"a line that does not read", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:2026-12-01"}, false},
+		{"not a series", "Europe/Paris", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &Event{StartUTC: start, Timezone: tc.zone, Recurrence: tc.lines}
+			if got := e.FirstExcluded(); got != tc.want {
+				t.Errorf("FirstExcluded = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	ics "github.com/arran4/golang-ical"
+	"github.com/teambition/rrule-go"
 )
 
 const eventsURL = "/calendar/events/v1/events"
@@ -387,4 +390,94 @@ func TestSeriesUntilType(t *testing.T) {
 		[]string{"2026-12-01 19:00:00", "2026-12-02 19:00:00", "2026-12-03 19:00:00", "2026-12-04 19:00:00"}) {
 		t.Errorf("an imported date UNTIL: events %v", got)
 	}
+}
+
+// feedStarts expands a feed as a calendar app does, with rrule-go rather than our codec: each
+// VEVENT's DTSTART, RRULE, RDATE and EXDATE make its instances (an EXDATE takes out the instant it
+// names, the first included), and an override takes the place of the instance its RECURRENCE-ID names. It returns the
+// start of every event the feed shows, in UTC, sorted.
+func feedStarts(t *testing.T, cal *ics.Calendar) []string {
+	t.Helper()
+	line := func(p *ics.IANAProperty) string {
+		var b strings.Builder
+		b.WriteString(p.IANAToken)
+		for k, vs := range p.ICalParameters {
+			b.WriteString(";" + k + "=" + strings.Join(vs, ","))
+		}
+		return b.String() + ":" + p.Value
+	}
+	instant := func(p *ics.IANAProperty) time.Time {
+		at, err := rrule.StrToDtStart(strings.TrimPrefix(line(p), p.IANAToken+";"), time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", line(p), err)
+		}
+		return at
+	}
+	starts := map[string]time.Time{} // by UID and instant
+	overrides := map[string]time.Time{}
+	for _, ev := range cal.Events() {
+		uid := ev.GetProperty(ics.ComponentPropertyUniqueId).Value
+		dtstart := ev.GetProperty(ics.ComponentPropertyDtStart)
+		if rid := ev.GetProperty(ics.ComponentPropertyRecurrenceId); rid != nil {
+			overrides[uid+" "+instant(rid).UTC().String()] = instant(dtstart)
+			continue
+		}
+		// DTSTART is the first instance, whether the RRULE gives it or not (RFC 5545 3.8.5.3).
+		lines := []string{line(dtstart), "RDATE" + strings.TrimPrefix(line(dtstart), "DTSTART")}
+		for _, p := range ev.Properties {
+			if p.IANAToken == "RRULE" || p.IANAToken == "RDATE" || p.IANAToken == "EXDATE" {
+				lines = append(lines, line(&p))
+			}
+		}
+		set, err := rrule.StrSliceToRRuleSet(lines)
+		if err != nil {
+			t.Fatalf("%q: %v", lines, err)
+		}
+		for _, at := range set.Between(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC), true) {
+			starts[uid+" "+at.UTC().String()] = at
+		}
+	}
+	maps.Copy(starts, overrides)
+	var out []string
+	for _, at := range starts {
+		out = append(out, at.UTC().Format(time.DateTime))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSeriesFirstDateExcluded: an EXDATE on the series' own first date takes the parent out of the
+// lists, as calendar apps take it out of the feed: the list, collapsed or not, and the feed expanded
+// by rrule-go show the same occurrences. The parent stays readable, and taking the EXDATE out lists it
+// again.
+func TestSeriesFirstDateExcluded(t *testing.T) {
+	s := startServer(t)
+	parent := s.create(eventsURL, choir("RRULE:FREQ=WEEKLY;COUNT=4", "EXDATE:20261201T180000Z"))
+	s.settle()
+	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events
+	listedAs := func(query string, want []map[string]any) {
+		t.Helper()
+		l := s.list(t, query)
+		if got, want := field(l.events, "id"), field(want, "id"); !slices.Equal(got, want) || l.total != float64(len(want)) {
+			t.Errorf("%s: events %v (total %v), want %v", query, got, l.total, want)
+		}
+		_, cal := s.feedOf(t, feedPath+"?"+query, adminAuth)
+		if got, want := feedStarts(t, cal), field(l.events, "utc_start_date"); !slices.Equal(got, want) {
+			t.Errorf("%s: the feed shows %v, the list %v", query, got, want)
+		}
+	}
+	if len(occ) != 3 {
+		t.Fatalf("occurrences %v", field(occ, "start_date"))
+	}
+	listedAs("search=choir", occ)
+	listedAs("categories=singing", occ)
+	listedAs("hide_subsequent_recurrences=1", occ[:1])
+	listedAs(fmt.Sprintf("include=%d", parent), nil)
+	if p := s.event(t, parent); p["start_date"] != "2026-12-01 19:00:00" || p["status"] != "publish" {
+		t.Errorf("parent: %v, %v", p["start_date"], p["status"])
+	}
+
+	s.patch(t, parent, map[string]any{"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=4"}})
+	s.settle()
+	listedAs("search=choir", append([]map[string]any{{"id": float64(parent)}}, occ...))
 }
