@@ -222,6 +222,7 @@ var etcdTests = []struct {
 	{"TestSeriesInAFixedOffsetZone", TestSeriesInAFixedOffsetZone},
 	{"TestSeriesOccurrenceLength", TestSeriesOccurrenceLength},
 	{"TestFirstExcluded", TestFirstExcluded},
+	{"TestTrashOccurrence", TestTrashOccurrence},
 	{"TestSeriesPastStays", TestSeriesPastStays},
 	{"TestExtendSeries", TestExtendSeries},
 	{"TestBulkOccurrence", TestBulkOccurrence},

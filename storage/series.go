@@ -399,6 +399,70 @@ func withoutDay(lines []string, day string, start time.Time) []string {
 	return out
 }
 
+// TrashOccurrence cancels the occurrence of series parent on day (its local date, YYYY-MM-DD, as its
+// slug ends), on behalf of a: the first, the parent's own, by an EXDATE of the parent's start, which
+// takes the parent out of the lists (FirstExcluded) and leaves the series as it is; any other by moving
+// its record to the trash, as TrashEvent does. It returns the event cancelled: the parent, or the
+// occurrence. Taking that EXDATE out of the parent's recurrence brings the first occurrence back.
+//
+// Returns ErrNotFound, ErrWrongType, ErrForbidden and ErrMirrored as TrashEvent does, ErrTrashed when
+// the series or that occurrence is cancelled already, and a *FieldError of `occurrence` when parent
+// is no series' parent or its series has no occurrence on day.
+func (db *DB) TrashOccurrence(ctx context.Context, a Actor, parent uint64, day string) (*Event, error) {
+	var e *Event
+	err := db.update(ctx, func(tx kv.RwTx) error {
+		w := db.newWriter(tx, a)
+		p, err := loadWritable[Event](w, TypeEvent, parent, Actor.CanDelete)
+		switch {
+		case err != nil:
+			return err
+		case p.Parent != 0:
+			return invalid("occurrence", "event %d is an occurrence of series %d: delete it without occurrence", parent, p.Parent)
+		case len(p.Recurrence) == 0:
+			return invalid("occurrence", "event %d is not the parent of a series", parent)
+		case p.Status == StatusTrash:
+			return ErrTrashed
+		}
+		start, err := w.startIn(p)
+		if err != nil {
+			return err
+		}
+		if day == start.Format(dayLayout) {
+			if p.FirstExcluded() {
+				return ErrTrashed
+			}
+			old, stored := *p, snapshot(p)
+			p.Recurrence = append(p.Recurrence, exdateLine(p, start))
+			if _, err := w.save(p, &old.Post, stored); err != nil {
+				return err
+			}
+			e = p
+			return w.flush()
+		}
+		for _, id := range linkedIDs(tx, bSeries, parent) {
+			c, err := loadPost[Event](tx, TypeEvent, id, w.now)
+			if err != nil {
+				return err
+			}
+			if c.day() != day {
+				continue
+			}
+			if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
+				return err
+			}
+			if err := w.trashEvent(e); err != nil {
+				return err
+			}
+			return w.flush()
+		}
+		return invalid("occurrence", "series %d has no occurrence on %s", parent, day)
+	})
+	if err != nil {
+		return nil, fail(OpTrash, DocEvent, parent, err)
+	}
+	return e, nil
+}
+
 // Occurrence returns the ID of the occurrence of series parent whose rule-given start falls on the
 // day of at in the event's zone: what an importer edits to write an exception (RECURRENCE-ID).
 // Returns ErrNotFound when the series has none that day (outside its window, or excluded).

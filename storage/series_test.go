@@ -486,3 +486,74 @@ func TestFirstExcluded(t *testing.T) {
 		})
 	}
 }
+
+// TestTrashOccurrence: the occurrence of a day is cancelled through its series' parent, the first (an
+// EXDATE of the parent's start, the parent kept) as any other (its record trashed); what is
+// cancelled already is ErrTrashed, a day or an event without one a field error of `occurrence`.
+func TestTrashOccurrence(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3"))
+	plain := mustCreateEvent(t, db, admin, &EventInput{PostInput: PostInput{Title: ptr("Talk")},
+		Start: expr(t, "2026-10-14 19:00:00"), End: expr(t, "2026-10-14 20:00:00")})
+	second := occurrencesOf(t, db, p.ID)["2026-10-20"].ID
+	for _, tc := range []struct {
+		name   string
+		id     uint64
+		day    string
+		want   uint64 // the event cancelled
+		err    error
+		field  string // the FieldError's field, when err is ErrInvalid
+		series []string
+	}{
+		{name: "the first", id: p.ID, day: "2026-10-13", want: p.ID, series: []string{"2026-10-20", "2026-10-27"}},
+		{name: "the first again", id: p.ID, day: "2026-10-13", err: ErrTrashed},
+		{name: "another", id: p.ID, day: "2026-10-20", want: second, series: []string{"2026-10-27"}},
+		{name: "another again", id: p.ID, day: "2026-10-20", err: ErrTrashed},
+		{name: "a day the rule does not give", id: p.ID, day: "2026-10-21", err: ErrInvalid, field: "occurrence"},
+		{name: "through an occurrence", id: second, day: "2026-10-27", err: ErrInvalid, field: "occurrence"},
+		{name: "not a series", id: plain.ID, day: "2026-10-14", err: ErrInvalid, field: "occurrence"},
+		{name: "no such event", id: 999, day: "2026-10-14", err: ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := db.TrashOccurrence(ctx, admin, tc.id, tc.day)
+			if tc.err != nil {
+				var fe *FieldError
+				if !errors.Is(err, tc.err) || (tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field)) {
+					t.Fatalf("err = %v, want %v on %q", err, tc.err, tc.field)
+				}
+				return
+			}
+			if err != nil || e.ID != tc.want {
+				t.Fatalf("cancelled %v (%v), want event %d", e, err, tc.want)
+			}
+			if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, tc.series) {
+				t.Errorf("occurrences left %v, want %v", got, tc.series)
+			}
+		})
+	}
+	parent, _, err := db.Event(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE;TZID=Europe/Paris:20261013T190000", "EXDATE;TZID=Europe/Paris:20261020T190000"}
+	if !slices.Equal(parent.Recurrence, want) || parent.Status != StatusPublish || !parent.FirstExcluded() {
+		t.Errorf("parent: %s, recurrence %q, first excluded %v", parent.Status, parent.Recurrence, parent.FirstExcluded())
+	}
+	// Taking the first EXDATE out brings the first occurrence back, and the others stay as they are.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{want[0], want[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	if parent, _, _ = db.Event(ctx, p.ID); parent.FirstExcluded() {
+		t.Errorf("first excluded after the EXDATE went: %q", parent.Recurrence)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-27"}) {
+		t.Errorf("occurrences after bringing the first back: %v", got)
+	}
+	if _, err := db.TrashEvent(ctx, admin, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TrashOccurrence(ctx, admin, p.ID, "2026-10-27"); !errors.Is(err, ErrTrashed) {
+		t.Errorf("an occurrence of a trashed series: %v, want ErrTrashed", err)
+	}
+}

@@ -455,29 +455,87 @@ func TestSeriesFirstDateExcluded(t *testing.T) {
 	parent := s.create(eventsURL, choir("RRULE:FREQ=WEEKLY;COUNT=4", "EXDATE:20261201T180000Z"))
 	s.settle()
 	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events
-	listedAs := func(query string, want []map[string]any) {
-		t.Helper()
-		l := s.list(t, query)
-		if got, want := field(l.events, "id"), field(want, "id"); !slices.Equal(got, want) || l.total != float64(len(want)) {
-			t.Errorf("%s: events %v (total %v), want %v", query, got, l.total, want)
-		}
-		_, cal := s.feedOf(t, feedPath+"?"+query, adminAuth)
-		if got, want := feedStarts(t, cal), field(l.events, "utc_start_date"); !slices.Equal(got, want) {
-			t.Errorf("%s: the feed shows %v, the list %v", query, got, want)
-		}
-	}
 	if len(occ) != 3 {
 		t.Fatalf("occurrences %v", field(occ, "start_date"))
 	}
-	listedAs("search=choir", occ)
-	listedAs("categories=singing", occ)
-	listedAs("hide_subsequent_recurrences=1", occ[:1])
-	listedAs(fmt.Sprintf("include=%d", parent), nil)
+	s.listedAs(t, "search=choir", occ)
+	s.listedAs(t, "categories=singing", occ)
+	s.listedAs(t, "hide_subsequent_recurrences=1", occ[:1])
+	s.listedAs(t, fmt.Sprintf("include=%d", parent), nil)
 	if p := s.event(t, parent); p["start_date"] != "2026-12-01 19:00:00" || p["status"] != "publish" {
 		t.Errorf("parent: %v, %v", p["start_date"], p["status"])
 	}
 
 	s.patch(t, parent, map[string]any{"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=4"}})
 	s.settle()
-	listedAs("search=choir", append([]map[string]any{{"id": float64(parent)}}, occ...))
+	s.listedAs(t, "search=choir", append([]map[string]any{{"id": float64(parent)}}, occ...))
+}
+
+// listedAs checks that the events list for query names want's events, and that its feed, expanded as
+// a calendar app does, shows the same starts.
+func (s *server) listedAs(t *testing.T, query string, want []map[string]any) {
+	t.Helper()
+	l := s.list(t, query)
+	if got, want := field(l.events, "id"), field(want, "id"); !slices.Equal(got, want) || l.total != float64(len(want)) {
+		t.Errorf("%s: events %v (total %v), want %v", query, got, l.total, want)
+	}
+	_, cal := s.feedOf(t, feedPath+"?"+query, adminAuth)
+	if got, want := feedStarts(t, cal), field(l.events, "utc_start_date"); !slices.Equal(got, want) {
+		t.Errorf("%s: the feed shows %v, the list %v", query, got, want)
+	}
+}
+
+// TestSeriesDeleteOccurrence: DELETE of a series' parent with occurrence cancels that one occurrence,
+// the first (the parent's own: an EXDATE, the parent kept) as any other (trashed), by ID or slug; the
+// list and the feed then agree on what is left; a second time is 410, a day without an occurrence or
+// an event that is no parent 400 naming occurrence. Each comes back as documented.
+func TestSeriesDeleteOccurrence(t *testing.T) {
+	s := startServer(t)
+	parent := s.create(eventsURL, choir("RRULE:FREQ=WEEKLY;COUNT=4"))
+	s.settle()
+	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events // 12-08, 12-15, 12-22
+	del := func(path string, wantStatus int) map[string]any {
+		t.Helper()
+		res := s.do(req{method: "DELETE", path: path, auth: adminAuth})
+		if res.status != wantStatus {
+			t.Fatalf("DELETE %s: %d, want %d\n%s", path, res.status, wantStatus, res.body)
+		}
+		s.settle()
+		return res.json(t)
+	}
+	at := func(id any, day string) string { return fmt.Sprintf("%s/%v?occurrence=%s", eventsURL, id, day) }
+
+	first := del(at(parent, "2026-12-01"), http.StatusOK)
+	if first["id"] != float64(parent) || first["status"] != "publish" ||
+		!slices.Contains(first["recurrence"].([]any), any("EXDATE;TZID=Europe/Paris:20261201T190000")) {
+		t.Errorf("cancelling the first: id %v, status %v, recurrence %v", first["id"], first["status"], first["recurrence"])
+	}
+	s.listedAs(t, "search=choir", occ)
+	if b := del(at(parent, "2026-12-01"), http.StatusGone); b["code"] != "event-is-in-trash" {
+		t.Errorf("cancelling the first again: %v", b)
+	}
+
+	second := del(at(parent, "2026-12-15"), http.StatusOK)
+	if second["id"] != occ[1]["id"] || second["status"] != "trash" {
+		t.Errorf("cancelling another: id %v, status %v, want %v in the trash", second["id"], second["status"], occ[1]["id"])
+	}
+	del(eventsURL+"/by-slug/choir?occurrence=2026-12-22", http.StatusOK)
+	s.listedAs(t, "search=choir", occ[:1])
+
+	for _, path := range []string{at(parent, "2026-12-16"), at(parent, "2026-12-1"), at(parent, "2026-02-30"), at(occ[0]["id"], "2026-12-08")} {
+		b := del(path, http.StatusBadRequest)
+		if _, ok := b["data"].(map[string]any)["params"].(map[string]any)["occurrence"]; b["code"] != "rest_invalid_param" || !ok {
+			t.Errorf("DELETE %s: %v, want rest_invalid_param naming occurrence", path, b)
+		}
+	}
+
+	// The first comes back without its EXDATE, another with its status.
+	rule := []string{"RRULE:FREQ=WEEKLY;COUNT=4", "EXDATE;TZID=Europe/Paris:20261215T190000", "EXDATE;TZID=Europe/Paris:20261222T190000"}
+	if got := s.event(t, parent)["recurrence"]; fmt.Sprint(got) != fmt.Sprint(append([]string{rule[0], "EXDATE;TZID=Europe/Paris:20261201T190000"}, rule[1:]...)) {
+		t.Fatalf("recurrence %v", got)
+	}
+	s.patch(t, parent, map[string]any{"recurrence": rule})
+	s.patch(t, occ[1]["id"], map[string]any{"status": "publish"})
+	s.settle()
+	s.listedAs(t, "search=choir", []map[string]any{{"id": float64(parent)}, occ[0], occ[1]})
 }
