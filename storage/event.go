@@ -245,12 +245,14 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 		return err
 	}
 	if in.Recurrence != nil {
+		changed := !slices.Equal(e.Recurrence, *in.Recurrence)
 		e.Recurrence = slices.Clone(*in.Recurrence)
 		if len(e.Recurrence) == 0 {
 			e.Recurrence = nil
 		}
-		// An import takes the UNTIL of another type than the start as apps read it (parseRule).
-		if !w.bulk {
+		// An UNTIL of another type than the start is refused from a client, but an import takes it
+		// as apps read it (parseRule), and a client sending such a rule back unchanged keeps it.
+		if changed && !w.bulk {
 			if err := checkUntil(e.Recurrence, e.AllDay); err != nil {
 				return err
 			}

@@ -343,7 +343,7 @@ func TestSeriesRDateLength(t *testing.T) {
 // TestSeriesUntilType: through the API, an UNTIL of another value type than the start (a date beside
 // a time of day, a date-time beside an all-day start) is a 400 naming the line, on create and update;
 // Google's UTC UNTIL beside a zoned start is a series. `import ics` reads a date UNTIL beside a time as
-// calendar apps show it: through the whole of that day.
+// calendar apps show it: through the whole of that day; sent back unchanged, such a rule is kept.
 func TestSeriesUntilType(t *testing.T) {
 	s := startServer(t)
 	refused := func(t *testing.T, res *response, line string) {
@@ -386,10 +386,13 @@ func TestSeriesUntilType(t *testing.T) {
 		t.Fatalf("import output:\n%s", out)
 	}
 	imported := startServerIn(t, dir)
-	if got := field(imported.list(t, "search=choir&start_date=2026-12-01").events, "start_date"); !slices.Equal(got,
+	events := imported.list(t, "search=choir&start_date=2026-12-01").events
+	if got := field(events, "start_date"); !slices.Equal(got,
 		[]string{"2026-12-01 19:00:00", "2026-12-02 19:00:00", "2026-12-03 19:00:00", "2026-12-04 19:00:00"}) {
 		t.Errorf("an imported date UNTIL: events %v", got)
 	}
+	// A client sending the imported rule back as it is, with another change, is not refused for it.
+	imported.patch(t, events[0]["id"], map[string]any{"title": "Choir, renamed", "recurrence": events[0]["recurrence"]})
 }
 
 // feedStarts expands a feed as a calendar app does, with rrule-go rather than our codec: each
