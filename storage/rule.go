@@ -98,13 +98,15 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if opt.Count > 0 && !opt.Until.IsZero() {
 				return nil, fail("COUNT and UNTIL exclude each other")
 			}
+			until := opt.Until.In(loc).Format("2006-01-02 15:04 MST")
 			if len(untilOf(l.value)) == len(dateValue) {
 				// A DATE UNTIL takes in the whole day it names, as calendar apps read it beside a
 				// start at a time of day (which the API refuses, checkUntil, but exports hold).
 				u := opt.Until.In(loc)
 				opt.Until = time.Date(u.Year(), u.Month(), u.Day(), 23, 59, 59, 0, loc)
+				until = u.Format(dayLayout)
 			}
-			if until := opt.Until.In(loc).Format(dayLayout); !opt.Until.IsZero() && until < start.Format(dayLayout) {
+			if !opt.Until.IsZero() && opt.Until.Before(start) {
 				// The series would be its parent alone, which a calendar app expanding the rule would
 				// not show at all.
 				return nil, fail("UNTIL %s is before the series' start", until)

@@ -96,6 +96,7 @@ func TestRuleRejects(t *testing.T) {
 		{"no FREQ", "RRULE:COUNT=3", nil, "FREQ is required"},
 		{"COUNT and UNTIL", "RRULE:FREQ=DAILY;COUNT=3;UNTIL=20270101T000000Z", nil, "exclude each other"},
 		{"UNTIL before the start", "RRULE:FREQ=DAILY;UNTIL=20261130", nil, "UNTIL 2026-11-30 is before the series' start"},
+		{"UNTIL before the start that day", "RRULE:FREQ=DAILY;UNTIL=20261201T180000Z", nil, "UNTIL 2026-12-01 18:00 UTC is before the series' start"},
 		{"two RRULEs", "RRULE:FREQ=WEEKLY", []string{"RRULE:FREQ=DAILY"}, "one RRULE"},
 		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
 		{"no value", "RRULE", nil, "NAME:VALUE"},

@@ -161,6 +161,7 @@ func TestSeriesRejectsRules(t *testing.T) {
 	}{
 		{"hourly", []string{"RRULE:FREQ=HOURLY;COUNT=3"}, "rest_invalid_param"},
 		{"unknown property", []string{"EXRULE:FREQ=DAILY"}, "rest_invalid_param"},
+		{"UNTIL before the start", []string{"RRULE:FREQ=DAILY;UNTIL=20261130T230000Z"}, "rest_invalid_param"},
 		{"not a list", map[string]any{"freq": "daily"}, "rest_invalid_type"},
 		{"a 500 KB line", []string{"RRULE:FREQ=DAILY;X=" + strings.Repeat("y", 500_000)}, "rest_invalid_param"},
 	} {
