@@ -44,6 +44,7 @@ type Store interface {
 	CreateEvent(ctx context.Context, a storage.Actor, lang storage.Lang, in *storage.EventInput) (*storage.Event, error)
 	UpdateEvent(ctx context.Context, a storage.Actor, id uint64, in *storage.EventInput) (*storage.Event, error)
 	TrashEvent(ctx context.Context, a storage.Actor, id uint64) (*storage.Event, error)
+	TrashOccurrence(ctx context.Context, a storage.Actor, parent uint64, day string) (*storage.Event, error)
 
 	Venue(ctx context.Context, id uint64) (*storage.Venue, *storage.Related, error)
 	VenueBySlug(ctx context.Context, lang storage.Lang, slug string) (*storage.Venue, *storage.Related, error)

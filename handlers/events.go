@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 
+	"github.com/calendard/calendard/handlers/input"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/datetime"
 )
 
 var (
@@ -104,8 +106,32 @@ var eventKind = &recordKind{
 		_, err := db.UpdateEvent(ctx, rq.actor, id, eventInput(rq.vals))
 		return err
 	},
-	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
-		_, err := db.TrashEvent(ctx, a, id)
-		return err
+	// With occurrence, DELETE cancels one occurrence of the series id is the parent of: the first, which
+	// is the parent's own and leaves the lists while the parent stays, or another, which is trashed;
+	// the answer is the event cancelled.
+	trash: func(ctx context.Context, db Store, rq *request, id uint64) (uint64, error) {
+		if day := rq.vals.str("occurrence"); day != nil {
+			e, err := db.TrashOccurrence(ctx, rq.actor, id, *day)
+			if err != nil {
+				return 0, err
+			}
+			return e.ID, nil
+		}
+		_, err := db.TrashEvent(ctx, rq.actor, id)
+		return id, err
 	},
+	deleteParams: []Param{{Name: "occurrence", Type: tString, parse: parseDay,
+		Desc: "Date (YYYY-MM-DD) of the one occurrence of the series to delete, the first included."}},
+}
+
+// parseDay reads a date, YYYY-MM-DD.
+func parseDay(_ *request, v any) (any, *problem) {
+	s, err := input.String(v)
+	if err != nil {
+		return nil, typeProblem(err)
+	}
+	if _, err := datetime.ParseWall(s + " 00:00:00"); err != nil {
+		return nil, bad("must be a date, YYYY-MM-DD")
+	}
+	return s, nil
 }

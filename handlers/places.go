@@ -141,9 +141,9 @@ var venueKind = &recordKind{
 		_, err := db.UpdateVenue(ctx, rq.actor, id, venueInput(rq.vals))
 		return err
 	},
-	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
-		_, err := db.TrashVenue(ctx, a, id)
-		return err
+	trash: func(ctx context.Context, db Store, rq *request, id uint64) (uint64, error) {
+		_, err := db.TrashVenue(ctx, rq.actor, id)
+		return id, err
 	},
 }
 
@@ -168,8 +168,8 @@ var organizerKind = &recordKind{
 		_, err := db.UpdateOrganizer(ctx, rq.actor, id, organizerInput(rq.vals))
 		return err
 	},
-	trash: func(ctx context.Context, db Store, a storage.Actor, id uint64) error {
-		_, err := db.TrashOrganizer(ctx, a, id)
-		return err
+	trash: func(ctx context.Context, db Store, rq *request, id uint64) (uint64, error) {
+		_, err := db.TrashOrganizer(ctx, rq.actor, id)
+		return id, err
 	},
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/calendard/calendard/storage"
@@ -35,7 +36,11 @@ type recordKind struct {
 	load   func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error)
 	create func(ctx context.Context, db Store, rq *request) (*storage.Post, error)
 	update func(ctx context.Context, db Store, rq *request, id uint64) error
-	trash  func(ctx context.Context, db Store, a storage.Actor, id uint64) error
+	// trash moves record id to the trash, or what of it the request names (deleteParams), and returns
+	// the ID of the record the answer shows.
+	trash func(ctx context.Context, db Store, rq *request, id uint64) (uint64, error)
+	// deleteParams are DELETE's parameters beyond the path.
+	deleteParams []Param
 }
 
 // record is a loaded event, venue or organizer, ready to render.
@@ -89,7 +94,7 @@ func (h *Handler) recordSingle(k *recordKind, kind pathKind) *route {
 	}
 	rt.endpoints = []*endpoint{
 		{methods: []string{"GET"}, params: path, handle: h.getRecord(k)},
-		{methods: []string{"DELETE"}, params: path, handle: h.deleteRecord(k), allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
+		{methods: []string{"DELETE"}, params: append(slices.Clip(path), k.deleteParams...), handle: h.deleteRecord(k), allowed: onRecord(storage.Actor.CanDelete, storage.CapDeletePosts)},
 		{methods: []string{"POST", "PUT", "PATCH"}, params: append(path, optional(k.params)...), handle: h.updateRecord(k), allowed: onRecord(storage.Actor.CanEdit, storage.CapEditPosts)},
 	}
 	return rt
@@ -194,10 +199,11 @@ func (h *Handler) deleteRecord(k *recordKind) handleFunc {
 		if err != nil {
 			return err
 		}
-		if err := k.trash(rq.r.Context(), h.db, rq.actor, rec.post.ID); err != nil {
+		id, err := k.trash(rq.r.Context(), h.db, rq, rec.post.ID)
+		if err != nil {
 			return err
 		}
-		return h.respondRecord(w, rq, k, rec.post.ID, http.StatusOK)
+		return h.respondRecord(w, rq, k, id, http.StatusOK)
 	}
 }
 

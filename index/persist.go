@@ -23,7 +23,7 @@ import (
 // placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
 // not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
 // fields change and the pinned layout is not updated with it.
-const projectionFormat = 3
+const projectionFormat = 4
 
 // projectionMagic opens every saved projection, so that no other file is mistaken for one.
 var projectionMagic = []byte("calendard projection\n")

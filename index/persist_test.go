@@ -328,6 +328,8 @@ var projectionLayouts = map[int]string{
 	2: layout1,
 	// Format 3 flags the occurrences that share their parent's text, and saves their sets.
 	3: layout3,
+	// Format 4 hides a series' parent whose first day an EXDATE takes out (storage.Event.FirstExcluded).
+	4: layout3,
 }
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +

@@ -27,7 +27,7 @@ type eventRow struct {
 	lat, lng   float64
 	status     state
 	trashed    state // status before trashing, for the permission rules
-	hidden     bool
+	hidden     bool  // hidden from listings, as is a series' parent whose first day is excluded
 	featured   bool
 	hasGeo     bool
 	// sharesText: the event is an occurrence with its series parent's text, and no Bleve document of
@@ -202,7 +202,7 @@ func eventRowOf(e *storage.Event, venue *storage.Venue) (eventRow, eventLinks) {
 	}
 	r := eventRow{
 		id: e.ID, author: e.Author, status: stateOf(e.Status), trashed: stateOf(e.TrashedFrom), date: e.Date.Unix(),
-		startUTC: e.StartUTC.Unix(), startLocal: local.Unix(), hidden: e.HideFromListings, featured: e.Featured,
+		startUTC: e.StartUTC.Unix(), startLocal: local.Unix(), hidden: e.HideFromListings || e.FirstExcluded(), featured: e.Featured,
 		venue: e.VenueID,
 	}
 	if venue != nil && venue.Geo != nil {

@@ -304,7 +304,9 @@ func TestGuardMirrored(t *testing.T) {
 			return err
 		}
 		writes["trash occurrence "+c.day()] = func() error { _, err := db.TrashEvent(ctx, admin, c.ID); return err }
+		writes["cancel occurrence "+c.day()] = func() error { _, err := db.TrashOccurrence(ctx, admin, series.ID, c.day()); return err }
 	}
+	writes["cancel the first occurrence"] = func() error { _, err := db.TrashOccurrence(ctx, admin, series.ID, "2026-10-13"); return err }
 	db.guardMirrored = true
 	for name, write := range writes {
 		if err := write(); !errors.Is(err, ErrMirrored) {

@@ -179,25 +179,8 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
 			return err
 		}
-		old := *e
-		if err := w.trash(&e.Post); err != nil {
+		if err := w.trashEvent(e); err != nil {
 			return err
-		}
-		if e.Parent != 0 {
-			if _, err := w.excludeDay(e, true); err != nil {
-				return err
-			}
-		}
-		if err := w.linkEvent(&old, e); err != nil {
-			return err
-		}
-		if _, err := w.save(e, &old.Post, nil); err != nil {
-			return err
-		}
-		if len(e.Recurrence) > 0 {
-			if err := w.syncSeries(e, false); err != nil {
-				return err
-			}
 		}
 		return w.flush()
 	})
@@ -205,6 +188,30 @@ func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error
 		return nil, fail(OpTrash, DocEvent, id, err)
 	}
 	return e, nil
+}
+
+// trashEvent moves e, loaded for a write, to the trash with what the series rules make of it: an
+// occurrence's day excluded from its parent, a parent's series trashed with it.
+func (w *writer) trashEvent(e *Event) error {
+	old := *e
+	if err := w.trash(&e.Post); err != nil {
+		return err
+	}
+	if e.Parent != 0 {
+		if _, err := w.excludeDay(e, true); err != nil {
+			return err
+		}
+	}
+	if err := w.linkEvent(&old, e); err != nil {
+		return err
+	}
+	if _, err := w.save(e, &old.Post, nil); err != nil {
+		return err
+	}
+	if len(e.Recurrence) > 0 {
+		return w.syncSeries(e, false)
+	}
+	return nil
 }
 
 // applyEvent applies in to e: business rules of CONTRACT 3.10.1, 4.6 and 8.
@@ -238,9 +245,17 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 		return err
 	}
 	if in.Recurrence != nil {
+		changed := !slices.Equal(e.Recurrence, *in.Recurrence)
 		e.Recurrence = slices.Clone(*in.Recurrence)
 		if len(e.Recurrence) == 0 {
 			e.Recurrence = nil
+		}
+		// An UNTIL of another type than the start is refused from a client, but an import takes it
+		// as apps read it (parseRule), and a client sending such a rule back unchanged keeps it.
+		if changed && !w.bulk {
+			if err := checkUntil(e.Recurrence, e.AllDay); err != nil {
+				return err
+			}
 		}
 	}
 	var err error

@@ -98,10 +98,17 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if opt.Count > 0 && !opt.Until.IsZero() {
 				return nil, fail("COUNT and UNTIL exclude each other")
 			}
-			if until := opt.Until.In(loc).Format(dayLayout); !opt.Until.IsZero() && until < start.Format(dayLayout) {
+			until := opt.Until.In(loc).Format("2006-01-02 15:04 MST")
+			if len(untilOf(l.value)) == len(dateValue) {
+				// A DATE UNTIL takes in the whole day it names, as calendar apps read it beside a
+				// start at a time of day (which the API refuses, checkUntil, but exports hold).
+				u := opt.Until.In(loc)
+				opt.Until = time.Date(u.Year(), u.Month(), u.Day(), 23, 59, 59, 0, loc)
+				until = u.Format(dayLayout)
+			}
+			if !opt.Until.IsZero() && opt.Until.Before(start) {
 				// The series would be its parent alone, which a calendar app expanding the rule would
-				// not show at all. A DATE UNTIL on the start's own day reads as midnight, before a
-				// start later that day, and is taken as the day it names.
+				// not show at all.
 				return nil, fail("UNTIL %s is before the series' start", until)
 			}
 			opt.Dtstart = start
@@ -120,9 +127,10 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			if err != nil {
 				return nil, fail("%s", inWords(err))
 			}
-			for _, t := range ts {
+			values := strings.Split(l.value, ",")
+			for i, t := range ts {
 				if l.name == "RDATE" {
-					r.rdates = append(r.rdates, wallIn(t, start))
+					r.rdates = append(r.rdates, wallIn(t, start, len(values[i]) == len(dateValue)))
 				} else {
 					r.exdays[t.In(loc).Format(dayLayout)] = true
 				}
@@ -132,6 +140,39 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 		}
 	}
 	return r, nil
+}
+
+// untilOf returns the UNTIL value of an RRULE's value, "" when it has none.
+func untilOf(rule string) string {
+	for part := range strings.SplitSeq(rule, ";") {
+		if name, value, _ := strings.Cut(part, "="); strings.EqualFold(name, "UNTIL") {
+			return value
+		}
+	}
+	return ""
+}
+
+// checkUntil refuses an RRULE whose UNTIL is not of DTSTART's value type (RFC 5545 3.3.10): a date
+// for an all-day series, a date-time otherwise. The store reads either (parseRule), as exports hold
+// both; a client of the API is told, as apps differ on what the other type means. Lines that do not
+// read are left to parseRule.
+func checkUntil(lines []string, allDay bool) error {
+	for _, s := range lines {
+		l, err := parseLine(s)
+		if err != nil || l.name != "RRULE" {
+			continue
+		}
+		switch until := untilOf(l.value); {
+		case until == "":
+		case len(until) == len(dateValue) && !allDay:
+			return invalid("recurrence", "%s: UNTIL is a date and the series starts at a time: give a date-time, such as %sT235959Z",
+				quoteShort(s), until)
+		case len(until) != len(dateValue) && allDay:
+			return invalid("recurrence", "%s: UNTIL is a date-time and the series is all-day: give a date, such as %.8s",
+				quoteShort(s), until)
+		}
+	}
+	return nil
 }
 
 // quoteShort quotes a value a client sent (a line of a recurrence list, a term's name), or its first
@@ -162,14 +203,17 @@ func inWords(err error) string {
 	return msg
 }
 
-// wallIn places a date or date-time of an RDATE in start's zone; a bare date takes start's time of
-// day, as the first occurrence's.
-func wallIn(t, start time.Time) time.Time {
-	t = t.In(start.Location())
-	if t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
+// dateValue is the layout of a DATE value (RFC 5545 3.3.4).
+const dateValue = "20060102"
+
+// wallIn places a value of an RDATE in start's zone: a DATE is that day at start's time of day, as the
+// first occurrence's; a date-time, in UTC or in another zone, is the instant it names, midnight
+// included.
+func wallIn(t, start time.Time, date bool) time.Time {
+	if date {
 		return time.Date(t.Year(), t.Month(), t.Day(), start.Hour(), start.Minute(), start.Second(), 0, start.Location())
 	}
-	return t
+	return t.In(start.Location())
 }
 
 // occurrences lists the series' starts within [from, to], in order, leaving out start itself (the

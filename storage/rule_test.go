@@ -46,6 +46,10 @@ func TestRuleOccurrences(t *testing.T) {
 			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-03 19:00 CET"}},
 		{"EXDATE of another time that day still takes the day", []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE;TZID=Europe/Paris:20261202T080000"},
 			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-03 19:00 CET"}},
+		{"EXDATE in another zone takes out the day it names in the event's", []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE;TZID=America/New_York:20261202T130000"},
+			at(paris, "2026-12-01 19:00"), time.Time{}, far, []string{"2026-12-03 19:00 CET"}},
+		{"EXDATE in UTC the day before in UTC", []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE:20261201T233000Z"},
+			at(paris, "2026-12-01 00:30"), time.Time{}, far, []string{"2026-12-03 00:30 CET"}},
 		{"all-day with VALUE=DATE exclusions", []string{"RRULE:FREQ=DAILY;COUNT=4", "EXDATE;VALUE=DATE:20261203,20261204"},
 			at(ny, "2026-12-01 00:00"), time.Time{}, far, []string{"2026-12-02 00:00 EST"}},
 		{"RDATE adds days, a bare date at the start's time", []string{"RDATE;VALUE=DATE:20261210", "RDATE;TZID=America/New_York:20261212T090000"},
@@ -92,6 +96,7 @@ func TestRuleRejects(t *testing.T) {
 		{"no FREQ", "RRULE:COUNT=3", nil, "FREQ is required"},
 		{"COUNT and UNTIL", "RRULE:FREQ=DAILY;COUNT=3;UNTIL=20270101T000000Z", nil, "exclude each other"},
 		{"UNTIL before the start", "RRULE:FREQ=DAILY;UNTIL=20261130", nil, "UNTIL 2026-11-30 is before the series' start"},
+		{"UNTIL before the start that day", "RRULE:FREQ=DAILY;UNTIL=20261201T180000Z", nil, "UNTIL 2026-12-01 18:00 UTC is before the series' start"},
 		{"two RRULEs", "RRULE:FREQ=WEEKLY", []string{"RRULE:FREQ=DAILY"}, "one RRULE"},
 		{"unknown property", "EXRULE:FREQ=DAILY", nil, "only RRULE, RDATE and EXDATE"},
 		{"no value", "RRULE", nil, "NAME:VALUE"},
@@ -128,5 +133,69 @@ func TestRuleRejects(t *testing.T) {
 	// An UNTIL on the start's own day, as a DATE (midnight, before a start later that day), is the day.
 	if _, err := parseRule([]string{"RRULE:FREQ=DAILY;UNTIL=20261201"}, start); err != nil {
 		t.Errorf("UNTIL on the start's day: %v", err)
+	}
+}
+
+// TestRuleUntilType: the API refuses an UNTIL of another value type than the start (a DATE beside a
+// time of day, a date-time beside an all-day start), naming the line; Google's UTC UNTIL beside a
+// zoned start stays accepted. The store reads a DATE UNTIL as the whole day it names, so an import
+// of such an export keeps that day's occurrence, as calendar apps show it.
+func TestRuleUntilType(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		line   string
+		allDay bool
+		reason string // "" when accepted
+	}{
+		{"DATE beside a time", "RRULE:FREQ=DAILY;UNTIL=20270101", false, "UNTIL is a date and the series starts at a time"},
+		{"lower case DATE beside a time", "rrule:freq=daily;until=20270101;interval=2", false, "UNTIL is a date"},
+		{"date-time beside all-day", "RRULE:FREQ=DAILY;UNTIL=20270101T000000Z", true, "UNTIL is a date-time and the series is all-day"},
+		{"Google's UTC beside a time", "RRULE:FREQ=WEEKLY;WKST=MO;UNTIL=20270601T000000Z;BYDAY=TU", false, ""},
+		{"floating beside a time", "RRULE:FREQ=DAILY;UNTIL=20270101T190000", false, ""},
+		{"DATE beside all-day", "RRULE:FREQ=DAILY;UNTIL=20270101", true, ""},
+		{"no UNTIL", "RRULE:FREQ=DAILY;COUNT=3", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkUntil([]string{"EXDATE:20261202T190000Z", tc.line}, tc.allDay)
+			if tc.reason == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "recurrence" || !strings.Contains(fe.Reason, tc.reason) ||
+				!strings.Contains(fe.Reason, strconv.Quote(tc.line)) || len(fe.Reason) > 200 {
+				t.Fatalf("err = %v, want a recurrence error of at most 200 bytes saying %q and quoting the line", err, tc.reason)
+			}
+		})
+	}
+
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 12, 29, 19, 0, 0, 0, paris)
+	r, err := parseRule([]string{"RRULE:FREQ=DAILY;UNTIL=20261231"}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.occurrences(start, start, start.AddDate(1, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Format(dayLayout) != "2026-12-31" {
+		t.Errorf("a DATE UNTIL beside 19:00 gives %v, want the 30th and the 31st", got)
+	}
+	// A date-time UNTIL beside an all-day start ends on the day it falls on in the event's zone.
+	start = time.Date(2026, 12, 29, 0, 0, 0, 0, paris)
+	if r, err = parseRule([]string{"RRULE:FREQ=DAILY;UNTIL=20261230T230000Z"}, start); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = r.occurrences(start, start, start.AddDate(1, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Format(dayLayout) != "2026-12-31" {
+		t.Errorf("a UTC UNTIL beside an all-day start gives %v, want the 30th and the 31st", got)
 	}
 }

@@ -193,6 +193,29 @@ func (w *writer) syncSeries(p *Event, retext bool) error {
 	return nil
 }
 
+// FirstExcluded reports whether e is a series' parent whose own day, the series' first, an EXDATE
+// takes out: the parent then holds the series (its rule, its fields for the occurrences) but is no
+// event that day, so lists and feeds leave it out as they do an event hidden from listings, and it
+// stays reachable by ID and slug. A line that does not read excludes nothing.
+func (e *Event) FirstExcluded() bool {
+	var exdates []string
+	for _, s := range e.Recurrence {
+		if l, err := parseLine(s); err == nil && l.name == "EXDATE" {
+			exdates = append(exdates, s)
+		}
+	}
+	if len(exdates) == 0 {
+		return false
+	}
+	zone, err := datetime.ParseZone(e.Timezone)
+	if err != nil {
+		return false
+	}
+	start := e.StartUTC.In(zone.Loc)
+	r, err := parseRule(exdates, start)
+	return err == nil && r.exdays[start.Format(dayLayout)]
+}
+
 // day is the local date of occurrence c's rule-given start, which names it in its series.
 func (c *Event) day() string {
 	day, _, _ := strings.Cut(c.Occurrence, " ")
@@ -212,19 +235,20 @@ func shape(c, p *Event, t time.Time) {
 	c.OrganizerIDs = slices.Clone(p.OrganizerIDs)
 	c.Recurrence, c.Parent, c.Detached = nil, p.ID, false
 	c.Occurrence = datetime.WallOf(t).String()
+	// The occurrence lasts as long as the parent on the wall clock, from its own start: 19:00–21:00
+	// stays so across a daylight-saving change, and an RDATE at another time of day (one in UTC, read
+	// in the event's zone) keeps the length too.
 	loc := t.Location()
-	ps, pe := p.StartUTC.In(loc), p.EndUTC.In(loc)
-	days := civilDays(ps, t)
-	end := time.Date(pe.Year(), pe.Month(), pe.Day()+days, pe.Hour(), pe.Minute(), pe.Second(), 0, loc)
+	length := civil(p.EndUTC.In(loc)).Sub(civil(p.StartUTC.In(loc)))
+	end := datetime.WallOf(civil(t).Add(length)).In(loc)
 	c.StartUTC, c.EndUTC = t.UTC(), end.UTC()
 	c.Start, c.End = datetime.WallOf(t).String(), datetime.WallOf(end).String()
 }
 
-// civilDays counts the calendar days from a's date to b's, each read in its own zone.
-func civilDays(a, b time.Time) int {
-	da := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
-	db := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
-	return int(db.Sub(da).Hours() / 24)
+// civil is t's wall clock read as if it were UTC, where wall clocks add and subtract without zone
+// changes.
+func civil(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
 }
 
 // createOccurrence materialises the occurrence of parent p starting at t.
@@ -373,6 +397,70 @@ func withoutDay(lines []string, day string, start time.Time) []string {
 		}
 	}
 	return out
+}
+
+// TrashOccurrence cancels the occurrence of series parent on day (its local date, YYYY-MM-DD, as its
+// slug ends), on behalf of a: the first, the parent's own, by an EXDATE of the parent's start, which
+// takes the parent out of the lists (FirstExcluded) and leaves the series as it is; any other by moving
+// its record to the trash, as TrashEvent does. It returns the event cancelled: the parent, or the
+// occurrence. Taking that EXDATE out of the parent's recurrence brings the first occurrence back.
+//
+// Returns ErrNotFound, ErrWrongType, ErrForbidden and ErrMirrored as TrashEvent does, ErrTrashed when
+// the series or that occurrence is cancelled already, and a *FieldError of `occurrence` when parent
+// is no series' parent or its series has no occurrence on day.
+func (db *DB) TrashOccurrence(ctx context.Context, a Actor, parent uint64, day string) (*Event, error) {
+	var e *Event
+	err := db.update(ctx, func(tx kv.RwTx) error {
+		w := db.newWriter(tx, a)
+		p, err := loadWritable[Event](w, TypeEvent, parent, Actor.CanDelete)
+		switch {
+		case err != nil:
+			return err
+		case p.Parent != 0:
+			return invalid("occurrence", "event %d is an occurrence of series %d: delete it without occurrence", parent, p.Parent)
+		case len(p.Recurrence) == 0:
+			return invalid("occurrence", "event %d is not the parent of a series", parent)
+		case p.Status == StatusTrash:
+			return ErrTrashed
+		}
+		start, err := w.startIn(p)
+		if err != nil {
+			return err
+		}
+		if day == start.Format(dayLayout) {
+			if p.FirstExcluded() {
+				return ErrTrashed
+			}
+			old, stored := *p, snapshot(p)
+			p.Recurrence = append(p.Recurrence, exdateLine(p, start))
+			if _, err := w.save(p, &old.Post, stored); err != nil {
+				return err
+			}
+			e = p
+			return w.flush()
+		}
+		for _, id := range linkedIDs(tx, bSeries, parent) {
+			c, err := loadPost[Event](tx, TypeEvent, id, w.now)
+			if err != nil {
+				return err
+			}
+			if c.day() != day {
+				continue
+			}
+			if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
+				return err
+			}
+			if err := w.trashEvent(e); err != nil {
+				return err
+			}
+			return w.flush()
+		}
+		return invalid("occurrence", "series %d has no occurrence on %s", parent, day)
+	})
+	if err != nil {
+		return nil, fail(OpTrash, DocEvent, parent, err)
+	}
+	return e, nil
 }
 
 // Occurrence returns the ID of the occurrence of series parent whose rule-given start falls on the

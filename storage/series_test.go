@@ -410,3 +410,150 @@ func TestSeriesMaxText(t *testing.T) {
 		t.Errorf("a daily series with a 65 KB description was created")
 	}
 }
+
+// TestSeriesOccurrenceLength: every occurrence lasts as long as its parent on the wall clock, whatever
+// form its start comes in: an RDATE in UTC or in another zone than DTSTART (the instant it names, read
+// in the event's zone), floating, a DATE (the parent's time of day), across a daylight-saving change.
+func TestSeriesOccurrenceLength(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name       string
+		start, end string // the parent's, Europe/Paris, in winter
+		line       string
+		want       [2]string // the occurrence's start and end on 2027-06-15, in Europe/Paris
+	}{
+		{"UTC across summer time", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE:20270615T180000Z",
+			[2]string{"2027-06-15 20:00:00", "2027-06-15 21:00:00"}},
+		{"UTC, 1 h 30", "2026-12-01 19:00:00", "2026-12-01 20:30:00", "RDATE:20270615T170000Z",
+			[2]string{"2027-06-15 19:00:00", "2027-06-15 20:30:00"}},
+		{"another zone", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;TZID=America/New_York:20270615T120000",
+			[2]string{"2027-06-15 18:00:00", "2027-06-15 19:00:00"}},
+		{"floating", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE:20270615T100000",
+			[2]string{"2027-06-15 10:00:00", "2027-06-15 11:00:00"}},
+		{"a date across summer time", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;VALUE=DATE:20270615",
+			[2]string{"2027-06-15 19:00:00", "2027-06-15 20:00:00"}},
+		{"a date-time at midnight is not a date", "2026-12-01 19:00:00", "2026-12-01 20:00:00", "RDATE;TZID=Europe/Paris:20270615T000000",
+			[2]string{"2027-06-15 00:00:00", "2027-06-15 01:00:00"}},
+		{"past midnight", "2026-12-01 23:00:00", "2026-12-02 00:30:00", "RDATE:20270615T200000Z",
+			[2]string{"2027-06-15 22:00:00", "2027-06-15 23:30:00"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openClockDB(t, &now)
+			in := weekly(t, tc.line)
+			in.Start, in.End = expr(t, tc.start), expr(t, tc.end)
+			p := mustCreateEvent(t, db, admin, in)
+			c := occurrencesOf(t, db, p.ID)["2027-06-15"]
+			if c == nil {
+				t.Fatalf("no occurrence on 2027-06-15: %v", slices.Sorted(maps.Keys(occurrencesOf(t, db, p.ID))))
+			}
+			if got := [2]string{c.Start, c.End}; got != tc.want {
+				t.Errorf("occurrence %v, want %v", got, tc.want)
+			}
+			if got, want := c.EndUTC.Sub(c.StartUTC), p.EndUTC.Sub(p.StartUTC); got != want {
+				t.Errorf("lasts %v, the parent %v", got, want)
+			}
+		})
+	}
+}
+
+// TestFirstExcluded: a parent whose own day an EXDATE names, in whatever form (its zone, UTC, another
+// zone, a date), is no event that day; an EXDATE of another day, or of none, leaves it one.
+func TestFirstExcluded(t *testing.T) {
+	start := time.Date(2026, 12, 1, 18, 0, 0, 0, time.UTC) // 19:00 in Paris, 23:00 in UTC+5
+	for _, tc := range []struct {
+		name  string
+		zone  string
+		lines []string
+		want  bool
+	}{
+		{"in the start's zone", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=Europe/Paris:20261201T190000"}, true},
+		{"in UTC", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:20261201T180000Z"}, true},
+		{"in another zone", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=America/New_York:20261201T130000"}, true},
+		{"a date", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, true},
+		{"among others", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:20261208T180000Z,20261201T180000Z"}, true},
+		{"the start's day in its own zone, not in UTC", "UTC+5", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, true},
+		{"UTC's day, not the zone's", "UTC+7", []string{"RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261201"}, false},
+		{"another day", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE;TZID=Europe/Paris:20261208T190000"}, false},
+		{"no EXDATE", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY"}, false},
+		{"a line that does not read", "Europe/Paris", []string{"RRULE:FREQ=WEEKLY", "EXDATE:2026-12-01"}, false},
+		{"not a series", "Europe/Paris", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &Event{StartUTC: start, Timezone: tc.zone, Recurrence: tc.lines}
+			if got := e.FirstExcluded(); got != tc.want {
+				t.Errorf("FirstExcluded = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrashOccurrence: the occurrence of a day is cancelled through its series' parent, the first (an
+// EXDATE of the parent's start, the parent kept) as any other (its record trashed); what is
+// cancelled already is ErrTrashed, a day or an event without one a field error of `occurrence`.
+func TestTrashOccurrence(t *testing.T) {
+	now := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	db := openClockDB(t, &now)
+	p := mustCreateEvent(t, db, admin, weekly(t, "RRULE:FREQ=WEEKLY;COUNT=3"))
+	plain := mustCreateEvent(t, db, admin, &EventInput{PostInput: PostInput{Title: ptr("Talk")},
+		Start: expr(t, "2026-10-14 19:00:00"), End: expr(t, "2026-10-14 20:00:00")})
+	second := occurrencesOf(t, db, p.ID)["2026-10-20"].ID
+	for _, tc := range []struct {
+		name   string
+		id     uint64
+		day    string
+		want   uint64 // the event cancelled
+		err    error
+		field  string // the FieldError's field, when err is ErrInvalid
+		series []string
+	}{
+		{name: "the first", id: p.ID, day: "2026-10-13", want: p.ID, series: []string{"2026-10-20", "2026-10-27"}},
+		{name: "the first again", id: p.ID, day: "2026-10-13", err: ErrTrashed},
+		{name: "another", id: p.ID, day: "2026-10-20", want: second, series: []string{"2026-10-27"}},
+		{name: "another again", id: p.ID, day: "2026-10-20", err: ErrTrashed},
+		{name: "a day the rule does not give", id: p.ID, day: "2026-10-21", err: ErrInvalid, field: "occurrence"},
+		{name: "through an occurrence", id: second, day: "2026-10-27", err: ErrInvalid, field: "occurrence"},
+		{name: "not a series", id: plain.ID, day: "2026-10-14", err: ErrInvalid, field: "occurrence"},
+		{name: "no such event", id: 999, day: "2026-10-14", err: ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := db.TrashOccurrence(ctx, admin, tc.id, tc.day)
+			if tc.err != nil {
+				var fe *FieldError
+				if !errors.Is(err, tc.err) || (tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field)) {
+					t.Fatalf("err = %v, want %v on %q", err, tc.err, tc.field)
+				}
+				return
+			}
+			if err != nil || e.ID != tc.want {
+				t.Fatalf("cancelled %v (%v), want event %d", e, err, tc.want)
+			}
+			if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, tc.series) {
+				t.Errorf("occurrences left %v, want %v", got, tc.series)
+			}
+		})
+	}
+	parent, _, err := db.Event(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"RRULE:FREQ=WEEKLY;COUNT=3", "EXDATE;TZID=Europe/Paris:20261013T190000", "EXDATE;TZID=Europe/Paris:20261020T190000"}
+	if !slices.Equal(parent.Recurrence, want) || parent.Status != StatusPublish || !parent.FirstExcluded() {
+		t.Errorf("parent: %s, recurrence %q, first excluded %v", parent.Status, parent.Recurrence, parent.FirstExcluded())
+	}
+	// Taking the first EXDATE out brings the first occurrence back, and the others stay as they are.
+	if _, err := db.UpdateEvent(ctx, admin, p.ID, &EventInput{Recurrence: &[]string{want[0], want[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	if parent, _, _ = db.Event(ctx, p.ID); parent.FirstExcluded() {
+		t.Errorf("first excluded after the EXDATE went: %q", parent.Recurrence)
+	}
+	if got := live(occurrencesOf(t, db, p.ID)); !slices.Equal(got, []string{"2026-10-27"}) {
+		t.Errorf("occurrences after bringing the first back: %v", got)
+	}
+	if _, err := db.TrashEvent(ctx, admin, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TrashOccurrence(ctx, admin, p.ID, "2026-10-27"); !errors.Is(err, ErrTrashed) {
+		t.Errorf("an occurrence of a trashed series: %v, want ErrTrashed", err)
+	}
+}
