@@ -27,7 +27,8 @@
 //
 // Nothing is trashed because a list left it out: lists are partial by design (/wp/v2 lists no event
 // that has ended) or by accident (a walk that failed part way). A record is trashed here, and unlinked,
-// only when its single route says so: it answers 404 or 410 (deleted), 401 or 403 (unpublished, or
+// only when its single route says so: it answers 404 or 410 (deleted; a term, venue or organizer
+// deleted for good is a 400 rest_invalid_param on its id), 401 or 403 (unpublished, or
 // not for the importing user to see), or the record with status trash. The importer asks that route
 // for each record a complete walk no longer lists, and for each record that left the /wp/v2 list since
 // the last cheap run; a walk that fails asks nothing and trashes nothing. A term missing from a
@@ -370,6 +371,9 @@ func (r *run) listURL(k kind) string {
 	if r.private() && k != categories && k != tags {
 		q.Set("status", privateStatuses)
 	}
+	if k == categories || k == tags {
+		q.Set("hide_empty", "0") // the site leaves out by default what no published event uses
+	}
 	return r.root.URL + "/tribe/events/v1/" + k.list + "?" + q.Encode()
 }
 
@@ -463,15 +467,18 @@ func (r *run) confirm(ctx context.Context, k kind, ids []uint64) error {
 	return nil
 }
 
-// errGone is single's answer for a record the site says is not there for us: deleted (404, 410), or
-// unpublished or private (401, 403, which WordPress answers for a post the user may not read).
+// errGone is single's answer for a record the site says is not there for us: deleted (404, 410; for
+// a term, venue or organizer, WordPress's 400 rest_invalid_param on the id, which it answers for an
+// ID that is not one of the route's type), or unpublished or private (401, 403, which WordPress
+// answers for a post the user may not read).
 var errGone = errors.New("not served by the site")
 
 // single fetches one record of kind k through tribe/events/v1's single route.
 func (r *run) single(ctx context.Context, k kind, id uint64) ([]byte, error) {
 	resp, err := r.im.Get.Get(ctx, fmt.Sprintf("%s/tribe/events/v1/%s/%d", r.root.URL, k.list, id))
 	var se *mirror.StatusError
-	if errors.As(err, &se) && slices.Contains([]int{http.StatusNotFound, http.StatusGone, http.StatusUnauthorized, http.StatusForbidden}, se.Status) {
+	if errors.As(err, &se) && (slices.Contains([]int{http.StatusNotFound, http.StatusGone, http.StatusUnauthorized, http.StatusForbidden}, se.Status) ||
+		se.Status == http.StatusBadRequest && strings.Contains(se.Body, `"rest_invalid_param"`) && strings.Contains(se.Body, `"params":{"id"`)) {
 		return nil, fmt.Errorf("%w: %w", errGone, err)
 	}
 	if err != nil {
@@ -596,8 +603,10 @@ func (r *run) embeds(raw []byte) []*change {
 	return changes
 }
 
-// mark is the highest modification instant the links of kind k hold: what the next cheap run asks
-// /wp/v2 for changes since. ok is false without one (no record yet, stamps of another form).
+// mark is the highest modification instant the links of kind k hold, at most now: what the next cheap
+// run asks /wp/v2 for changes since. A scheduled post's modification is its publication date, ahead
+// of now, and a mark past now would hide every edit made until then. ok is false without one (no
+// record yet, stamps of another form).
 func (r *run) mark(k kind) (since time.Time, ok bool) {
 	mark := ""
 	for key, l := range r.linked {
@@ -607,6 +616,9 @@ func (r *run) mark(k kind) (since time.Time, ok bool) {
 		}
 	}
 	since, err := time.ParseInLocation(dbLayout, mark, time.UTC)
+	if now := r.opts.Now().UTC(); since.After(now) {
+		since = now
+	}
 	return since, err == nil
 }
 

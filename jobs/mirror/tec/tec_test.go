@@ -745,3 +745,65 @@ func TestTrashedByAnEarlierVersion(t *testing.T) {
 		t.Errorf("%v, want the collision reported", rep)
 	}
 }
+
+// TestDeletedForGoodOnSite: a term, venue or organizer deleted for good on the site, whose single
+// route then answers WordPress's 400 rest_invalid_param on its id, is deleted (a term) or trashed
+// here at the next walk, and the runs after it go on as usual.
+func TestDeletedForGoodOnSite(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	cat := site.Put(tectest.Categories, map[string]any{"id": 7, "name": "Jazz", "slug": "jazz", "description": "", "parent": 0, "taxonomy": "tribe_events_cat"})
+	venue := site.Put(tectest.Venues, map[string]any{"status": "publish", "venue": "Hall", "slug": "hall", "modified_utc": "2026-01-02 09:00:00"})
+	org := site.Put(tectest.Organizers, map[string]any{"status": "publish", "organizer": "Crew", "slug": "crew", "modified_utc": "2026-01-02 09:00:00"})
+	site.Put(tectest.Events, event(0, "publish", "Gig", "2030-06-01 10:00:00", "2030-06-01 12:00:00",
+		map[string]any{"categories": []any{map[string]any{"id": cat}}}))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, siteUser, sitePass)
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	sync(t, im, opts)
+	ctx := context.Background()
+	if _, _, err := db.Term(ctx, storage.TaxCategory, cat); err != nil {
+		t.Fatalf("the category before: %v", err)
+	}
+	site.Delete(tectest.Categories, cat)
+	site.Delete(tectest.Venues, venue)
+	site.Delete(tectest.Organizers, org)
+	for run := range 2 {
+		now = now.Add(tec.DefaultFullEvery)
+		if rep := sync(t, im, opts); rep.Failed != 0 {
+			t.Errorf("run %d: %v (%v)", run, rep, rep.Failures)
+		}
+	}
+	if _, _, err := db.Term(ctx, storage.TaxCategory, cat); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("the category deleted on the site: %v, want it gone", err)
+	}
+	if v, _, err := db.Venue(ctx, venue); err != nil || v.Status != storage.StatusTrash {
+		t.Errorf("the venue deleted on the site: %v (%v), want it trashed", v, err)
+	}
+	if o, _, err := db.Organizer(ctx, org); err != nil || o.Status != storage.StatusTrash {
+		t.Errorf("the organizer deleted on the site: %v (%v), want it trashed", o, err)
+	}
+}
+
+// TestScheduledEventOnSite: a scheduled event's modification time on the site is its publication
+// date, ahead of now; the cheap runs still ask /wp/v2 for what changed since their last run, so an
+// edit made meanwhile arrives at the next one, not at the next walk.
+func TestScheduledEventOnSite(t *testing.T) {
+	now := siteNow
+	site, root, _ := clockSite(t, &now)
+	site.Put(tectest.Events, event(0, "future", "Later", "2030-06-01 10:00:00", "2030-06-01 12:00:00", map[string]any{"date_utc": "2027-01-15 08:00:00"}))
+	gig := site.Put(tectest.Events, event(0, "publish", "Gig", "2030-07-01 10:00:00", "2030-07-01 12:00:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, siteUser, sitePass)
+	opts := mirror.Options{Now: func() time.Time { return now }}
+	sync(t, im, opts)
+	now = now.Add(time.Hour)
+	sync(t, im, opts)
+	now = now.Add(time.Hour)
+	site.Update(tectest.Events, gig, map[string]any{"title": "Gig, moved"})
+	now = now.Add(time.Minute)
+	sync(t, im, opts)
+	if e, _, err := db.Event(context.Background(), gig); err != nil || e.Title != "Gig, moved" {
+		t.Errorf("the event edited on the site: %+v (%v), want its new title at the next cheap run", e, err)
+	}
+}

@@ -26,6 +26,14 @@
 //     the site (Update) sets an omitted website to "".
 //   - An event embeds its venue and organizers whatever their status, while their own routes answer
 //     an unpublished one 403 to anonymous requests.
+//   - A term, venue or organizer the site does not have (deleted for good) is a 400
+//     rest_invalid_param on its id from its single route, not a 404 (WordPress validates the id
+//     against the route's type first); a trashed event is a 403 event-no-longer-available to
+//     everyone, its editors included.
+//   - The term lists leave out the terms no published event uses (hide_empty, on unless asked with
+//     hide_empty=0), though a parent of a used term stays listed.
+//   - A scheduled (future) post's modification time is its publication date, ahead of now: the
+//     highest modified_gmt /wp/v2 reports may lie in the future.
 package tectest
 
 import (
@@ -172,8 +180,15 @@ func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 			// Without a website of its own, the reference reports the event's page URL.
 			obj["website"] = obj["url"]
 		}
-		if status != "publish" {
-			// The reference reports zero UTC dates on unpublished records, and local ones in its zone.
+		if status == "future" {
+			// WordPress inserts a post with a date of its own modified at that date.
+			if d, err := time.ParseInLocation(dbLayout, str(obj["date_utc"]), time.UTC); err == nil {
+				modified = d
+				obj["modified_utc"] = d.Format(dbLayout)
+			}
+		}
+		if status == "draft" || status == "pending" {
+			// The reference reports zero UTC dates on records never published, and local ones in its zone.
 			obj["date_utc"], obj["modified_utc"] = zeroDate, zeroDate
 			obj["modified"] = modified.In(s.Zone).Format(dbLayout)
 		}
@@ -370,8 +385,15 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	rec := s.records[kind][n]
 	s.mu.Unlock()
 	switch {
+	case (err != nil || rec == nil) && kind == Events:
+		writeError(w, http.StatusNotFound, "rest-event-not-found", "The requested event could not be found")
 	case err != nil || rec == nil:
-		writeError(w, http.StatusNotFound, "rest_post_invalid_id", "Invalid post ID.")
+		// WordPress's validation of the id parameter: not one of the route's type.
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"code":"rest_invalid_param","message":"Invalid parameter(s): id","data":{"status":400,"params":{"id":"Invalid parameter."}}}`))
+	case kind == Events && rec.status == "trash":
+		writeError(w, http.StatusForbidden, "event-no-longer-available", "This event is no longer available")
 	case kind != Categories && kind != Tags && rec.status != "publish" && (s.subscriber(r) || kind != Events && !s.authenticated(r)):
 		// As measured: 403 to a user who may not read it, and to anonymous for a venue or organizer.
 		writeError(w, http.StatusForbidden, "rest_forbidden", "Sorry, you are not allowed to do that.")
@@ -432,6 +454,25 @@ func (s *Site) used(recs []*record) int {
 	return n
 }
 
+// listed is the set of terms of a taxonomy its list shows with hide_empty: those a published event
+// uses, and their ancestors.
+func (s *Site) listed(kind string) map[uint64]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	shown := map[uint64]bool{}
+	for _, e := range s.records[Events] {
+		if e.status != "publish" {
+			continue
+		}
+		for _, id := range e.terms {
+			for t := s.records[kind][id]; t != nil && !shown[t.id]; t = s.records[kind][uint64(number(t.src["parent"]))] {
+				shown[t.id] = true
+			}
+		}
+	}
+	return shown
+}
+
 func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 	q := r.URL.Query()
 	var statuses []string
@@ -458,6 +499,10 @@ func (s *Site) list(w http.ResponseWriter, r *http.Request, kind string) {
 	if page > max(pages, 1) && !terms {
 		writeError(w, http.StatusNotFound, "event-archive-page-not-found", "The requested event archive page does not exist")
 		return
+	}
+	if terms && q.Get("hide_empty") != "0" && q.Get("hide_empty") != "false" {
+		shown := s.listed(kind)
+		recs = slices.DeleteFunc(recs, func(t *record) bool { return !shown[t.id] })
 	}
 	total := len(recs)
 	if terms {
