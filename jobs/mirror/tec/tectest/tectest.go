@@ -13,7 +13,7 @@
 // trust what a real one does not promise:
 //
 //   - /wp/v2/tribe_events lists only the events that have not ended, whatever its status, orderby and
-//     modified_after (TEC filters WordPress's query of its post type); status=draft lists none.
+//     modified_after (TEC filters WordPress's query of its post type), status=draft included.
 //     Venues and organizers are listed there as usual.
 //   - Drafts and pending records have an empty slug (WordPress gives a post its slug when it is
 //     published).
@@ -535,9 +535,6 @@ func (s *Site) wpList(w http.ResponseWriter, r *http.Request, kind string) {
 	}
 	if s.refuseStatus(w, r, statuses) {
 		return
-	}
-	if st != "" && st != "any" && kind == Events {
-		statuses = nil // status=draft and the like list no event at all
 	}
 	recs := slices.Clone(s.visible(r, kind, []string{"publish", "future", "draft", "pending", "private"}))
 	recs = slices.DeleteFunc(recs, func(rec *record) bool { return !slices.Contains(statuses, rec.status) })
