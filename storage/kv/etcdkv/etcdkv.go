@@ -56,6 +56,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -135,6 +136,8 @@ type Store struct {
 	writing chan struct{}
 	// clusterID is the cluster's, read at Open (Identity).
 	clusterID uint64
+	// campaigns are the election campaigns in flight, which may outlive their Elect (campaign).
+	campaigns sync.WaitGroup
 }
 
 var _ kv.Store = (*Store)(nil)
@@ -188,8 +191,12 @@ func cmpOr[T comparable](v, def T) T {
 	return v
 }
 
-// Close closes the connection to the cluster.
-func (s *Store) Close() error { return s.client.Close() }
+// Close closes the connection to the cluster, which ends the election campaigns left in flight.
+func (s *Store) Close() error {
+	err := s.client.Close()
+	s.campaigns.Wait()
+	return err
+}
 
 // classify turns a failed request into what the caller can act on: the caller's own context error,
 // ErrUnavailable, ErrTooLarge, or the error as it is.

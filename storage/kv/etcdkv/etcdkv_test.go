@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
@@ -607,6 +608,65 @@ func TestElect(t *testing.T) {
 		}
 		if l.lead {
 			t.Fatalf("after the leader died: %+v, want %s leading", l, other)
+		}
+	}
+}
+
+// TestElectEndsWithTheClusterDown: with the cluster out of reach, a campaign waiting to lead and a
+// leader each end once their context does, rather than when the cluster comes back: etcd's own
+// Campaign, cancelled, waits for the cluster to resign (issue 41).
+func TestElectEndsWithTheClusterDown(t *testing.T) {
+	member, err := etcdtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close()
+	cfg := member.Config()
+	cfg.RequestTimeout = 200 * time.Millisecond
+	leading := make(chan bool, 4)
+	type campaign struct {
+		cancel context.CancelFunc
+		ended  chan error
+	}
+	start := func() campaign {
+		s, err := etcdkv.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		cctx, cancel := context.WithCancel(ctx)
+		ended := make(chan error, 1)
+		go func() { ended <- s.Elect(cctx, "jobs", func(l bool) { leading <- l }) }()
+		return campaign{cancel, ended}
+	}
+	leader := start()
+	if l := <-leading; !l {
+		t.Fatal("the first campaign was told it stopped leading")
+	}
+	follower := start()
+	// The follower waits in etcd's Campaign once its key is in the election's queue.
+	watcher, err := clientv3.New(clientv3.Config{Endpoints: cfg.Endpoints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	for queued := int64(0); queued < 2; time.Sleep(10 * time.Millisecond) {
+		resp, err := watcher.Get(ctx, cfg.Prefix+"election/jobs", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued = resp.Count
+	}
+	member.Close()
+	for _, c := range []campaign{follower, leader} {
+		c.cancel()
+		select {
+		case err := <-c.ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Elect = %v, want context.Canceled", err)
+			}
+		case <-time.After(10 * cfg.RequestTimeout):
+			t.Fatal("a campaign did not end with its context while the cluster was down")
 		}
 	}
 }
