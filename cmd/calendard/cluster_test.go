@@ -222,6 +222,10 @@ func TestClusterOutage(t *testing.T) {
 		t.Errorf("a write: %d Retry-After %q %s, want 503 rest_store_unavailable with Retry-After",
 			res.status, res.header.Get("Retry-After"), res.body)
 	}
+	// The write timed out: it may have been applied, and the answer must not say otherwise.
+	if msg, _ := res.json(t)["message"].(string); !strings.Contains(msg, "may or may not have been saved") {
+		t.Errorf("the 503's message %q does not say the write may have been saved", msg)
+	}
 	if warned := seen.FilterMessage("store unavailable").All(); len(warned) == 0 || warned[0].ContextMap()["error"] == "" {
 		t.Errorf("the 503's cause is not in the log: %v", warned)
 	}

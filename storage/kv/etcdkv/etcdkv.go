@@ -88,8 +88,8 @@ const (
 // Errors.
 var (
 	// ErrUnavailable is returned when the etcd cluster did not answer within the request timeout, or
-	// answered that it cannot serve (no leader): nothing was written, and the same call can succeed
-	// once the cluster is back.
+	// answered that it cannot serve (no leader), and the same call can succeed once the cluster is
+	// back. A commit whose answer was lost so may have been applied (kv.ErrUnavailable).
 	ErrUnavailable = kv.ErrUnavailable
 
 	// ErrTooLarge is returned by an Update whose commit exceeds etcd's limits of one transaction
