@@ -671,6 +671,156 @@ func TestElectEndsWithTheClusterDown(t *testing.T) {
 	}
 }
 
+// TestWritesThroughALeaderChange: writes that go on while etcd's leader is killed all succeed,
+// each exactly once, within a request timeout several elections long: a commit or read whose member
+// lost its leader is sent again once another is elected, and a commit applied though its answer was
+// lost is found applied rather than run again (issue 41).
+func TestWritesThroughALeaderChange(t *testing.T) {
+	c, err := etcdtest.StartCluster(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cfg := c.Config()
+	cfg.RequestTimeout = 10 * time.Second
+	var mu sync.Mutex
+	var failed []error
+	written := map[string]bool{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	// Writers enough that some write is in flight when the leader dies, each on a store (a client)
+	// of its own, since a store sends one write at a time, and each to a bucket of its own: a commit
+	// that conflicts with another's after an attempt that may have been applied is reported as
+	// unknown, which is not what this test is about.
+	buckets := make([][]byte, 8)
+	for w := range buckets {
+		buckets[w] = []byte(fmt.Sprint("writer", w))
+		bucket := buckets[w]
+		s, err := etcdkv.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				v := fmt.Sprintf("writer %d, write %d", w, i)
+				err := s.Update(ctx, func(tx kv.RwTx) error {
+					seq, err := tx.NextSequence(bucket)
+					if err != nil {
+						return err
+					}
+					return tx.Put(bucket, []byte(fmt.Sprintf("%08d", seq)), []byte(v))
+				})
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, err)
+				} else {
+					written[v] = true
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(written) + len(failed)
+	}
+	waitWrites := func(n int) {
+		for want := count() + n; count() < want; time.Sleep(5 * time.Millisecond) {
+		}
+	}
+	waitWrites(20)
+	leader := c.Leader()
+	if leader == nil {
+		t.Fatal("no leader")
+	}
+	leader.Stop()
+	waitWrites(40)
+	close(stop)
+	wg.Wait()
+	for _, err := range failed {
+		t.Errorf("a write across the leader change failed: %v", err)
+	}
+	s, err := etcdkv.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stored := map[string]int{}
+	if err := s.View(ctx, func(tx kv.Tx) error {
+		for _, b := range buckets {
+			c := tx.Cursor(b)
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				stored[string(v)]++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for v, n := range stored {
+		if n > 1 {
+			t.Errorf("write %s stored %d times", v, n)
+		}
+	}
+	for v := range written {
+		if stored[v] == 0 {
+			t.Errorf("acknowledged write %s is not stored", v)
+		}
+	}
+	t.Logf("%d writes acknowledged, %d stored", len(written), len(stored))
+}
+
+// TestLanded: a commit whose answer was lost is found applied, at its revision, when every key it
+// put holds its value as of one revision after its snapshot; later writes of the other keys do not
+// hide it, and a commit never sent, or one whose record was written again since, is not found.
+func TestLanded(t *testing.T) {
+	s := open(t, nil)
+	record := func(v string) func(kv.RwTx) error {
+		return func(tx kv.RwTx) error {
+			seq, err := tx.NextSequence(recs)
+			if err != nil {
+				return err
+			}
+			return tx.Put(recs, []byte("record"), []byte(fmt.Sprintf("%s, the record's value, %d", v, seq)))
+		}
+	}
+	write := func(fn func(kv.RwTx) error) func() {
+		return func() {
+			if err := s.Update(ctx, fn); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		commit  bool
+		between func()
+		want    bool
+	}{
+		{"applied", true, func() {}, true},
+		{"applied, its sequence taken again since", true, write(func(tx kv.RwTx) error { _, err := tx.NextSequence(recs); return err }), true},
+		{"never sent", false, func() {}, false},
+		{"applied, its record written again since", true, write(record("another")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			committed, found, ok, err := etcdkv.Landed(ctx, s, record("this"), tc.commit, tc.between)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tc.want || ok && found != committed {
+				t.Errorf("landed = %d, %v; want %v at the commit's revision %d", found, ok, tc.want, committed)
+			}
+		})
+	}
+}
+
 // TestConcurrentWritersAllLand: writers that all take the change log's next sequence number
 // conflict on every concurrent commit; with the pauses between runs, each of them lands.
 func TestConcurrentWritersAllLand(t *testing.T) {
