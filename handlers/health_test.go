@@ -76,6 +76,13 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 }
 
+// overStore is a test handler whose store is wrap's wrapper of the test store.
+func overStore(t *testing.T, wrap func(Store) Store) http.Handler {
+	base, db := newTestHandler(t, Config{})
+	hh := base.(*Handler)
+	return New(Deps{Config: hh.cfg, Store: wrap(db), Index: hh.index, Log: zap.NewNop()})
+}
+
 // fullStore is the store of a disk that filled up, until space is set.
 type fullStore struct {
 	Store
@@ -94,10 +101,8 @@ func (s *fullStore) CheckSpace(context.Context) error {
 // TestReadinessOnAFullDisk: a node that cannot write leaves the rotation with the reason, and comes
 // back by itself once space is freed, with no client write needed to find out.
 func TestReadinessOnAFullDisk(t *testing.T) {
-	base, db := newTestHandler(t, Config{})
-	hh := base.(*Handler)
-	store := &fullStore{Store: db}
-	h := New(Deps{Config: hh.cfg, Store: store, Index: hh.index, Log: zap.NewNop()})
+	store := &fullStore{}
+	h := overStore(t, func(db Store) Store { store.Store = db; return store })
 	if code, body := probe(t, h, "GET", "/readyz"); code != 503 || body["status"] != "disk full" {
 		t.Errorf("readyz on a full disk: %d %v", code, body)
 	}
@@ -133,10 +138,8 @@ func (s *silentCluster) PrimaryChangeHead(ctx context.Context) (uint64, error) {
 // within a second (Kubernetes' default probe timeout) rather than waiting for the cluster: it asks
 // the store with a deadline of its own, and a deadline that passes means out of reach (issue 41).
 func TestReadinessWithTheClusterSilent(t *testing.T) {
-	base, db := newTestHandler(t, Config{})
-	hh := base.(*Handler)
-	store := &silentCluster{Store: db}
-	h := New(Deps{Config: hh.cfg, Store: store, Index: hh.index, Log: zap.NewNop()})
+	store := &silentCluster{}
+	h := overStore(t, func(db Store) Store { store.Store = db; return store })
 	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "stale" {
 		t.Errorf("readyz with the cluster silent: %d %v, want 200 stale", code, body)
 	}
