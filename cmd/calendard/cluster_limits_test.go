@@ -35,36 +35,46 @@ func TestTrimAndCompactPastTheTransactionLimit(t *testing.T) {
 	readYourWrite(t, a, b, dayEvent("Lighthouse before", 1), "/calendar/events/v1/events?search=lighthouse")
 	b.stop()
 
-	// The entries are written through a store with the member's larger limits: a transaction's
-	// changes of one record make one entry, so 100 events are changed in 100 transactions.
-	const events, changes = 100, 10_000
+	// The entries are written through a store with the member's larger limits, cheaply: a venue's
+	// new position makes an entry for the venue and one for each event at it, so 100 moves of a venue
+	// with 99 events make 10,000.
+	const events, moves, changes = 99, 100, 10_000
 	ctx := context.Background()
-	writer := &bulkWriter{db: openClusterStore(t, append(env, "CALENDAR_ETCD_MAX_TXN_OPS="+strconv.Itoa(etcdtest.MaxTxnOps),
-		"CALENDAR_ETCD_MAX_REQUEST_BYTES="+strconv.Itoa(etcdtest.MaxRequestBytes))...),
-		a: storage.Actor{UserID: 1, Role: storage.RoleAdministrator}}
+	writer := openClusterStore(t, append(env, "CALENDAR_ETCD_MAX_TXN_OPS="+strconv.Itoa(etcdtest.MaxTxnOps),
+		"CALENDAR_ETCD_MAX_REQUEST_BYTES="+strconv.Itoa(etcdtest.MaxRequestBytes))...)
+	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
 	start, err := datetime.Parse("2027-03-10 10:00:00")
 	if err != nil {
 		t.Fatal(err)
 	}
+	hall := "Lighthouse hall"
+	venue, _, err := writer.CreateVenue(ctx, admin, "en", &storage.VenueInput{PostInput: storage.PostInput{Title: &hall}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ids := make([]uint64, events)
-	for take := range changes / events {
-		writes := make([]func(*storage.Bulk) error, events)
-		for i := range events {
-			title := fmt.Sprintf("Lighthouse %d take %d", i, take)
-			in := &storage.EventInput{PostInput: storage.PostInput{Title: &title}, Start: &start, End: &start}
-			writes[i] = func(bk *storage.Bulk) error {
-				e, _, err := bk.PutEvent(ids[i], "en", in)
-				if err == nil {
-					ids[i] = e.ID
-				}
-				return err
+	writes := make([]func(*storage.Bulk) error, events)
+	for i := range events {
+		title := fmt.Sprintf("Lighthouse %d", i)
+		in := &storage.EventInput{PostInput: storage.PostInput{Title: &title}, Start: &start, End: &start, Venue: &storage.VenueRef{ID: venue.ID}}
+		writes[i] = func(bk *storage.Bulk) error {
+			e, err := bk.CreateEvent("en", in)
+			if err == nil {
+				ids[i] = e.ID
 			}
+			return err
 		}
-		if err := writer.write(ctx, writes); err != nil {
+	}
+	if err := (&bulkWriter{db: writer, a: admin}).write(ctx, writes); err != nil {
+		t.Fatal(err)
+	}
+	for i := range moves {
+		geo := storage.Geo{Lat: 52 + float64(i)/1000, Lng: 4}
+		if _, err := writer.UpdateVenue(ctx, admin, venue.ID, &storage.VenueInput{Geo: &geo}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	head, err := writer.db.ChangeHead(ctx)
+	head, err := writer.ChangeHead(ctx)
 	if err != nil || head < changes {
 		t.Fatalf("change-log head %d, %v: want %d entries at least", head, err, changes)
 	}
