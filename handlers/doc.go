@@ -107,7 +107,8 @@ var docErrors = []docError{
 	{kind: storage.ErrMirrored, when: "the record or term is mirrored from another site, its source of truth (CALENDAR_MIRROR_FROM): " +
 		"change it there", anywhere: true, writes: true},
 	{kind: storage.ErrUnavailable, when: "in cluster mode, the etcd cluster holding the records did not answer in time: " +
-		"nothing was written; retry after the delay given", anywhere: true, retryAfter: true},
+		"a write may or may not have been saved (its commit may have been applied though its answer was lost): " +
+		"read the record back before sending it again, after the delay given", anywhere: true, retryAfter: true},
 	{kind: storage.ErrTooLarge, when: "in cluster mode, the write changes more records than one etcd transaction takes " +
 		"(a long series with the cluster's default limits): nothing was written; make it smaller", anywhere: true, writes: true},
 	{kind: errRevisionPending, when: "the request's X-Calendar-Min-Revision is a revision this server has not applied " +

@@ -131,11 +131,13 @@ var answers = []struct {
 	// A full disk: nothing of the write was kept, and it can succeed once space is freed.
 	{storage.ErrNoSpace, 0, "", answer{status: 507, code: "rest_insufficient_storage", message: "The server's disk is full: the write was not saved. Retry once space has been freed."}},
 
-	// The store's cluster (etcd, in cluster mode) did not answer in time or cannot serve: nothing was
-	// written, and the same request can succeed once it is back. Retry-After is a request timeout of
-	// the store's, the time a retry is likely to need before it knows.
+	// The store's cluster (etcd, in cluster mode) did not answer in time or cannot serve, and the same
+	// request can succeed once it is back. A write whose commit was sent and whose answer was lost may
+	// have been applied, and nothing tells which: the message says so rather than "nothing was saved".
+	// Retry-After is a request timeout of the store's, the time a retry is likely to need before it
+	// knows.
 	{storage.ErrUnavailable, 0, "", answer{status: 503, code: "rest_store_unavailable", retryAfter: storeRetryAfter,
-		message: "The store is out of reach: nothing was saved. Retry after the delay given."}},
+		message: "The store did not answer in time: a write may or may not have been saved. Read the record back before sending it again, after the delay given."}},
 	// A write larger than the store takes at once (cluster mode: etcd's limits per transaction, which
 	// a long series reaches). Retrying does not help: the client makes it smaller (a shorter series),
 	// or the operator raises the limits.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -21,6 +22,11 @@ const (
 	healthzPath = "/healthz"
 	readyzPath  = "/readyz"
 )
+
+// probeTimeout bounds what /readyz asks the store, so that a probe answers within a second
+// (Kubernetes' default timeout) whatever the cluster does: a cluster that has not answered by then is
+// out of reach as far as readiness goes, and the node reports its stale reads.
+const probeTimeout = 500 * time.Millisecond
 
 // outside reports whether path is one this handler serves outside the namespace.
 func (h *Handler) outside(path string) bool {
@@ -48,19 +54,22 @@ func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request, _ httprouter.P
 // readyz answers 200 when the store is open and the search index has applied every change-log entry
 // the store holds (readiness; in cluster mode, the cluster's store, so that a node is ready once it
 // has caught up with the cluster); 503 while the index loads, with its progress, or with how many
-// entries it is behind otherwise.
+// entries it is behind otherwise. A cluster node that cannot ask the cluster within probeTimeout
+// answers 200 "stale" with the revision its reads reflect.
 func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	if h.loading != nil {
 		h.writeProbe(w, http.StatusServiceUnavailable, loadingProbe(h.loading.Progress(), time.Now()))
 		return
 	}
-	if h.db.Full() && errors.Is(h.db.CheckSpace(r.Context()), storage.ErrNoSpace) {
+	ctx, cancel := context.WithTimeout(r.Context(), probeTimeout)
+	defer cancel()
+	if h.db.Full() && errors.Is(h.db.CheckSpace(ctx), storage.ErrNoSpace) {
 		// Reads still work, but a node that cannot write should leave the rotation until it can.
 		h.writeProbe(w, http.StatusServiceUnavailable, map[string]any{"status": "disk full"})
 		return
 	}
-	head, err := h.db.PrimaryChangeHead(r.Context())
-	if errors.Is(err, storage.ErrUnavailable) {
+	head, err := h.db.PrimaryChangeHead(ctx)
+	if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
 		// A cluster node that cannot reach etcd still serves reads from its copy, as of the revision
 		// it tells (DESIGN 8): it stays in the rotation, because when etcd is down every node is
 		// cut off alike, and taking them all out would stop the reads the design keeps serving. A

@@ -3,12 +3,14 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -74,6 +76,13 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 }
 
+// overStore is a test handler whose store is wrap's wrapper of the test store.
+func overStore(t *testing.T, wrap func(Store) Store) http.Handler {
+	base, db := newTestHandler(t, Config{})
+	hh := base.(*Handler)
+	return New(Deps{Config: hh.cfg, Store: wrap(db), Index: hh.index, Log: zap.NewNop()})
+}
+
 // fullStore is the store of a disk that filled up, until space is set.
 type fullStore struct {
 	Store
@@ -92,10 +101,8 @@ func (s *fullStore) CheckSpace(context.Context) error {
 // TestReadinessOnAFullDisk: a node that cannot write leaves the rotation with the reason, and comes
 // back by itself once space is freed, with no client write needed to find out.
 func TestReadinessOnAFullDisk(t *testing.T) {
-	base, db := newTestHandler(t, Config{})
-	hh := base.(*Handler)
-	store := &fullStore{Store: db}
-	h := New(Deps{Config: hh.cfg, Store: store, Index: hh.index, Log: zap.NewNop()})
+	store := &fullStore{}
+	h := overStore(t, func(db Store) Store { store.Store = db; return store })
 	if code, body := probe(t, h, "GET", "/readyz"); code != 503 || body["status"] != "disk full" {
 		t.Errorf("readyz on a full disk: %d %v", code, body)
 	}
@@ -105,5 +112,38 @@ func TestReadinessOnAFullDisk(t *testing.T) {
 	store.space = true
 	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "ready" {
 		t.Errorf("readyz once space is back: %d %v", code, body)
+	}
+}
+
+// silentCluster is the store of a node whose cluster does not answer: the change-log head it is
+// asked for waits for the caller's context to end, as a read of an etcd cluster without a quorum
+// does, and fails with the context's error. One asked without a deadline fails at once, and says so.
+type silentCluster struct {
+	Store
+	// within is how long the caller allowed, as the context's deadline said when asked.
+	within time.Duration
+}
+
+func (s *silentCluster) PrimaryChangeHead(ctx context.Context) (uint64, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return 0, errors.New("asked without a deadline")
+	}
+	s.within = time.Until(deadline)
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// TestReadinessWithTheClusterSilent: a node whose cluster does not answer reports its stale reads
+// within a second (Kubernetes' default probe timeout) rather than waiting for the cluster: it asks
+// the store with a deadline of its own, and a deadline that passes means out of reach (issue 41).
+func TestReadinessWithTheClusterSilent(t *testing.T) {
+	store := &silentCluster{}
+	h := overStore(t, func(db Store) Store { store.Store = db; return store })
+	if code, body := probe(t, h, "GET", "/readyz"); code != 200 || body["status"] != "stale" {
+		t.Errorf("readyz with the cluster silent: %d %v, want 200 stale", code, body)
+	}
+	if store.within <= 0 || store.within > time.Second {
+		t.Errorf("readyz gave the store %v to answer, want at most a second", store.within)
 	}
 }

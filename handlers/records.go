@@ -120,6 +120,12 @@ func (h *Handler) findRecord(rq *request, k *recordKind) (record, error) {
 // parameter, the capability when there is none, and only then the lookup's own error.
 func (h *Handler) checkRecord(rq *request, k *recordKind, may func(storage.Actor, *storage.Post) bool, fallback storage.Cap) (record, error) {
 	rec, err := h.findRecord(rq, k)
+	if (err != nil || !may(rq.actor, rec.post)) && h.catchUp(rq) {
+		// The write's own transaction checks again on what it commits against; a refusal here must
+		// not come from another node's write this node's copy had not received yet.
+		rq.lookup = lookup{}
+		rec, err = h.findRecord(rq, k)
+	}
 	if err != nil {
 		if !k.lookupIsParam && rq.slug == "" {
 			if ferr := rq.require(fallback); ferr != nil {

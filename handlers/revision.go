@@ -55,3 +55,24 @@ func (h *Handler) minRevision(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// catchUp waits until this node's copy of the store holds every change the store every node shares
+// had committed when it was called (cluster mode: etcd's, read linearizably), at most
+// Config.RevisionWait, and reports whether the copy holds them: a write route whose record check
+// failed on the copy checks again then, so that a record another node has just created, without
+// X-Calendar-Min-Revision, is not "not found" here. The copy may have received it meanwhile already:
+// the check is made again whenever the copy holds the cluster's head.
+func (h *Handler) catchUp(rq *request) bool {
+	ctx := rq.r.Context()
+	head, err := h.db.PrimaryChangeHead(ctx)
+	if err != nil {
+		return false
+	}
+	if local, err := h.db.ChangeHead(ctx); err == nil && local >= head {
+		return true
+	}
+	// The index applies what the copy receives: once it has applied head, the copy holds it.
+	wctx, cancel := context.WithTimeout(ctx, h.cfg.RevisionWait)
+	defer cancel()
+	return h.index.WaitApplied(wctx, head) == nil
+}

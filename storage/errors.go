@@ -25,7 +25,8 @@ var (
 // Backend errors.
 var (
 	// ErrUnavailable is returned when the store's backend could not be reached in time (an etcd
-	// cluster in cluster mode): nothing was written, and the same call can succeed once it is back.
+	// cluster in cluster mode), and the same call can succeed once it is back. A write that failed so
+	// may have been applied all the same (kv.ErrUnavailable).
 	ErrUnavailable = kv.ErrUnavailable
 
 	// ErrTooLarge is returned by a write that changes more than the backend takes in one transaction

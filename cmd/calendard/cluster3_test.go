@@ -340,3 +340,72 @@ func TestJobLeaderDies(t *testing.T) {
 		t.Error("the cut-off node still leads, as it believes, two lease TTLs after it lost the cluster")
 	}
 }
+
+// restartMembers starts the stopped members of c again, together: one alone has no quorum to be ready.
+func restartMembers(t *testing.T, c *etcdtest.Cluster) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, m := range c.Members {
+		wg.Go(func() {
+			if err := m.Restart(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestStopWithTheClusterDown: with every etcd member stopped, the job leader and a follower each stop
+// through the graceful stop within its bound (shutdownTimeout), whatever their campaign, watches and
+// resignation were waiting on; the writes they acknowledged before are all in the cluster once it is
+// back (issue 41).
+func TestStopWithTheClusterDown(t *testing.T) {
+	c := startCluster3(t)
+	env := append(etcdEnv(c.Config()), "CALENDAR_ETCD_TIMEOUT=1s")
+	leader := startJobNode(t, env...)
+	leader.waitLead(t, 15*time.Second)
+	follower := startJobNode(t, env...)
+	var ids []uint64
+	for i, n := range []*jobNode{leader, follower} {
+		ids = append(ids, n.s.create("/calendar/events/v1/events", dayEvent(fmt.Sprintf("Blackout %d", i), i)))
+	}
+	var wg sync.WaitGroup
+	for _, m := range c.Members {
+		wg.Go(m.Stop)
+	}
+	wg.Wait()
+
+	restarted := false
+	for _, n := range []struct {
+		name string
+		node *jobNode
+	}{{"follower", follower}, {"leader", leader}} {
+		start := time.Now()
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			n.node.stop()
+			n.node.s.stop()
+		}()
+		select {
+		case <-stopped:
+			t.Logf("the %s stopped in %v", n.name, time.Since(start).Round(time.Millisecond))
+		case <-time.After(shutdownTimeout):
+			t.Errorf("the %s did not stop within %v with the cluster down", n.name, shutdownTimeout)
+			restartMembers(t, c) // lets it end
+			restarted = true
+			<-stopped
+		}
+		n.node.stop = func() {}
+	}
+
+	if !restarted {
+		restartMembers(t, c)
+	}
+	stored := openClusterStore(t, env...)
+	for _, id := range ids {
+		if _, _, err := stored.Event(context.Background(), id); err != nil {
+			t.Errorf("acknowledged event %d after the stop: %v", id, err)
+		}
+	}
+}

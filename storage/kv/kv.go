@@ -49,8 +49,10 @@ import (
 )
 
 // ErrUnavailable is returned by a backend over a network when it could not reach its servers in time,
-// or they could not serve: nothing was written, and the same call can succeed later. A bbolt file is
-// never unavailable.
+// or they could not serve, and the same call can succeed later. A write that failed before its commit
+// was sent wrote nothing; one whose commit was sent and whose answer was lost (a timeout, a leader
+// lost meanwhile) may have been applied, and the caller cannot tell which. A bbolt file is never
+// unavailable.
 var ErrUnavailable = errors.New("kv: store unavailable")
 
 // ErrTooLarge is returned by an Update whose commit exceeds what the backend takes in one transaction

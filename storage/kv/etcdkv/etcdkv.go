@@ -40,7 +40,12 @@
 // Reads can fail over a network: a failed read aborts the transaction, and View or Update returns
 // its error. Every request is bounded by Config.RequestTimeout as well as by the caller's context,
 // and a cluster that does not answer in time, or has no leader, is reported as ErrUnavailable, so
-// that the service answers 503 rather than hanging.
+// that the service answers 503 rather than hanging. Within that bound a request is sent again after
+// each attempt of a second that found no leader or got no answer: a leader's death costs about the
+// election of the next. A commit sent again may have been applied by an earlier attempt whose answer
+// was lost; when the next attempt's comparisons fail, the keys it puts are read back: found as it
+// wrote them, the commit succeeded, and otherwise its outcome is unknown (ErrUnavailable), never run
+// again, which could write it twice.
 //
 // A read transaction's revision must stay in etcd's history until it ends: one that outlives a
 // compaction fails (etcd's ErrCompacted); a read-write transaction is then run again.
@@ -56,6 +61,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -82,13 +88,20 @@ const (
 	maxAttempts = 64
 	// pageSize is the number of keys a cursor reads per request.
 	pageSize = 256
+	// attemptTimeout bounds one attempt of a request, and attemptPause is the pause before the next:
+	// a request sent to a member whose leader just died waits for an answer that never comes, while
+	// the cluster elects another leader within a second or two (etcd's election timeout is 1 s). A
+	// request is sent again, as long as the caller's request timeout allows, so that a leader change
+	// costs about what the election takes rather than the whole request timeout.
+	attemptTimeout = time.Second
+	attemptPause   = 50 * time.Millisecond
 )
 
 // Errors.
 var (
 	// ErrUnavailable is returned when the etcd cluster did not answer within the request timeout, or
-	// answered that it cannot serve (no leader): nothing was written, and the same call can succeed
-	// once the cluster is back.
+	// answered that it cannot serve (no leader), and the same call can succeed once the cluster is
+	// back. A commit whose answer was lost so may have been applied (kv.ErrUnavailable).
 	ErrUnavailable = kv.ErrUnavailable
 
 	// ErrTooLarge is returned by an Update whose commit exceeds etcd's limits of one transaction
@@ -114,7 +127,7 @@ type Config struct {
 	Username, Password string
 	// DialTimeout bounds Open's first contact with the cluster.
 	DialTimeout time.Duration
-	// RequestTimeout bounds each request to the cluster.
+	// RequestTimeout bounds each request to the cluster, the attempts it is sent in included.
 	RequestTimeout time.Duration
 	// MaxTxnOps and MaxRequestBytes are the cluster's limits of one transaction (etcd's
 	// --max-txn-ops and --max-request-bytes); defaults are etcd's.
@@ -135,6 +148,8 @@ type Store struct {
 	writing chan struct{}
 	// clusterID is the cluster's, read at Open (Identity).
 	clusterID uint64
+	// campaigns are the election campaigns in flight, which may outlive their Elect (campaign).
+	campaigns sync.WaitGroup
 }
 
 var _ kv.Store = (*Store)(nil)
@@ -188,8 +203,12 @@ func cmpOr[T comparable](v, def T) T {
 	return v
 }
 
-// Close closes the connection to the cluster.
-func (s *Store) Close() error { return s.client.Close() }
+// Close closes the connection to the cluster, which ends the election campaigns left in flight.
+func (s *Store) Close() error {
+	err := s.client.Close()
+	s.campaigns.Wait()
+	return err
+}
 
 // classify turns a failed request into what the caller can act on: the caller's own context error,
 // ErrUnavailable, ErrTooLarge, or the error as it is.
@@ -258,19 +277,20 @@ type snapshot struct {
 // (the member answers from its own state, without asking the leader, as STM reads): a member behind
 // that revision says so (ErrFutureRev), and the read is then made linearizable.
 func (r *snapshot) get(key string, opts ...clientv3.OpOption) *clientv3.GetResponse {
-	ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.RequestTimeout)
-	defer cancel()
-	var resp *clientv3.GetResponse
-	var err error
 	if r.rev > 0 {
 		opts = append(opts, clientv3.WithRev(r.rev))
-		resp, err = r.s.client.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
-		if errors.Is(err, rpctypes.ErrFutureRev) {
-			resp, err = r.s.client.Get(ctx, key, opts...)
-		}
-	} else {
-		resp, err = r.s.client.Get(ctx, key, opts...)
 	}
+	var resp *clientv3.GetResponse
+	err := r.s.attempts(r.ctx, func(ctx context.Context) (err error) {
+		if r.rev > 0 {
+			resp, err = r.s.client.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+			if !errors.Is(err, rpctypes.ErrFutureRev) {
+				return err
+			}
+		}
+		resp, err = r.s.client.Get(ctx, key, opts...)
+		return err
+	})
 	if err != nil {
 		panic(readFailed{classify(r.ctx, err)})
 	}
@@ -278,6 +298,25 @@ func (r *snapshot) get(key string, opts ...clientv3.OpOption) *clientv3.GetRespo
 		r.rev = resp.Header.Revision
 	}
 	return resp
+}
+
+// attempts calls send with a context bounded by attemptTimeout, again after each attempt that found
+// the cluster unavailable (no leader, or no answer in time), until one succeeds or fails otherwise, or
+// the request timeout or ctx ends; it returns the last attempt's error as classify tells it.
+func (s *Store) attempts(ctx context.Context, send func(context.Context) error) error {
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.RequestTimeout)
+	defer cancel()
+	for {
+		actx, acancel := context.WithTimeout(rctx, min(attemptTimeout, s.cfg.RequestTimeout))
+		err := send(actx)
+		acancel()
+		if err == nil {
+			return nil
+		}
+		if err = classify(ctx, err); !errors.Is(err, ErrUnavailable) || kv.Sleep(rctx, attemptPause) != nil {
+			return err
+		}
+	}
 }
 
 // value returns a stored value as kv hands it out: an empty value is a non-nil empty slice.
@@ -700,18 +739,71 @@ func (t *writeTx) commit() (int64, error) {
 	if size > t.s.cfg.MaxRequestBytes {
 		return 0, fmt.Errorf("%w: %d bytes, at most %d (etcd --max-request-bytes)", ErrTooLarge, size, t.s.cfg.MaxRequestBytes)
 	}
-	ctx, cancel := context.WithTimeout(t.ctx, t.s.cfg.RequestTimeout)
-	defer cancel()
-	resp, err := t.s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
-	if err != nil {
-		// A commit that timed out may have been applied: the caller learns ErrUnavailable, as for
-		// any write whose answer was lost.
-		return 0, classify(t.ctx, err)
-	}
-	if !resp.Succeeded {
+	// An attempt that failed may have been applied (its answer lost with the leader), and the next
+	// one then fails its comparisons, as it would after another node's write: the keys are read back
+	// before the function runs again, which would write twice.
+	var resp *clientv3.TxnResponse
+	tries := 0
+	err := t.s.attempts(t.ctx, func(ctx context.Context) (err error) {
+		tries++
+		resp, err = t.s.client.Txn(ctx).If(cmps...).Then(ops...).Commit()
+		return err
+	})
+	switch {
+	case err == nil && resp.Succeeded:
+		return resp.Header.Revision, nil
+	case err == nil && tries == 1:
 		return -1, nil
+	case t.ctx.Err() != nil:
+		return 0, err
 	}
-	return resp.Header.Revision, nil
+	if rev, ok := t.landed(ops); ok {
+		return rev, nil
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: an attempt of the commit may have been applied", ErrUnavailable)
+	}
+	// The caller learns ErrUnavailable, as for any write whose answer was lost: it may have happened.
+	return 0, err
+}
+
+// landed reports whether the commit of ops was applied although no attempt's answer told it, and at
+// which revision: the key it puts with the longest value (a record's, as a rule) holds that value,
+// written after the snapshot, and at that revision every key it puts held its value, written then.
+// Another commit writing every one of those values would be the same write.
+func (t *writeTx) landed(ops []clientv3.Op) (int64, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), min(attemptTimeout, t.s.cfg.RequestTimeout))
+	defer cancel()
+	var puts []clientv3.Op
+	for _, op := range ops {
+		if op.IsPut() {
+			puts = append(puts, op)
+		}
+	}
+	if len(puts) == 0 {
+		return 0, false
+	}
+	witness := slices.MaxFunc(puts, func(a, b clientv3.Op) int { return len(a.ValueBytes()) - len(b.ValueBytes()) })
+	resp, err := t.s.client.Get(ctx, string(witness.KeyBytes()))
+	if err != nil || len(resp.Kvs) != 1 || resp.Kvs[0].ModRevision <= t.rev || !bytes.Equal(resp.Kvs[0].Value, witness.ValueBytes()) {
+		return 0, false
+	}
+	rev := resp.Kvs[0].ModRevision
+	gets := make([]clientv3.Op, len(puts))
+	for i, op := range puts {
+		gets[i] = clientv3.OpGet(string(op.KeyBytes()), clientv3.WithRev(rev))
+	}
+	at, err := t.s.client.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return 0, false
+	}
+	for i, r := range at.Responses {
+		kvs := r.GetResponseRange().Kvs
+		if len(kvs) != 1 || kvs[0].ModRevision != rev || !bytes.Equal(kvs[0].Value, puts[i].ValueBytes()) {
+			return 0, false
+		}
+	}
+	return rev, true
 }
 
 // opOverhead approximates the bytes of one operation's framing in a request, beyond its key and value.
