@@ -77,14 +77,24 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	if u, err := url.Parse(rq.origin); err == nil {
 		host = u.Hostname() // as in global_id
 	}
-	series := seriesIn(loaded.Events)
+	series, err := h.feedSeries(rq, loaded.Events, rel, host)
+	if err != nil {
+		return err
+	}
 	for _, e := range loaded.Events {
-		if series[e.Parent] && !e.Detached {
-			continue // its parent's RRULE gives it
+		if s := series[e.ID]; s != nil {
+			cal.Events = append(cal.Events, s.ev)
+			continue
 		}
 		ev := h.vevent(rq, e, rel, host)
-		if series[e.Parent] {
-			ev.UID, ev.RecurrenceID = utoa(e.Parent)+"@"+host, originalStart(e, h.db.SiteZone())
+		if s := series[e.Parent]; s != nil {
+			at := originalStart(e, h.db.SiteZone())
+			if s.instances[instanceKey(at, e.AllDay)] {
+				if s.givesAsIs(e, ev, at) {
+					continue
+				}
+				ev.UID, ev.RecurrenceID = s.ev.UID, at
+			}
 		}
 		cal.Events = append(cal.Events, ev)
 	}
@@ -254,17 +264,103 @@ func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zon
 	return zone.Loc, zone
 }
 
-// seriesIn names the series whose parent is among events: in the feed each is one VEVENT with its
-// RRULE and EXDATEs, its occurrences left to the rule but those edited on their own, which become
-// overrides of the parent's UID (RECURRENCE-ID, their start as the rule gave it).
-func seriesIn(events []*storage.Event) map[uint64]bool {
-	parents := map[uint64]bool{}
+// A series in the feed. The feed shows what the list shows and nothing else: a calendar app expands
+// a series' rule itself, so every instance the written rule gives must be an event of the answer, at
+// the list's time and with its title. A series whose parent is in the answer is therefore one VEVENT
+// with its RRULE, RDATEs and EXDATEs, and
+//   - its RRULE ends (UNTIL) at the series' last instance in the answer, unless it ends there anyway:
+//     the list ends at its end date (24 months ahead by default) and at MaxFeedEvents, and a rule
+//     without an end would go on where the list has nothing (a subscriber sees the series grow as
+//     the feed is polled);
+//   - one more EXDATE removes every instance the rule gives that the answer does not hold: an
+//     occurrence trashed, edited out of the request's filters, moved out of its dates, not visible
+//     to the caller, hidden from listings, or never materialised (older than the series window), and
+//     an instance the store reads otherwise than RFC 5545 (an EXDATE that names a day);
+//   - an occurrence in the answer that the rule gives otherwise (edited, moved, retitled) overrides
+//     its instance (RECURRENCE-ID, its start as the rule gave it), and one the rule does not give at
+//     all (kept after the rule changed) is an event of its own, as occurrences are without their
+//     parent.
+//
+// When the exclusions would outnumber the series' events in the answer, or the rule no longer gives
+// the parent's own date, the series is written as its events instead, each a VEVENT of its own
+// without a rule, which is exact in every calendar app; so is the first form, which keeps a series
+// one item there. Either way a feed stays proportional to its events: the rule is expanded up to
+// twice as many instances as the answer holds of the series, and no query is added.
+type feedSeries struct {
+	ev ical.Event // the parent's VEVENT, with the lines above, or without a rule
+	// instances are the keys (instanceKey) of the instances ev's rule gives; nil without a rule.
+	instances map[int64]bool
+	parent    *storage.Event
+}
+
+// feedSeries plans the series whose parents are among events (in the answer), by parent ID.
+func (h *Handler) feedSeries(rq *request, events []*storage.Event, rel *storage.Related, host string) (map[uint64]*feedSeries, error) {
+	site := h.db.SiteZone()
+	occurrences := map[uint64][]*storage.Event{}
 	for _, e := range events {
-		if len(e.Recurrence) > 0 {
-			parents[e.ID] = true
+		if e.Parent != 0 {
+			occurrences[e.Parent] = append(occurrences[e.Parent], e)
 		}
 	}
-	return parents
+	series := map[uint64]*feedSeries{}
+	for _, p := range events {
+		if len(p.Recurrence) == 0 {
+			continue
+		}
+		s := &feedSeries{ev: h.vevent(rq, p, rel, host), parent: p}
+		series[p.ID] = s
+		listed := map[int64]bool{instanceKey(s.ev.Start, p.AllDay): true}
+		last := s.ev.Start
+		for _, c := range occurrences[p.ID] {
+			at := originalStart(c, site)
+			listed[instanceKey(at, p.AllDay)] = true
+			if at.After(last) {
+				last = at
+			}
+		}
+		starts, ok, err := s.ev.Cut(last, 2*len(listed))
+		if err != nil {
+			return nil, err
+		}
+		var excluded []time.Time
+		given := map[int64]bool{}
+		for _, t := range starts {
+			if k := instanceKey(t, p.AllDay); listed[k] {
+				given[k] = true
+			} else {
+				excluded = append(excluded, t)
+			}
+		}
+		if !ok || len(excluded) > len(listed) || !given[instanceKey(s.ev.Start, p.AllDay)] {
+			s.ev.Recurrence = nil
+			continue
+		}
+		s.ev.Exclude(excluded...)
+		s.instances = given
+	}
+	return series, nil
+}
+
+// givesAsIs reports whether occurrence c, whose VEVENT is ev and whose instance starts at at, is what
+// the series' rule gives there: not edited on its own, the parent's title, the instance's start and
+// the parent's length (an expander gives each instance DTSTART's duration).
+func (s *feedSeries) givesAsIs(c *storage.Event, ev ical.Event, at time.Time) bool {
+	return !c.Detached && c.Title == s.parent.Title &&
+		instanceKey(ev.Start, c.AllDay) == instanceKey(at, c.AllDay) && length(ev) == length(s.ev)
+}
+
+// length is how long ev lasts as an expander reads it: in seconds, or in days for an all-day event.
+func length(ev ical.Event) int64 {
+	return instanceKey(ev.End, ev.AllDay) - instanceKey(ev.Start, ev.AllDay)
+}
+
+// instanceKey names an instance of a series by its start: the instant, or the date of an all-day one.
+func instanceKey(t time.Time, allDay bool) int64 {
+	if allDay {
+		y, m, d := t.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix()
+	}
+	return t.Unix()
 }
 
 // originalStart is RECURRENCE-ID of occurrence e: its start as the rule gave it, in e's feed location.

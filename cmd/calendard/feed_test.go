@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/google/go-cmp/cmp"
+	"github.com/teambition/rrule-go"
 
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -453,5 +455,223 @@ func TestFeedCap(t *testing.T) {
 	items := listItemsOf(page, "events")
 	if got, want := ids[len(ids)-1], uint64(items[len(items)-1]["id"].(float64)); got != want {
 		t.Errorf("the feed ends with event %d, the list's 5000th is %d", got, want)
+	}
+}
+
+// An independent expander of a feed, to hold it to the list: golang-ical reads the file and
+// teambition/rrule-go expands each series as RFC 5545 section 3.8.5 says: DTSTART, the RRULE's
+// instances and the RDATEs, less the EXDATEs at their exact times, each instance then replaced by the
+// VEVENT whose RECURRENCE-ID names it. An instance is "<UTC start> <title>", or "<date> <title>" for
+// an all-day one, as listedInstances writes the list's events.
+
+// expandFeed returns the instances of every VEVENT of cal, sorted.
+func expandFeed(t *testing.T, cal *ics.Calendar) []string {
+	t.Helper()
+	type instance struct{ start, title string }
+	var out []string
+	series := map[string]map[string]instance{} // UID → instance key → instance
+	var overrides []*ics.VEvent
+	for _, ev := range cal.Events() {
+		if ev.GetProperty(ics.ComponentPropertyRecurrenceId) != nil {
+			overrides = append(overrides, ev)
+			continue
+		}
+		uid := ev.GetProperty(ics.ComponentPropertyUniqueId).Value
+		title := ev.GetProperty(ics.ComponentPropertySummary).Value
+		start, allDay := icsTime(t, ev.GetProperty(ics.ComponentPropertyDtStart), time.UTC)
+		set := &rrule.Set{}
+		set.RDate(start)
+		for _, p := range ev.Properties {
+			switch ics.ComponentProperty(p.IANAToken) {
+			case ics.ComponentPropertyRrule:
+				opt, err := rrule.StrToROptionInLocation(p.Value, start.Location())
+				if err != nil {
+					t.Fatalf("rrule-go: RRULE:%s: %v", p.Value, err)
+				}
+				opt.Dtstart = start
+				r, err := rrule.NewRRule(*opt)
+				if err != nil {
+					t.Fatalf("rrule-go: RRULE:%s: %v", p.Value, err)
+				}
+				set.RRule(r)
+			case ics.ComponentPropertyRdate, ics.ComponentPropertyExdate:
+				for _, v := range strings.Split(p.Value, ",") {
+					one := p
+					one.Value = v
+					at, _ := icsTime(t, &ics.IANAProperty{BaseProperty: one.BaseProperty}, start.Location())
+					if p.IANAToken == string(ics.ComponentPropertyRdate) {
+						set.RDate(at)
+					} else {
+						set.ExDate(at)
+					}
+				}
+			}
+		}
+		instances := map[string]instance{}
+		next := set.Iterator()
+		for at, ok := next(); ok; at, ok = next() {
+			if len(instances) == MaxFeedInstances {
+				t.Fatalf("%s: more than %d instances: a rule without an end", uid, MaxFeedInstances)
+			}
+			instances[instanceOf(at, allDay)] = instance{instanceOf(at, allDay), title}
+		}
+		if series[uid] != nil {
+			t.Fatalf("UID %s names two series", uid)
+		}
+		series[uid] = instances
+	}
+	for _, ev := range overrides {
+		uid := ev.GetProperty(ics.ComponentPropertyUniqueId).Value
+		id, allDay := icsTime(t, ev.GetProperty(ics.ComponentPropertyRecurrenceId), time.UTC)
+		key := instanceOf(id, allDay)
+		if _, ok := series[uid][key]; !ok {
+			t.Fatalf("%s: RECURRENCE-ID %s names no instance of its series", uid, key)
+		}
+		start, allDay := icsTime(t, ev.GetProperty(ics.ComponentPropertyDtStart), time.UTC)
+		series[uid][key] = instance{instanceOf(start, allDay), ev.GetProperty(ics.ComponentPropertySummary).Value}
+	}
+	for _, instances := range series {
+		for _, in := range instances {
+			out = append(out, in.start+" "+in.title)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MaxFeedInstances bounds expandFeed: a list has fewer events.
+const MaxFeedInstances = 10_000
+
+// icsTime reads a DTSTART, RECURRENCE-ID, RDATE or EXDATE value: a date, a UTC date-time, or a
+// date-time in its TZID, else in loc. It reports whether it is a date.
+func icsTime(t *testing.T, p *ics.IANAProperty, loc *time.Location) (time.Time, bool) {
+	t.Helper()
+	if tzid := p.ICalParameters["TZID"]; len(tzid) == 1 {
+		var err error
+		if loc, err = time.LoadLocation(tzid[0]); err != nil {
+			t.Fatalf("TZID %q: %v", tzid[0], err)
+		}
+	}
+	for _, f := range []struct {
+		layout string
+		allDay bool
+	}{{"20060102", true}, {"20060102T150405Z", false}, {"20060102T150405", false}} {
+		if len(p.Value) != len(f.layout) {
+			continue
+		}
+		at, err := time.ParseInLocation(f.layout, p.Value, loc)
+		if f.layout[len(f.layout)-1] == 'Z' {
+			at, err = time.Parse(f.layout, p.Value)
+		}
+		if err == nil {
+			return at, f.allDay
+		}
+	}
+	t.Fatalf("%s: %q is not a date or date-time", p.IANAToken, p.Value)
+	return time.Time{}, false
+}
+
+// instanceOf writes an instance's start: its date when all-day, else its UTC instant.
+func instanceOf(at time.Time, allDay bool) string {
+	if allDay {
+		return at.Format(time.DateOnly)
+	}
+	return at.UTC().Format(datetime.DB) + "Z"
+}
+
+// listedInstances returns the events the list answers for query and caller, every page, as
+// expandFeed writes instances, sorted.
+func (s *server) listedInstances(t *testing.T, query, auth string) []string {
+	t.Helper()
+	var out []string
+	for page, pages := 1, 1; page <= pages; page++ {
+		res := s.do(req{method: "GET", path: fmt.Sprintf("%s?per_page=100&page=%d&%s", eventsPath, page, query), auth: auth})
+		if res.status != http.StatusOK {
+			t.Fatalf("GET events?%s: %d %s", query, res.status, res.body)
+		}
+		pages, _ = strconv.Atoi(res.header.Get("X-TEC-TotalPages"))
+		for _, e := range listItemsOf(res.json(t), "events") {
+			start := fmt.Sprint(e["utc_start_date"]) + "Z"
+			if e["all_day"] == true {
+				start = fmt.Sprint(e["start_date"])[:10]
+			}
+			out = append(out, start+" "+fmt.Sprint(e["title"]))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkFeedExpandsToList fails unless the feed for query and caller, expanded, is the list's events.
+func (s *server) checkFeedExpandsToList(t *testing.T, query, auth string) *ics.Calendar {
+	t.Helper()
+	_, cal := s.feedOf(t, feedPath+"?"+query, auth)
+	if diff := cmp.Diff(s.listedInstances(t, query, auth), expandFeed(t, cal)); diff != "" {
+		t.Errorf("%s (caller %q): feed expanded (-list +feed):\n%s", query, auth, diff)
+	}
+	return cal
+}
+
+// TestFeedSeriesNoPhantom: the series of ten whose occurrences were edited out of the request's
+// filters one by one (retitled out of a search, recategorised out of a category, moved out of the
+// dates, made a draft the anonymous caller cannot see) shows, expanded, exactly the list's events
+// for every filter: the rule no longer gives the occurrences the list leaves out.
+func TestFeedSeriesNoPhantom(t *testing.T) {
+	s := startServer(t)
+	singing := s.create(categoriesPath, map[string]any{"name": "Singing"})
+	dance := s.create(categoriesPath, map[string]any{"name": "Dance"})
+	body := choir("RRULE:FREQ=WEEKLY;COUNT=10")
+	body["categories"] = []uint64{singing}
+	parent := s.create(eventsURL, body)
+	s.settle()
+	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events // 12-08 … 2027-02-02, nine
+	s.patch(t, occ[1]["id"], map[string]any{"title": "Orchestra"})
+	s.patch(t, occ[3]["id"], map[string]any{"categories": []uint64{dance}})
+	s.patch(t, occ[5]["id"], map[string]any{"start_date": "2027-03-16 19:00:00", "end_date": "2027-03-16 21:00:00"})
+	s.patch(t, occ[6]["id"], map[string]any{"start_date": "2027-01-19 20:30:00", "end_date": "2027-01-19 22:30:00"})
+	s.patch(t, occ[7]["id"], map[string]any{"status": "draft"})
+	s.settle()
+
+	dates := "start_date=2026-11-30&end_date=2027-02-28"
+	for _, q := range []string{
+		"",
+		"search=choir",
+		"categories=" + utoa(singing),
+		dates,
+		"search=choir&categories=" + utoa(singing) + "&" + dates,
+		"end_date=2026-12-20",
+		"start_date=2026-12-01&end_date=2026-12-01",
+		"hide_subsequent_recurrences=1",
+		"post_parent=" + utoa(parent),
+		"include=" + fmt.Sprint(parent, ",", occ[2]["id"]),
+	} {
+		for _, auth := range []string{"", adminAuth} {
+			t.Run(q+" "+auth, func(t *testing.T) { s.checkFeedExpandsToList(t, q, auth) })
+		}
+	}
+	s.checkFeedExpandsToList(t, "status=publish,draft", adminAuth)
+
+	// The case: the search leaves out the retitled occurrence, the category the recategorised
+	// one, the dates the moved one; the series stays one VEVENT, and the rule excludes the three.
+	cal := s.checkFeedExpandsToList(t, "search=choir&categories="+utoa(singing)+"&"+dates, adminAuth)
+	if got := len(expandFeed(t, cal)); got != 7 {
+		t.Errorf("%d events, want the ten less three", got)
+	}
+	var rules, exdates []string
+	for _, ev := range cal.Events() {
+		if p := ev.GetProperty(ics.ComponentPropertyRrule); p != nil {
+			rules = append(rules, p.Value)
+			for _, p := range ev.Properties {
+				if p.IANAToken == string(ics.ComponentPropertyExdate) {
+					exdates = append(exdates, p.Value)
+				}
+			}
+		}
+	}
+	if want := []string{"FREQ=WEEKLY;COUNT=10"}; !slices.Equal(rules, want) {
+		t.Errorf("RRULEs %q, want %q", rules, want)
+	}
+	if want := []string{"20261215T190000,20261229T190000,20270112T190000"}; !slices.Equal(exdates, want) {
+		t.Errorf("EXDATEs %q, want %q", exdates, want)
 	}
 }
