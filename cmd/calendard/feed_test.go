@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -510,8 +511,8 @@ func expandFeed(t *testing.T, cal *ics.Calendar) []string {
 		instances := map[string]instance{}
 		next := set.Iterator()
 		for at, ok := next(); ok; at, ok = next() {
-			if len(instances) == MaxFeedInstances {
-				t.Fatalf("%s: more than %d instances: a rule without an end", uid, MaxFeedInstances)
+			if len(instances) == maxExpanded {
+				t.Fatalf("%s: more than %d instances: a rule without an end", uid, maxExpanded)
 			}
 			instances[instanceOf(at, allDay)] = instance{instanceOf(at, allDay), title}
 		}
@@ -539,8 +540,8 @@ func expandFeed(t *testing.T, cal *ics.Calendar) []string {
 	return out
 }
 
-// MaxFeedInstances bounds expandFeed: a list has fewer events.
-const MaxFeedInstances = 10_000
+// maxExpanded bounds expandFeed: a list has fewer events.
+const maxExpanded = 10_000
 
 // icsTime reads a DTSTART, RECURRENCE-ID, RDATE or EXDATE value: a date, a UTC date-time, or a
 // date-time in its TZID, else in loc. It reports whether it is a date.
@@ -673,5 +674,154 @@ func TestFeedSeriesNoPhantom(t *testing.T) {
 	}
 	if want := []string{"20261215T190000,20261229T190000,20270112T190000"}; !slices.Equal(exdates, want) {
 		t.Errorf("EXDATEs %q, want %q", exdates, want)
+	}
+}
+
+// TestFeedSeriesProperty: for random series (daily, weekly and monthly rules with a COUNT, an UNTIL
+// or no end, in zones with and without DST, all-day or not, starting before or after today) whose
+// occurrences were moved, retitled, recategorised, trashed, made drafts or hidden, every feed of
+// random filters, for an anonymous caller or an administrator, expands to exactly the list's events.
+func TestFeedSeriesProperty(t *testing.T) {
+	s := startServer(t)
+	rng := rand.New(rand.NewPCG(36, 1))
+	pick := func(n int) int { return rng.IntN(n) }
+	words := []string{"Alpha", "Bravo", "Charlie", "Delta", "Echo"}
+	var cats []uint64
+	for _, name := range []string{"Red", "Green", "Blue"} {
+		cats = append(cats, s.create(categoriesPath, map[string]any{"name": name}))
+	}
+	title := func() string { return words[pick(len(words))] + " " + words[pick(len(words))] }
+	zones := []string{"Europe/Paris", "America/New_York", "UTC", "UTC+5"}
+	rules := []string{"FREQ=DAILY;COUNT=%d", "FREQ=DAILY;INTERVAL=2;UNTIL=20270301T000000Z", "FREQ=WEEKLY;COUNT=%d",
+		"FREQ=WEEKLY", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH;COUNT=%d", "FREQ=MONTHLY;COUNT=%d", "FREQ=MONTHLY;BYMONTHDAY=-1"}
+	var parents []uint64
+	for range 12 {
+		start := time.Date(2026, 10, 1, pick(24), 30*pick(2), 0, 0, time.UTC).AddDate(0, 0, pick(150))
+		end := start.Add(time.Duration(1+pick(3)) * time.Hour)
+		rule := rules[pick(len(rules))]
+		if strings.Contains(rule, "%d") {
+			rule = fmt.Sprintf(rule, 2+pick(14))
+		}
+		body := map[string]any{"title": title(), "timezone": zones[pick(len(zones))], "categories": []uint64{cats[pick(len(cats))]},
+			"start_date": start.Format(datetime.DB), "end_date": end.Format(datetime.DB), "recurrence": []string{"RRULE:" + rule}}
+		if pick(5) == 0 {
+			body["all_day"] = true
+			body["start_date"], body["end_date"] = start.Format(time.DateOnly), start.AddDate(0, 0, pick(2)).Format(time.DateOnly)
+		}
+		parents = append(parents, s.create(eventsURL, body))
+	}
+	s.settle()
+	for _, parent := range parents {
+		occ := s.list(t, fmt.Sprintf("post_parent=%d&per_page=100&start_date=2026-01-01&end_date=2029-12-31", parent)).events
+		for _, o := range occ {
+			path := fmt.Sprintf("%s/%v", eventsURL, o["id"])
+			var change map[string]any
+			switch pick(10) {
+			case 0:
+				start, err := time.Parse(datetime.DB, o["start_date"].(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				end, err := time.Parse(datetime.DB, o["end_date"].(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				by := time.Duration(pick(96)-48) * time.Hour
+				change = map[string]any{"start_date": start.Add(by).Format(datetime.DB), "end_date": end.Add(by).Format(datetime.DB)}
+			case 1:
+				change = map[string]any{"title": title()}
+			case 2:
+				change = map[string]any{"categories": []uint64{cats[pick(len(cats))]}}
+			case 3:
+				if res := s.do(req{method: "DELETE", path: path, auth: adminAuth}); res.status != http.StatusOK {
+					t.Fatalf("DELETE %s: %d %s", path, res.status, res.body)
+				}
+			case 4:
+				change = map[string]any{"status": "draft"}
+			case 5:
+				change = map[string]any{"hide_from_listings": true}
+			}
+			if change != nil {
+				s.patch(t, o["id"], change)
+			}
+		}
+	}
+	s.settle()
+
+	day := func() string {
+		return time.Date(2026, 9, 15, 0, 0, 0, 0, time.UTC).AddDate(0, 0, pick(300)).Format(time.DateOnly)
+	}
+	for i := range 60 {
+		var q []string
+		if pick(2) == 0 {
+			q = append(q, "search="+strings.ToLower(words[pick(len(words))]))
+		}
+		if pick(3) == 0 {
+			q = append(q, fmt.Sprint("categories=", cats[pick(len(cats))]))
+		}
+		if pick(2) == 0 {
+			q = append(q, "start_date="+day())
+		}
+		if pick(2) == 0 {
+			q = append(q, "end_date="+day())
+		}
+		if pick(8) == 0 {
+			q = append(q, "hide_subsequent_recurrences=1")
+		}
+		auth := ""
+		if pick(2) == 0 {
+			auth = adminAuth
+			if pick(3) == 0 {
+				q = append(q, "status=publish,draft")
+			}
+		}
+		query := strings.Join(q, "&")
+		t.Run(fmt.Sprint(i, " ", query, " ", auth != ""), func(t *testing.T) { s.checkFeedExpandsToList(t, query, auth) })
+	}
+}
+
+// TestFeedSeriesForms: the two other forms a series takes in the feed, each expanding to the list. An
+// occurrence kept after its parent's rule stopped giving its date is an event of its own, and a
+// series whose dates left out would outnumber its events in the answer is written as those events,
+// without a rule.
+func TestFeedSeriesForms(t *testing.T) {
+	s := startServer(t)
+	yoga := map[string]any{"title": "Yoga", "timezone": "Europe/Paris", "start_date": "2026-12-02 09:00:00",
+		"end_date": "2026-12-02 10:00:00", "recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=6"}}
+	parent := s.create(eventsURL, yoga)
+	s.settle()
+	kept := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events[1]["id"]
+	s.patch(t, kept, map[string]any{"title": "Yoga with guests"})
+	s.patch(t, parent, map[string]any{"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=2"}})
+
+	pilates := map[string]any{"title": "Pilates", "start_date": "2026-12-03 18:00:00", "end_date": "2026-12-03 19:00:00",
+		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=6"}}
+	daily := s.create(eventsURL, pilates)
+	s.settle()
+	for _, o := range s.list(t, fmt.Sprintf("post_parent=%d", daily)).events[:4] {
+		s.patch(t, o["id"], map[string]any{"title": "Stretching"})
+	}
+	s.settle()
+
+	// uids returns the UID of each VEVENT with the given SUMMARY, and whether one has a rule.
+	uids := func(cal *ics.Calendar, summary string) (ids []string, rule bool) {
+		for _, ev := range cal.Events() {
+			if ev.GetProperty(ics.ComponentPropertySummary).Value == summary {
+				ids = append(ids, ev.GetProperty(ics.ComponentPropertyUniqueId).Value)
+				rule = rule || ev.GetProperty(ics.ComponentPropertyRrule) != nil
+			}
+		}
+		return ids, rule
+	}
+	cal := s.checkFeedExpandsToList(t, "", "")
+	if ids, _ := uids(cal, "Yoga with guests"); !slices.Equal(ids, []string{fmt.Sprint(kept, "@cal.test")}) {
+		t.Errorf("the occurrence the rule no longer gives: UIDs %q, want its own", ids)
+	}
+	if _, rule := uids(cal, "Pilates"); !rule {
+		t.Error("unfiltered, the daily series has no rule")
+	}
+	cal = s.checkFeedExpandsToList(t, "search=pilates", "")
+	if ids, rule := uids(cal, "Pilates"); len(ids) != 2 || rule {
+		t.Errorf("the daily series among its retitled occurrences: UIDs %q, a rule %v; want two events without", ids, rule)
 	}
 }
