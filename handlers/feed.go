@@ -87,8 +87,8 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 			continue
 		}
 		ev := h.vevent(rq, e, rel, host)
-		if s := series[e.Parent]; s != nil {
-			at := originalStart(e, h.db.SiteZone())
+		if s := series[e.Parent]; s != nil && e.AllDay == s.parent.AllDay {
+			at := originalStart(e, s.parent, h.db.SiteZone())
 			if s.instances[instanceKey(at, e.AllDay)] {
 				if s.givesAsIs(e, ev, at) {
 					continue
@@ -278,8 +278,8 @@ func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zon
 //     an instance the store reads otherwise than RFC 5545 (an EXDATE that names a day);
 //   - an occurrence in the answer that the rule gives otherwise (edited, moved, retitled) overrides
 //     its instance (RECURRENCE-ID, its start as the rule gave it), and one the rule does not give at
-//     all (kept after the rule changed) is an event of its own, as occurrences are without their
-//     parent.
+//     all (kept after the rule changed) or made all-day when the series is not (or the reverse) is
+//     an event of its own, as occurrences are without their parent.
 //
 // When the exclusions would outnumber the series' events in the answer, or the rule no longer gives
 // the parent's own date, the series is written as its events instead, each a VEVENT of its own
@@ -312,7 +312,10 @@ func (h *Handler) feedSeries(rq *request, events []*storage.Event, rel *storage.
 		listed := map[int64]bool{instanceKey(s.ev.Start, p.AllDay): true}
 		last := s.ev.Start
 		for _, c := range occurrences[p.ID] {
-			at := originalStart(c, site)
+			if c.AllDay != p.AllDay {
+				continue // its RECURRENCE-ID would not take DTSTART's form: an event of its own
+			}
+			at := originalStart(c, p, site)
 			listed[instanceKey(at, p.AllDay)] = true
 			if at.After(last) {
 				last = at
@@ -363,12 +366,13 @@ func instanceKey(t time.Time, allDay bool) int64 {
 	return t.Unix()
 }
 
-// originalStart is RECURRENCE-ID of occurrence e: its start as the rule gave it, in e's feed location.
-func originalStart(e *storage.Event, site datetime.Zone) time.Time {
-	loc, zone := feedLoc(e, site)
-	w, err := datetime.ParseWall(e.Occurrence)
+// originalStart is RECURRENCE-ID of occurrence c of series p: its start as the rule gave it, a wall
+// clock of p's zone (c's own may have been edited since), in p's feed location.
+func originalStart(c, p *storage.Event, site datetime.Zone) time.Time {
+	loc, zone := feedLoc(p, site)
+	w, err := datetime.ParseWall(c.Occurrence)
 	if err != nil {
-		return e.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
+		return c.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
 	}
 	return w.In(zone.Loc).In(loc)
 }

@@ -679,8 +679,9 @@ func TestFeedSeriesNoPhantom(t *testing.T) {
 
 // TestFeedSeriesProperty: for random series (daily, weekly and monthly rules with a COUNT, an UNTIL
 // or no end, in zones with and without DST, all-day or not, starting before or after today) whose
-// occurrences were moved, retitled, recategorised, trashed, made drafts or hidden, every feed of
-// random filters, for an anonymous caller or an administrator, expands to exactly the list's events.
+// occurrences were moved, retitled, recategorised, trashed, made drafts, hidden, moved to another zone
+// or made all-day (or timed), every feed of random filters, for an anonymous caller or an
+// administrator, expands to exactly the list's events.
 func TestFeedSeriesProperty(t *testing.T) {
 	s := startServer(t)
 	rng := rand.New(rand.NewPCG(36, 1))
@@ -716,7 +717,7 @@ func TestFeedSeriesProperty(t *testing.T) {
 		for _, o := range occ {
 			path := fmt.Sprintf("%s/%v", eventsURL, o["id"])
 			var change map[string]any
-			switch pick(10) {
+			switch pick(16) {
 			case 0:
 				start, err := time.Parse(datetime.DB, o["start_date"].(string))
 				if err != nil {
@@ -740,6 +741,14 @@ func TestFeedSeriesProperty(t *testing.T) {
 				change = map[string]any{"status": "draft"}
 			case 5:
 				change = map[string]any{"hide_from_listings": true}
+			case 6:
+				change = map[string]any{"timezone": zones[pick(len(zones))]}
+			case 7:
+				day := o["start_date"].(string)[:10]
+				change = map[string]any{"all_day": true, "start_date": day, "end_date": day}
+				if o["all_day"] == true {
+					change = map[string]any{"all_day": false, "start_date": day + " 12:00:00", "end_date": day + " 13:00:00"}
+				}
 			}
 			if change != nil {
 				s.patch(t, o["id"], change)
@@ -780,19 +789,23 @@ func TestFeedSeriesProperty(t *testing.T) {
 	}
 }
 
-// TestFeedSeriesForms: the two other forms a series takes in the feed, each expanding to the list. An
-// occurrence kept after its parent's rule stopped giving its date is an event of its own, and a
-// series whose dates left out would outnumber its events in the answer is written as those events,
-// without a rule.
+// TestFeedSeriesForms: the other forms a series takes in the feed, each expanding to the list. An
+// occurrence kept after its parent's rule stopped giving its date, or made all-day in a series that is
+// not, is an event of its own, one moved to another zone still an override; a series whose dates left
+// out would outnumber its events in the answer is written as those events, without a rule.
 func TestFeedSeriesForms(t *testing.T) {
 	s := startServer(t)
 	yoga := map[string]any{"title": "Yoga", "timezone": "Europe/Paris", "start_date": "2026-12-02 09:00:00",
 		"end_date": "2026-12-02 10:00:00", "recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=6"}}
 	parent := s.create(eventsURL, yoga)
 	s.settle()
-	kept := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events[1]["id"]
+	occ := s.list(t, fmt.Sprintf("post_parent=%d", parent)).events
+	kept := occ[3]["id"]
 	s.patch(t, kept, map[string]any{"title": "Yoga with guests"})
-	s.patch(t, parent, map[string]any{"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=2"}})
+	s.patch(t, occ[0]["id"], map[string]any{"title": "Yoga retreat", "all_day": true, "start_date": "2026-12-09", "end_date": "2026-12-10"})
+	s.patch(t, occ[1]["id"], map[string]any{"title": "Yoga in New York", "timezone": "America/New_York",
+		"start_date": "2026-12-16 09:00:00", "end_date": "2026-12-16 10:00:00"})
+	s.patch(t, parent, map[string]any{"recurrence": []string{"RRULE:FREQ=WEEKLY;COUNT=4"}})
 
 	pilates := map[string]any{"title": "Pilates", "start_date": "2026-12-03 18:00:00", "end_date": "2026-12-03 19:00:00",
 		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=6"}}
@@ -814,8 +827,17 @@ func TestFeedSeriesForms(t *testing.T) {
 		return ids, rule
 	}
 	cal := s.checkFeedExpandsToList(t, "", "")
-	if ids, _ := uids(cal, "Yoga with guests"); !slices.Equal(ids, []string{fmt.Sprint(kept, "@cal.test")}) {
-		t.Errorf("the occurrence the rule no longer gives: UIDs %q, want its own", ids)
+	for _, tc := range []struct {
+		title string
+		want  any
+	}{
+		{"Yoga with guests", kept},     // the rule no longer gives its date
+		{"Yoga retreat", occ[0]["id"]}, // all-day in a series that is not
+		{"Yoga in New York", parent},   // another zone: still an override
+	} {
+		if ids, _ := uids(cal, tc.title); !slices.Equal(ids, []string{fmt.Sprint(tc.want, "@cal.test")}) {
+			t.Errorf("%s: UIDs %q, want %v@cal.test", tc.title, ids, tc.want)
+		}
 	}
 	if _, rule := uids(cal, "Pilates"); !rule {
 		t.Error("unfiltered, the daily series has no rule")
