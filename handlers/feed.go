@@ -86,15 +86,16 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 			cal.Events = append(cal.Events, s.ev)
 			continue
 		}
-		ev := h.vevent(rq, e, rel, host)
-		if s := series[e.Parent]; s != nil && e.AllDay == s.parent.AllDay {
-			at := originalStart(e, s.parent, h.db.SiteZone())
-			if s.instances[instanceKey(at, e.AllDay)] {
-				if s.givesAsIs(e, ev, at) {
-					continue
-				}
-				ev.UID, ev.RecurrenceID = s.ev.UID, at
+		var at time.Time // RECURRENCE-ID when e overrides an instance of its parent's rule
+		if s := series[e.Parent]; s != nil {
+			var ok bool
+			if at, ok = s.instances[e.ID]; ok && s.givesAsIs(e, at, h.db.SiteZone()) {
+				continue
 			}
+		}
+		ev := h.vevent(rq, e, rel, host)
+		if !at.IsZero() {
+			ev.UID, ev.RecurrenceID = utoa(e.Parent)+"@"+host, at
 		}
 		cal.Events = append(cal.Events, ev)
 	}
@@ -287,10 +288,11 @@ func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zon
 // one item there. Either way a feed stays proportional to its events: the rule is expanded up to
 // twice as many instances as the answer holds of the series, and no query is added.
 type feedSeries struct {
-	ev ical.Event // the parent's VEVENT, with the lines above, or without a rule
-	// instances are the keys (instanceKey) of the instances ev's rule gives; nil without a rule.
-	instances map[int64]bool
-	parent    *storage.Event
+	ev     ical.Event // the parent's VEVENT, with the lines above, or without a rule
+	parent *storage.Event
+	// instances holds the occurrences of the answer that are instances of ev's rule, by ID: their
+	// starts as the rule gives them (RECURRENCE-ID). Empty without a rule.
+	instances map[uint64]time.Time
 }
 
 // feedSeries plans the series whose parents are among events (in the answer), by parent ID.
@@ -307,15 +309,17 @@ func (h *Handler) feedSeries(rq *request, events []*storage.Event, rel *storage.
 		if len(p.Recurrence) == 0 {
 			continue
 		}
-		s := &feedSeries{ev: h.vevent(rq, p, rel, host), parent: p}
+		s := &feedSeries{ev: h.vevent(rq, p, rel, host), parent: p, instances: map[uint64]time.Time{}}
 		series[p.ID] = s
+		loc, zone := feedLoc(p, site)
 		listed := map[int64]bool{instanceKey(s.ev.Start, p.AllDay): true}
 		last := s.ev.Start
 		for _, c := range occurrences[p.ID] {
 			if c.AllDay != p.AllDay {
 				continue // its RECURRENCE-ID would not take DTSTART's form: an event of its own
 			}
-			at := originalStart(c, p, site)
+			at := originalStart(c, loc, zone)
+			s.instances[c.ID] = at
 			listed[instanceKey(at, p.AllDay)] = true
 			if at.After(last) {
 				last = at
@@ -335,26 +339,32 @@ func (h *Handler) feedSeries(rq *request, events []*storage.Event, rel *storage.
 			}
 		}
 		if !ok || len(excluded) > len(listed) || !given[instanceKey(s.ev.Start, p.AllDay)] {
-			s.ev.Recurrence = nil
+			s.ev.Recurrence, s.instances = nil, nil
 			continue
 		}
 		s.ev.Exclude(excluded...)
-		s.instances = given
+		for id, at := range s.instances {
+			if !given[instanceKey(at, p.AllDay)] {
+				delete(s.instances, id)
+			}
+		}
 	}
 	return series, nil
 }
 
-// givesAsIs reports whether occurrence c, whose VEVENT is ev and whose instance starts at at, is what
-// the series' rule gives there: not edited on its own, the parent's title, the instance's start and
-// the parent's length (an expander gives each instance DTSTART's duration).
-func (s *feedSeries) givesAsIs(c *storage.Event, ev ical.Event, at time.Time) bool {
-	return !c.Detached && c.Title == s.parent.Title &&
-		instanceKey(ev.Start, c.AllDay) == instanceKey(at, c.AllDay) && length(ev) == length(s.ev)
+// givesAsIs reports whether occurrence c, whose instance starts at at, is what the series' rule gives
+// there: not edited on its own, the parent's title, the instance's start and the parent's length (an
+// expander gives each instance DTSTART's duration).
+func (s *feedSeries) givesAsIs(c *storage.Event, at time.Time, site datetime.Zone) bool {
+	start, end := feedTimes(c, site)
+	return !c.Detached && c.Title == s.parent.Title && instanceKey(start, c.AllDay) == instanceKey(at, c.AllDay) &&
+		length(start, end, c.AllDay) == length(s.ev.Start, s.ev.End, c.AllDay)
 }
 
-// length is how long ev lasts as an expander reads it: in seconds, or in days for an all-day event.
-func length(ev ical.Event) int64 {
-	return instanceKey(ev.End, ev.AllDay) - instanceKey(ev.Start, ev.AllDay)
+// length is how long an event from start to end lasts as an expander reads it: in seconds, or in
+// days when it is all-day.
+func length(start, end time.Time, allDay bool) int64 {
+	return instanceKey(end, allDay) - instanceKey(start, allDay)
 }
 
 // instanceKey names an instance of a series by its start: the instant, or the date of an all-day one.
@@ -366,10 +376,9 @@ func instanceKey(t time.Time, allDay bool) int64 {
 	return t.Unix()
 }
 
-// originalStart is RECURRENCE-ID of occurrence c of series p: its start as the rule gave it, a wall
-// clock of p's zone (c's own may have been edited since), in p's feed location.
-func originalStart(c, p *storage.Event, site datetime.Zone) time.Time {
-	loc, zone := feedLoc(p, site)
+// originalStart is RECURRENCE-ID of occurrence c: its start as the rule gave it, a wall clock of its
+// parent's zone (c's own may have been edited since), in loc, the parent's feed location (feedLoc).
+func originalStart(c *storage.Event, loc *time.Location, zone datetime.Zone) time.Time {
 	w, err := datetime.ParseWall(c.Occurrence)
 	if err != nil {
 		return c.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
