@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/teambition/rrule-go"
 
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 )
@@ -419,7 +420,7 @@ func TestFeedConditional(t *testing.T) {
 }
 
 // TestFeedCap: a feed holds the first 5000 events of the list's order, and X-TEC-Total says how many
-// matched.
+// matched; a series cut there ends there.
 func TestFeedCap(t *testing.T) {
 	s := startServer(t)
 	ctx := context.Background()
@@ -456,6 +457,21 @@ func TestFeedCap(t *testing.T) {
 	items := listItemsOf(page, "events")
 	if got, want := ids[len(ids)-1], uint64(items[len(items)-1]["id"].(float64)); got != want {
 		t.Errorf("the feed ends with event %d, the list's 5000th is %d", got, want)
+	}
+
+	// A weekly series without an end among them ends at its last occurrence within the 5000.
+	s.create(eventsURL, map[string]any{"title": "Weekly Class", "start_date": "2027-01-04 10:00:00", "end_date": "2027-01-04 11:00:00",
+		"recurrence": []string{"RRULE:FREQ=WEEKLY"}})
+	s.settle()
+	cal = s.checkFeedExpandsToList(t, "end_date=2040-01-01", "")
+	var rules []string
+	for _, ev := range cal.Events() {
+		if p := ev.GetProperty(ics.ComponentPropertyRrule); p != nil {
+			rules = append(rules, p.Value)
+		}
+	}
+	if len(rules) != 1 || !strings.HasPrefix(rules[0], "FREQ=WEEKLY;UNTIL=2028") {
+		t.Errorf("RRULEs %q, want one ending in 2028, where the feed does", rules)
 	}
 }
 
@@ -580,12 +596,12 @@ func instanceOf(at time.Time, allDay bool) string {
 	return at.UTC().Format(datetime.DB) + "Z"
 }
 
-// listedInstances returns the events the list answers for query and caller, every page, as
-// expandFeed writes instances, sorted.
+// listedInstances returns the events the list answers for query and caller, as many as a feed holds
+// (the first pages up to handlers.MaxFeedEvents), as expandFeed writes instances, sorted.
 func (s *server) listedInstances(t *testing.T, query, auth string) []string {
 	t.Helper()
 	var out []string
-	for page, pages := 1, 1; page <= pages; page++ {
+	for page, pages := 1, 1; page <= min(pages, handlers.MaxFeedEvents/100); page++ {
 		res := s.do(req{method: "GET", path: fmt.Sprintf("%s?per_page=100&page=%d&%s", eventsPath, page, query), auth: auth})
 		if res.status != http.StatusOK {
 			t.Fatalf("GET events?%s: %d %s", query, res.status, res.body)
