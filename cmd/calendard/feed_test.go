@@ -477,8 +477,8 @@ func TestFeedCap(t *testing.T) {
 
 // An independent expander of a feed, to hold it to the list: golang-ical reads the file and
 // teambition/rrule-go expands each series as RFC 5545 section 3.8.5 says: DTSTART, the RRULE's
-// instances and the RDATEs, less the EXDATEs at their exact times, each instance then replaced by the
-// VEVENT whose RECURRENCE-ID names it. An instance is "<UTC start> <title>", or "<date> <title>" for
+// instances (DTSTART counting as the first of a COUNT) and the RDATEs, less the EXDATEs at their exact
+// times, each instance then replaced by the VEVENT whose RECURRENCE-ID names it. An instance is "<UTC start> <title>", or "<date> <title>" for
 // an all-day one, as listedInstances writes the list's events.
 
 // expandFeed returns the instances of every VEVENT of cal, sorted.
@@ -509,6 +509,16 @@ func expandFeed(t *testing.T, cal *ics.Calendar) []string {
 				r, err := rrule.NewRRule(*opt)
 				if err != nil {
 					t.Fatalf("rrule-go: RRULE:%s: %v", p.Value, err)
+				}
+				if first := r.After(start, true); opt.Count > 0 && !first.Equal(start) {
+					// DTSTART is the first of COUNT instances even when the rule does not give it,
+					// where rrule-go, as python-dateutil, counts only the rule's own.
+					if opt.Count--; opt.Count == 0 {
+						continue
+					}
+					if r, err = rrule.NewRRule(*opt); err != nil {
+						t.Fatalf("rrule-go: RRULE:%s: %v", p.Value, err)
+					}
 				}
 				set.RRule(r)
 			case ics.ComponentPropertyRdate, ics.ComponentPropertyExdate:

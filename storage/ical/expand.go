@@ -17,7 +17,8 @@ import (
 // date-time reads in its TZID, in DTSTART's location when floating, and a date is midnight there.
 //
 // ev.Recurrence gets a new RRULE line ending at until (an UNTIL in place of its COUNT or later
-// UNTIL), unless the rule has no instance after until anyway; its other lines stay as they are.
+// UNTIL), unless the rule has no instance after until anyway, or at its last instance when it has a
+// COUNT and DTSTART is not one of its instances; its other lines stay as they are.
 // When the series so cut has more than limit instances, Cut returns ok false and leaves ev as it was:
 // it never expands more than limit instances of the rule. It returns an error wrapping ErrSyntax for
 // a line it cannot read.
@@ -38,12 +39,17 @@ func (ev *Event) Cut(until time.Time, limit int) (starts []time.Time, ok bool, e
 				return nil, false, fmt.Errorf("%w: RRULE %.60q: %v", ErrSyntax, prop.value, err)
 			}
 			opt.Dtstart = ev.Start
-			n, goesOn, err := ruleInstances(set, *opt, until, limit)
-			if err != nil || n > limit {
+			span, err := ruleInstances(set, *opt, until, limit)
+			if err != nil || span.n > limit {
 				return nil, false, err
 			}
-			if goesOn {
+			switch {
+			case span.goesOn:
 				lines[i] = "RRULE:" + withUntil(prop.value, until, ev.AllDay)
+			case opt.Count > 0 && !span.fromStart && span.n > 0:
+				// RFC 5545 counts DTSTART as the first of COUNT instances even when the rule does not
+				// give it, rrule-go (and the store) do not; an UNTIL means the same to both.
+				lines[i] = "RRULE:" + withUntil(prop.value, span.last, ev.AllDay)
 			}
 		case "RDATE", "EXDATE":
 			add := set.RDate
@@ -66,44 +72,56 @@ func (ev *Event) Cut(until time.Time, limit int) (starts []time.Time, ok bool, e
 	return starts, true, nil
 }
 
-// ruleInstances adds to set the instances of the rule opt up to until, at most limit+1 of them, and
-// returns how many it added and whether the rule may have instances after until: it has no end, or
-// its COUNT is not used up, or it has one within a year after until and before its UNTIL, or its
-// UNTIL is later than that year (a rule that matches rarely is not searched further).
-func ruleInstances(set *rrule.Set, opt rrule.ROption, until time.Time, limit int) (int, bool, error) {
+// ruleSpan is what ruleInstances learns of a rule.
+type ruleSpan struct {
+	n         int       // how many instances it has up to until (at most limit+1 are counted)
+	last      time.Time // the last of them
+	fromStart bool      // its first instance is DTSTART
+	// goesOn: it may have instances after until: it has no end, or its COUNT is not used up, or it
+	// has one within a year after until and before its UNTIL, or its UNTIL is later than that year (a
+	// rule that matches rarely is not searched further).
+	goesOn bool
+}
+
+// ruleInstances adds to set the instances of the rule opt up to until, at most limit+1 of them.
+func ruleInstances(set *rrule.Set, opt rrule.ROption, until time.Time, limit int) (ruleSpan, error) {
 	cut := opt
 	if cut.Until.IsZero() || cut.Until.After(until) {
 		cut.Until = until
 	}
 	r, err := rrule.NewRRule(cut)
 	if err != nil {
-		return 0, false, fmt.Errorf("%w: RRULE: %v", ErrSyntax, err)
+		return ruleSpan{}, fmt.Errorf("%w: RRULE: %v", ErrSyntax, err)
 	}
-	n := 0
+	var span ruleSpan
 	next := r.Iterator()
-	for t, ok := next(); ok && n <= limit; t, ok = next() {
+	for t, ok := next(); ok && span.n <= limit; t, ok = next() {
 		set.RDate(t)
-		n++
+		span.fromStart = span.fromStart || span.n == 0 && t.Equal(opt.Dtstart)
+		span.n, span.last = span.n+1, t
 	}
 	switch {
 	case opt.Count > 0:
-		return n, n < opt.Count, nil
+		span.goesOn = span.n < opt.Count
+		return span, nil
 	case opt.Until.IsZero():
-		return n, true, nil
+		span.goesOn = true
+		return span, nil
 	case !opt.Until.After(until):
-		return n, false, nil
+		return span, nil
 	}
 	ahead := opt
 	ahead.Until = until.AddDate(1, 0, 0)
 	if ahead.Until.Before(opt.Until) {
-		return n, true, nil
+		span.goesOn = true
+		return span, nil
 	}
 	ahead.Until = opt.Until
-	r, err = rrule.NewRRule(ahead)
-	if err != nil {
-		return 0, false, fmt.Errorf("%w: RRULE: %v", ErrSyntax, err)
+	if r, err = rrule.NewRRule(ahead); err != nil {
+		return ruleSpan{}, fmt.Errorf("%w: RRULE: %v", ErrSyntax, err)
 	}
-	return n, !r.After(until, false).IsZero(), nil
+	span.goesOn = !r.After(until, false).IsZero()
+	return span, nil
 }
 
 // withUntil is the RECUR value v ending at until: COUNT and UNTIL dropped, UNTIL=until added, a date

@@ -33,6 +33,12 @@ func TestEventCut(t *testing.T) {
 			wantLines: []string{"RRULE:FREQ=WEEKLY;UNTIL=20261208T180000Z"},
 		},
 		{
+			name:  "a COUNT whose rule does not give DTSTART becomes an UNTIL at its last instance",
+			lines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2"}, until: at(12, 31, 0), limit: 10, wantOK: true,
+			want:      []time.Time{at(12, 1, 19), at(12, 7, 19), at(12, 14, 19)},
+			wantLines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20261214T180000Z"},
+		},
+		{
 			name:  "an endless rule gets an UNTIL; an RDATE after it stays an instance",
 			lines: []string{"RRULE:FREQ=DAILY;INTERVAL=2", "RDATE:20270101T120000Z"}, until: at(12, 4, 0), limit: 10, wantOK: true,
 			want:      []time.Time{at(12, 1, 19), at(12, 3, 19), time.Date(2027, 1, 1, 13, 0, 0, 0, paris)},
