@@ -818,7 +818,8 @@ func TestFeedSeriesProperty(t *testing.T) {
 // TestFeedSeriesForms: the other forms a series takes in the feed, each expanding to the list. An
 // occurrence kept after its parent's rule stopped giving its date, or made all-day in a series that is
 // not, is an event of its own, one moved to another zone still an override; a series whose dates left
-// out would outnumber its events in the answer is written as those events, without a rule.
+// out would outnumber its events in the answer, or whose rule excludes its parent, is written as those
+// events, without a rule.
 func TestFeedSeriesForms(t *testing.T) {
 	s := startServer(t)
 	yoga := map[string]any{"title": "Yoga", "timezone": "Europe/Paris", "start_date": "2026-12-02 09:00:00",
@@ -836,6 +837,10 @@ func TestFeedSeriesForms(t *testing.T) {
 	pilates := map[string]any{"title": "Pilates", "start_date": "2026-12-03 18:00:00", "end_date": "2026-12-03 19:00:00",
 		"recurrence": []string{"RRULE:FREQ=DAILY;COUNT=6"}}
 	daily := s.create(eventsURL, pilates)
+	// A series that excludes its own first date: whether the list shows the parent or not, the feed
+	// shows the same.
+	s.create(eventsURL, map[string]any{"title": "Tai chi", "timezone": "Europe/Paris", "start_date": "2026-12-05 09:00:00",
+		"end_date": "2026-12-05 10:00:00", "recurrence": []string{"RRULE:FREQ=DAILY;COUNT=3", "EXDATE;TZID=Europe/Paris:20261205T090000"}})
 	s.settle()
 	for _, o := range s.list(t, fmt.Sprintf("post_parent=%d", daily)).events[:4] {
 		s.patch(t, o["id"], map[string]any{"title": "Stretching"})
