@@ -77,14 +77,25 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 	if u, err := url.Parse(rq.origin); err == nil {
 		host = u.Hostname() // as in global_id
 	}
-	series := seriesIn(loaded.Events)
+	series, err := h.feedSeries(rq, loaded.Events, rel, host)
+	if err != nil {
+		return err
+	}
 	for _, e := range loaded.Events {
-		if series[e.Parent] && !e.Detached {
-			continue // its parent's RRULE gives it
+		if s := series[e.ID]; s != nil {
+			cal.Events = append(cal.Events, s.ev)
+			continue
+		}
+		var at time.Time // RECURRENCE-ID when e overrides an instance of its parent's rule
+		if s := series[e.Parent]; s != nil {
+			var ok bool
+			if at, ok = s.instances[e.ID]; ok && s.givesAsIs(e, at, h.db.SiteZone()) {
+				continue
+			}
 		}
 		ev := h.vevent(rq, e, rel, host)
-		if series[e.Parent] {
-			ev.UID, ev.RecurrenceID = utoa(e.Parent)+"@"+host, originalStart(e, h.db.SiteZone())
+		if !at.IsZero() {
+			ev.UID, ev.RecurrenceID = utoa(e.Parent)+"@"+host, at
 		}
 		cal.Events = append(cal.Events, ev)
 	}
@@ -254,25 +265,123 @@ func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zon
 	return zone.Loc, zone
 }
 
-// seriesIn names the series whose parent is among events: in the feed each is one VEVENT with its
-// RRULE and EXDATEs, its occurrences left to the rule but those edited on their own, which become
-// overrides of the parent's UID (RECURRENCE-ID, their start as the rule gave it).
-func seriesIn(events []*storage.Event) map[uint64]bool {
-	parents := map[uint64]bool{}
-	for _, e := range events {
-		if len(e.Recurrence) > 0 {
-			parents[e.ID] = true
-		}
-	}
-	return parents
+// A series in the feed. The feed shows what the list shows and nothing else: a calendar app expands
+// a series' rule itself, so every instance the written rule gives must be an event of the answer, at
+// the list's time and with its title. A series whose parent is in the answer is therefore one VEVENT
+// with its RRULE, RDATEs and EXDATEs, and
+//   - its RRULE ends (UNTIL) at the series' last instance in the answer, unless it ends there anyway:
+//     the list ends at its end date (24 months ahead by default) and at MaxFeedEvents, and a rule
+//     without an end would go on where the list has nothing (a subscriber sees the series grow as
+//     the feed is polled); a COUNT whose rule does not give DTSTART becomes an UNTIL (ical.Cut);
+//   - one more EXDATE removes every instance the rule gives that the answer does not hold: an
+//     occurrence trashed, edited out of the request's filters, moved out of its dates, not visible
+//     to the caller, hidden from listings, or never materialised (older than the series window), and
+//     an instance the store reads otherwise than RFC 5545 (an EXDATE that names a day);
+//   - an occurrence in the answer that the rule gives otherwise (edited, moved, retitled) overrides
+//     its instance (RECURRENCE-ID, its start as the rule gave it), and one the rule does not give at
+//     all (kept after the rule changed) or made all-day when the series is not (or the reverse) is
+//     an event of its own, as occurrences are without their parent.
+//
+// When the exclusions would outnumber the series' events in the answer, or the rule no longer gives
+// the parent's own date, the series is written as its events instead, each a VEVENT of its own
+// without a rule, which is exact in every calendar app; so is the first form, which keeps a series
+// one item there. Either way a feed stays proportional to its events: the rule is expanded up to
+// twice as many instances as the answer holds of the series, and no query is added.
+type feedSeries struct {
+	ev     ical.Event // the parent's VEVENT, with the lines above, or without a rule
+	parent *storage.Event
+	// instances holds the occurrences of the answer that are instances of ev's rule, by ID: their
+	// starts as the rule gives them (RECURRENCE-ID). Empty without a rule.
+	instances map[uint64]time.Time
 }
 
-// originalStart is RECURRENCE-ID of occurrence e: its start as the rule gave it, in e's feed location.
-func originalStart(e *storage.Event, site datetime.Zone) time.Time {
-	loc, zone := feedLoc(e, site)
-	w, err := datetime.ParseWall(e.Occurrence)
+// feedSeries plans the series whose parents are among events (in the answer), by parent ID.
+func (h *Handler) feedSeries(rq *request, events []*storage.Event, rel *storage.Related, host string) (map[uint64]*feedSeries, error) {
+	site := h.db.SiteZone()
+	occurrences := map[uint64][]*storage.Event{}
+	for _, e := range events {
+		if e.Parent != 0 {
+			occurrences[e.Parent] = append(occurrences[e.Parent], e)
+		}
+	}
+	series := map[uint64]*feedSeries{}
+	for _, p := range events {
+		if len(p.Recurrence) == 0 {
+			continue
+		}
+		s := &feedSeries{ev: h.vevent(rq, p, rel, host), parent: p, instances: map[uint64]time.Time{}}
+		series[p.ID] = s
+		loc, zone := feedLoc(p, site)
+		listed := map[int64]bool{instanceKey(s.ev.Start, p.AllDay): true}
+		last := s.ev.Start
+		for _, c := range occurrences[p.ID] {
+			if c.AllDay != p.AllDay {
+				continue // its RECURRENCE-ID would not take DTSTART's form: an event of its own
+			}
+			at := originalStart(c, loc, zone)
+			s.instances[c.ID] = at
+			listed[instanceKey(at, p.AllDay)] = true
+			if at.After(last) {
+				last = at
+			}
+		}
+		starts, ok, err := s.ev.Cut(last, 2*len(listed))
+		if err != nil {
+			return nil, err
+		}
+		var excluded []time.Time
+		given := map[int64]bool{}
+		for _, t := range starts {
+			if k := instanceKey(t, p.AllDay); listed[k] {
+				given[k] = true
+			} else {
+				excluded = append(excluded, t)
+			}
+		}
+		if !ok || len(excluded) > len(listed) || !given[instanceKey(s.ev.Start, p.AllDay)] {
+			s.ev.Recurrence, s.instances = nil, nil
+			continue
+		}
+		s.ev.Exclude(excluded...)
+		for id, at := range s.instances {
+			if !given[instanceKey(at, p.AllDay)] {
+				delete(s.instances, id)
+			}
+		}
+	}
+	return series, nil
+}
+
+// givesAsIs reports whether occurrence c, whose instance starts at at, is what the series' rule gives
+// there: not edited on its own, the parent's title, the instance's start and the parent's length (an
+// expander gives each instance DTSTART's duration).
+func (s *feedSeries) givesAsIs(c *storage.Event, at time.Time, site datetime.Zone) bool {
+	start, end := feedTimes(c, site)
+	return !c.Detached && c.Title == s.parent.Title && instanceKey(start, c.AllDay) == instanceKey(at, c.AllDay) &&
+		length(start, end, c.AllDay) == length(s.ev.Start, s.ev.End, c.AllDay)
+}
+
+// length is how long an event from start to end lasts as an expander reads it: in seconds, or in
+// days when it is all-day.
+func length(start, end time.Time, allDay bool) int64 {
+	return instanceKey(end, allDay) - instanceKey(start, allDay)
+}
+
+// instanceKey names an instance of a series by its start: the instant, or the date of an all-day one.
+func instanceKey(t time.Time, allDay bool) int64 {
+	if allDay {
+		y, m, d := t.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix()
+	}
+	return t.Unix()
+}
+
+// originalStart is RECURRENCE-ID of occurrence c: its start as the rule gave it, a wall clock of its
+// parent's zone (c's own may have been edited since), in loc, the parent's feed location (feedLoc).
+func originalStart(c *storage.Event, loc *time.Location, zone datetime.Zone) time.Time {
+	w, err := datetime.ParseWall(c.Occurrence)
 	if err != nil {
-		return e.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
+		return c.StartUTC.In(loc) // a record the store wrote without it: its start is the best guess
 	}
 	return w.In(zone.Loc).In(loc)
 }

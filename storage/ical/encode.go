@@ -145,14 +145,22 @@ func appendTimeProperty(b []byte, t time.Time, allDay bool) []byte {
 	loc := t.Location()
 	switch {
 	case allDay:
-		return t.AppendFormat(append(b, ";VALUE=DATE:"...), layoutDate)
-	case loc == Floating:
-		return t.AppendFormat(append(b, ':'), layoutLocal)
-	case isUTC(loc):
-		return t.UTC().AppendFormat(append(b, ':'), layoutUTC)
+		b = append(b, ";VALUE=DATE"...)
+	case loc != Floating && !isUTC(loc):
+		b = appendParamValue(append(b, ";TZID="...), loc.String())
 	}
-	b = appendParamValue(append(b, ";TZID="...), loc.String())
-	return t.AppendFormat(append(b, ':'), layoutLocal)
+	return appendTimeValue(append(b, ':'), t, allDay)
+}
+
+// appendTimeValue appends t as the value of a time property whose parameters appendTimeProperty wrote.
+func appendTimeValue(b []byte, t time.Time, allDay bool) []byte {
+	switch {
+	case allDay:
+		return t.AppendFormat(b, layoutDate)
+	case isUTC(t.Location()):
+		return t.UTC().AppendFormat(b, layoutUTC)
+	}
+	return t.AppendFormat(b, layoutLocal)
 }
 
 // isUTC reports whether times in loc are written in the UTC form. Any location named "UTC" is:
