@@ -272,7 +272,7 @@ func feedLoc(e *storage.Event, site datetime.Zone) (*time.Location, datetime.Zon
 //   - its RRULE ends (UNTIL) at the series' last instance in the answer, unless it ends there anyway:
 //     the list ends at its end date (24 months ahead by default) and at MaxFeedEvents, and a rule
 //     without an end would go on where the list has nothing (a subscriber sees the series grow as
-//     the feed is polled); a COUNT whose rule does not give DTSTART becomes an UNTIL (ical.Cut);
+//     the feed is polled);
 //   - one more EXDATE removes every instance the rule gives that the answer does not hold: an
 //     occurrence trashed, edited out of the request's filters, moved out of its dates, not visible
 //     to the caller, hidden from listings, or never materialised (older than the series window), and

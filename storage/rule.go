@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/teambition/rrule-go"
+
+	"github.com/calendard/calendard/storage/ical"
 )
 
 // MaxOccurrences bounds a series inside its window (SeriesWindow): a daily rule over the default four
@@ -82,7 +84,7 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 		}
 		switch l.name {
 		case "RRULE":
-			if r.rrule != nil {
+			if r.line != "" {
 				return nil, fail("a series has one RRULE")
 			}
 			if len(l.params) > 0 {
@@ -113,6 +115,13 @@ func parseRule(lines []string, start time.Time) (*rule, error) {
 			}
 			opt.Dtstart = start
 			r.line = s
+			own, err := ical.RFCCount(opt) // the series' start counts among COUNT's instances
+			if err != nil {
+				return nil, fail("%s", inWords(err))
+			}
+			if !own {
+				continue // the start alone
+			}
 			if r.rrule, err = rrule.NewRRule(*opt); err != nil {
 				return nil, fail("%s", inWords(err))
 			}

@@ -17,8 +17,7 @@ import (
 // date-time reads in its TZID, in DTSTART's location when floating, and a date is midnight there.
 //
 // ev.Recurrence gets a new RRULE line ending at until (an UNTIL in place of its COUNT or later
-// UNTIL), unless the rule has no instance after until anyway, or at its last instance when it has a
-// COUNT and DTSTART is not one of its instances; its other lines stay as they are.
+// UNTIL), unless the rule has no instance after until anyway; its other lines stay as they are.
 // When the series so cut has more than limit instances, Cut returns ok false and leaves ev as it was:
 // it never expands more than limit instances of the rule. It returns an error wrapping ErrSyntax for
 // a line it cannot read.
@@ -39,17 +38,18 @@ func (ev *Event) Cut(until time.Time, limit int) (starts []time.Time, ok bool, e
 				return nil, false, fmt.Errorf("%w: RRULE %.60q: %v", ErrSyntax, prop.value, err)
 			}
 			opt.Dtstart = ev.Start
+			if own, err := RFCCount(opt); err != nil || !own {
+				if err != nil {
+					return nil, false, fmt.Errorf("%w: RRULE: %v", ErrSyntax, err)
+				}
+				continue
+			}
 			span, err := ruleInstances(set, *opt, until, limit)
 			if err != nil || span.n > limit {
 				return nil, false, err
 			}
-			switch {
-			case span.goesOn:
+			if span.goesOn {
 				lines[i] = "RRULE:" + withUntil(prop.value, until, ev.AllDay)
-			case opt.Count > 0 && !span.fromStart && span.n > 0:
-				// RFC 5545 counts DTSTART as the first of COUNT instances even when the rule does not
-				// give it, rrule-go (and the store) do not; an UNTIL means the same to both.
-				lines[i] = "RRULE:" + withUntil(prop.value, span.last, ev.AllDay)
 			}
 		case "RDATE", "EXDATE":
 			add := set.RDate
@@ -72,11 +72,26 @@ func (ev *Event) Cut(until time.Time, limit int) (starts []time.Time, ok bool, e
 	return starts, true, nil
 }
 
+// RFCCount makes opt's COUNT count as RFC 5545 does (section 3.8.5.3): DTSTART is the first instance
+// even when the rule does not give it, where rrule-go counts only the rule's own instances. It
+// reports whether the rule keeps an instance of its own (not so for COUNT=1 beside such a DTSTART).
+func RFCCount(opt *rrule.ROption) (bool, error) {
+	if opt.Count == 0 {
+		return true, nil
+	}
+	r, err := rrule.NewRRule(*opt)
+	if err != nil {
+		return false, err
+	}
+	if !r.After(opt.Dtstart, true).Equal(opt.Dtstart) {
+		opt.Count--
+	}
+	return opt.Count > 0, nil
+}
+
 // ruleSpan is what ruleInstances learns of a rule.
 type ruleSpan struct {
-	n         int       // how many instances it has up to until (at most limit+1 are counted)
-	last      time.Time // the last of them
-	fromStart bool      // its first instance is DTSTART
+	n int // how many instances it has up to until (at most limit+1 are counted)
 	// goesOn: it may have instances after until: it has no end, or its COUNT is not used up, or it
 	// has one within a year after until and before its UNTIL, or its UNTIL is later than that year (a
 	// rule that matches rarely is not searched further).
@@ -97,8 +112,7 @@ func ruleInstances(set *rrule.Set, opt rrule.ROption, until time.Time, limit int
 	next := r.Iterator()
 	for t, ok := next(); ok && span.n <= limit; t, ok = next() {
 		set.RDate(t)
-		span.fromStart = span.fromStart || span.n == 0 && t.Equal(opt.Dtstart)
-		span.n, span.last = span.n+1, t
+		span.n++
 	}
 	switch {
 	case opt.Count > 0:

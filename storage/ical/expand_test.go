@@ -33,10 +33,16 @@ func TestEventCut(t *testing.T) {
 			wantLines: []string{"RRULE:FREQ=WEEKLY;UNTIL=20261208T180000Z"},
 		},
 		{
-			name:  "a COUNT whose rule does not give DTSTART becomes an UNTIL at its last instance",
+			name:  "a COUNT whose rule does not give DTSTART counts DTSTART, as RFC 5545 does",
 			lines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2"}, until: at(12, 31, 0), limit: 10, wantOK: true,
-			want:      []time.Time{at(12, 1, 19), at(12, 7, 19), at(12, 14, 19)},
-			wantLines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20261214T180000Z"},
+			want:      []time.Time{at(12, 1, 19), at(12, 7, 19)},
+			wantLines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=2"},
+		},
+		{
+			name:  "COUNT=1 beside a DTSTART the rule does not give is DTSTART alone",
+			lines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=1"}, until: at(12, 31, 0), limit: 10, wantOK: true,
+			want:      []time.Time{at(12, 1, 19)},
+			wantLines: []string{"RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=1"},
 		},
 		{
 			name:  "an endless rule gets an UNTIL; an RDATE after it stays an instance",
