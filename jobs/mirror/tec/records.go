@@ -252,6 +252,7 @@ func parseStamp(s string) stamp {
 func digest(raw []byte) string {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err == nil {
+		delete(obj, "json_ld") // the single routes add it, the lists do not
 		for _, field := range []string{"venue", "organizer", "categories", "tags"} {
 			if v, ok := obj[field]; ok {
 				obj[field] = embeddedIDs(v)
