@@ -90,7 +90,7 @@ func (m mirrorConfig) importer(db *storage.DB, actor storage.Actor, defaultLang 
 		roots[i].URL = strings.TrimSuffix(roots[i].URL, "/")
 	}
 	return &tec.Importer{Store: db, Actor: actor, Roots: roots, Get: &mirror.Getter{User: m.User, Password: m.AppPassword, Timeout: m.Timeout},
-		FullEvery: m.FullEvery}, nil
+		FullEvery: m.FullEvery, Zone: db.SiteZone().Loc}, nil
 }
 
 // importTEC implements "calendard import tec": one sync of a TEC site into the store, or with

@@ -94,6 +94,10 @@ type Importer struct {
 	// the cheap runs between them do not see what /wp/v2 does not list (an edit to an event that has
 	// ended, its deletion), the walks do. The first Sync of an Importer walks.
 	FullEvery time.Duration
+	// Zone is the zone this service shows publication and modification dates in (the site time zone
+	// of its configuration); a site in another one is a note in every run's report, as our dates would
+	// read otherwise than the site's. Nil: no comparison.
+	Zone *time.Location
 
 	mu sync.Mutex
 	// walked is when the last complete walk of each root's kind began, by state key.
@@ -222,6 +226,10 @@ func (r *run) sync(ctx context.Context) error {
 	if r.im.public[r.root.URL] {
 		r.notePublic()
 	}
+	if z := r.im.Zone; z != nil && !sameOffsets(z, r.site, r.opts.Now()) {
+		r.rep.Note("%s: the site shows its dates in %s, this service in %s: set CALENDAR_SITE_TIMEZONE (--site-timezone) to %[2]s to show them as the site does",
+			r.root.URL, r.site, z)
+	}
 	for _, tax := range []storage.Taxonomy{storage.TaxCategory, storage.TaxTag} {
 		if err := r.syncTerms(ctx, tax); err != nil {
 			return err
@@ -268,6 +276,18 @@ func (r *run) syncKind(ctx context.Context, k kind) error {
 
 // errHidden says the site does not serve its /wp/v2 routes to us: the complete walk must do.
 var errHidden = errors.New("tec: /wp/v2 routes hidden")
+
+// sameOffsets reports whether zones a and b have the same offset from UTC now and half a year later,
+// in and out of summer time: the dates they show are the same.
+func sameOffsets(a, b *time.Location, now time.Time) bool {
+	for _, t := range []time.Time{now, now.AddDate(0, 6, 0)} {
+		_, x := t.In(a).Zone()
+		if _, y := t.In(b).Zone(); x != y {
+			return false
+		}
+	}
+	return true
+}
 
 // siteZone reads the site's zone from its REST index (timezone_string, else gmt_offset): the zone of
 // the local `modified` date of unpublished records. A site that does not say is taken as UTC.

@@ -807,3 +807,38 @@ func TestScheduledEventOnSite(t *testing.T) {
 		t.Errorf("the event edited on the site: %+v (%v), want its new title at the next cheap run", e, err)
 	}
 }
+
+// TestSiteZoneNote: a site whose dates read in another zone than this service's says so in every
+// run's report, naming the setting; one in the same zone, or in another name of it, does not.
+func TestSiteZoneNote(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ours *time.Location
+		want bool
+	}{
+		{"UTC here, Paris there", time.UTC, true},
+		{"Paris on both", paris, false},
+		{"Berlin here: the same offsets", berlin, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, srv := newSite(t) // in Paris time
+			im := importer(openDB(t), []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, siteUser, sitePass)
+			im.Zone = tc.ours
+			rep, _ := im.Sync(context.Background(), mirror.Options{Now: func() time.Time { return siteNow }})
+			noted := slices.ContainsFunc(rep.Notes, func(n string) bool {
+				return strings.Contains(n, "CALENDAR_SITE_TIMEZONE") && strings.Contains(n, "Europe/Paris")
+			})
+			if noted != tc.want {
+				t.Errorf("notes %q: noted %v, want %v", rep.Notes, noted, tc.want)
+			}
+		})
+	}
+}
