@@ -623,22 +623,19 @@ func (r *run) embeds(raw []byte) []*change {
 	return changes
 }
 
-// mark is the highest modification instant the links of kind k hold, at most now: what the next cheap
-// run asks /wp/v2 for changes since. A scheduled post's modification is its publication date, ahead
-// of now, and a mark past now would hide every edit made until then. ok is false without one (no
+// mark is the highest modification instant the links of kind k hold that is not ahead of now: what
+// the next cheap run asks /wp/v2 for changes since. A scheduled post's modification is its publication
+// date, ahead of now: as the mark it would hide every edit made until then. ok is false without one (no
 // record yet, stamps of another form).
 func (r *run) mark(k kind) (since time.Time, ok bool) {
-	mark := ""
+	mark, now := "", r.opts.Now().UTC().Format(dbLayout)
 	for key, l := range r.linked {
 		// An embedded record's modification is none of /wp/v2's list's (it lists no such record).
-		if st := parseStamp(l.Stamp); strings.HasPrefix(key, k.name+":") && !st.embedded && st.modified > mark {
+		if st := parseStamp(l.Stamp); strings.HasPrefix(key, k.name+":") && !st.embedded && st.modified > mark && st.modified <= now {
 			mark = st.modified
 		}
 	}
 	since, err := time.ParseInLocation(dbLayout, mark, time.UTC)
-	if now := r.opts.Now().UTC(); since.After(now) {
-		since = now
-	}
 	return since, err == nil
 }
 
