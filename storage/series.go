@@ -439,23 +439,20 @@ func (db *DB) TrashOccurrence(ctx context.Context, a Actor, parent uint64, day s
 			e = p
 			return w.flush()
 		}
-		for _, id := range linkedIDs(tx, bSeries, parent) {
-			c, err := loadPost[Event](tx, TypeEvent, id, w.now)
-			if err != nil {
-				return err
-			}
-			if c.day() != day {
-				continue
-			}
-			if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
-				return err
-			}
-			if err := w.trashEvent(e); err != nil {
-				return err
-			}
-			return w.flush()
+		c, err := w.occurrenceOn(parent, day, func(*Event) bool { return true })
+		if errors.Is(err, ErrNotFound) {
+			return invalid("occurrence", "series %d has no occurrence on %s", parent, day)
 		}
-		return invalid("occurrence", "series %d has no occurrence on %s", parent, day)
+		if err != nil {
+			return err
+		}
+		if e, err = loadWritable[Event](w, TypeEvent, c.ID, Actor.CanDelete); err != nil {
+			return err
+		}
+		if err := w.trashEvent(e); err != nil {
+			return err
+		}
+		return w.flush()
 	})
 	if err != nil {
 		return nil, fail(OpTrash, DocEvent, parent, err)
@@ -475,17 +472,26 @@ func (b *Bulk) Occurrence(parent uint64, at time.Time) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	day := at.In(start.Location()).Format(dayLayout)
-	for _, id := range linkedIDs(b.w.tx, bSeries, parent) {
-		c, err := loadPost[Event](b.w.tx, TypeEvent, id, b.w.now)
+	c, err := b.w.occurrenceOn(parent, at.In(start.Location()).Format(dayLayout), func(c *Event) bool { return c.Status != StatusTrash })
+	if err != nil {
+		return 0, err
+	}
+	return c.ID, nil
+}
+
+// occurrenceOn returns the first occurrence of series parent on day (the local date of its rule-given
+// start) that keep accepts, or ErrNotFound.
+func (w *writer) occurrenceOn(parent uint64, day string, keep func(*Event) bool) (*Event, error) {
+	for _, id := range linkedIDs(w.tx, bSeries, parent) {
+		c, err := loadPost[Event](w.tx, TypeEvent, id, w.now)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		if c.day() == day && c.Status != StatusTrash {
-			return id, nil
+		if c.day() == day && keep(c) {
+			return c, nil
 		}
 	}
-	return 0, ErrNotFound
+	return nil, ErrNotFound
 }
 
 // ExtendSeries materialises the occurrences that came inside the window of every series since their
