@@ -606,14 +606,10 @@ func feedVEVENT(ev *ics.VEvent) string {
 // file's other events, Latin-1 among them, are imported. (The command's exit status is not what
 // this test is about.)
 func TestImportICSUnreadableText(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "mixed.ics")
-	body := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" +
-		"BEGIN:VEVENT\r\nUID:mixed@test\r\nDTSTART:20270301T150000Z\r\nSUMMARY:Caf\xc3\xa9 cr\xe8me\r\nEND:VEVENT\r\n" +
-		"BEGIN:VEVENT\r\nUID:latin1@test\r\nDTSTART:20270302T150000Z\r\nSUMMARY:Th\xe9 dansant\r\nEND:VEVENT\r\n" +
-		"END:VCALENDAR\r\n"
-	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := icsFile(t, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"+
+		"BEGIN:VEVENT\r\nUID:mixed@test\r\nDTSTART:20270301T150000Z\r\nSUMMARY:Caf\xc3\xa9 cr\xe8me\r\nEND:VEVENT\r\n"+
+		"BEGIN:VEVENT\r\nUID:latin1@test\r\nDTSTART:20270302T150000Z\r\nSUMMARY:Th\xe9 dansant\r\nEND:VEVENT\r\n"+
+		"END:VCALENDAR\r\n")
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	_ = run(context.Background(), []string{"import", "ics", file}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
@@ -630,4 +626,14 @@ func TestImportICSUnreadableText(t *testing.T) {
 	if len(events) != 1 || events[0].(map[string]any)["title"] != "Thé dansant" {
 		t.Errorf("events: %s", res.body)
 	}
+}
+
+// icsFile writes body, an iCalendar file, into a temporary directory and returns its path.
+func icsFile(t *testing.T, body string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "calendar.ics")
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -322,14 +320,10 @@ func TestSeriesRDateLength(t *testing.T) {
 		}
 	})
 	t.Run("import ics", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "google.ics")
-		ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Google Inc//Google Calendar 70.9054//EN\r\nBEGIN:VEVENT\r\n" +
-			"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T203000\r\n" +
-			strings.Join(lines, "\r\n") + "\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@google.com\r\nSUMMARY:Choir\r\n" +
-			"END:VEVENT\r\nEND:VCALENDAR\r\n"
-		if err := os.WriteFile(file, []byte(ics), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		file := icsFile(t, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Google Inc//Google Calendar 70.9054//EN\r\nBEGIN:VEVENT\r\n"+
+			"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T203000\r\n"+
+			strings.Join(lines, "\r\n")+"\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@google.com\r\nSUMMARY:Choir\r\n"+
+			"END:VEVENT\r\nEND:VCALENDAR\r\n")
 		dir := t.TempDir()
 		if out := runImport(t, dir, "ics", file); !strings.Contains(out, "added 1,") {
 			t.Fatalf("import output:\n%s", out)
@@ -374,14 +368,10 @@ func TestSeriesUntilType(t *testing.T) {
 	refused(t, s.do(req{method: "PATCH", path: fmt.Sprintf("%s/%d", eventsURL, parent), auth: adminAuth,
 		body: map[string]any{"recurrence": []string{dateUntil}}}), dateUntil)
 
-	file := filepath.Join(t.TempDir(), "export.ics")
-	ics := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Exporter//EN\r\nBEGIN:VEVENT\r\n" +
-		"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T210000\r\n" +
-		"RRULE:FREQ=DAILY;UNTIL=20261204\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@example.org\r\nSUMMARY:Choir\r\n" +
-		"END:VEVENT\r\nEND:VCALENDAR\r\n"
-	if err := os.WriteFile(file, []byte(ics), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := icsFile(t, "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Example//Exporter//EN\r\nBEGIN:VEVENT\r\n"+
+		"DTSTART;TZID=Europe/Paris:20261201T190000\r\nDTEND;TZID=Europe/Paris:20261201T210000\r\n"+
+		"RRULE:FREQ=DAILY;UNTIL=20261204\r\nDTSTAMP:20261101T000000Z\r\nUID:choir@example.org\r\nSUMMARY:Choir\r\n"+
+		"END:VEVENT\r\nEND:VCALENDAR\r\n")
 	dir := t.TempDir()
 	if out := runImport(t, dir, "ics", file); !strings.Contains(out, "added 1,") || !strings.Contains(out, "failed 0") {
 		t.Fatalf("import output:\n%s", out)
