@@ -155,11 +155,13 @@ func TestMetricsListener(t *testing.T) {
 		t.Errorf("the API's /metrics: %d %s", code, body)
 	}
 	url := "http://" + l.app.metricsLn.Addr().String() + "/metrics"
-	// The jobs run once in the background after the index is loaded: wait for the last of them.
+	// The jobs run once in the background after the index is loaded, in the table's order: wait for
+	// the last of them.
+	names := jobs.Names()
 	for {
 		m := scrape(t, url)
-		if runs, _ := m.value("calendard_job_runs_total", "job", "consistency-check"); runs > 0 {
-			for _, name := range jobs.Names() {
+		if runs, _ := m.value("calendard_job_runs_total", "job", names[len(names)-1]); runs > 0 {
+			for _, name := range names {
 				runs, _ := m.value("calendard_job_runs_total", "job", name)
 				failures, ok := m.value("calendard_job_failures_total", "job", name)
 				// A scheduled run may have come too (publish-due runs every minute).
