@@ -334,11 +334,12 @@ func (db *DB) LinkCounts(ctx context.Context, externals map[string]bool) (map[st
 // runs: the source its records are linked under (Bulk.Link), which is not always the place itself (a
 // calendar downloaded again under another name stays the calendar first imported), and the HTTP
 // validators of the copy of a feed that the last complete run read, which make the next request
-// conditional.
+// conditional; for a TEC site's root, the highest post ID its imports have asked the events route for.
 type Origin struct {
 	Source       string `json:"source"`
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	Probed       uint64 `json:"probed,omitempty"`
 }
 
 // Origin returns what the store keeps of the place from (Bulk.PutOrigin). Returns ErrNotFound when it

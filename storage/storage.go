@@ -47,8 +47,9 @@
 //	external_docs             doc kind ‖ id → source 0x00 the source's identity: the reverse of
 //	                          external_ids, which GuardMirrored checks on every write, and Bulk.Link
 //	                          before an import links a record it did not create (ErrNotImported)
-//	origins                   a place an import reads (a file's path, a feed's URL) → Origin: the
-//	                          source its records are linked under, and the feed's HTTP validators
+//	origins                   a place an import reads (a file's path, a feed's URL, a TEC site's
+//	                          root) → Origin: the source its records are linked under, the feed's
+//	                          HTTP validators, the highest post ID a TEC import has probed
 //	outbox                    seq → Change: the change log that feeds the search indexes
 //	outbox_marks              Unix seconds → the change-log head then: how far TrimChanges may trim
 //	                          under Options.ChangesHorizon

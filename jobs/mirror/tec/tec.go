@@ -17,7 +17,9 @@
 //     changed, what is new, and what has left the /wp/v2 list since the last run.
 //
 // After a walk the importer also asks /wp/v2 for what it lists and the walk did not: the events hidden
-// from listings, which TEC's events list leaves out while /wp/v2 lists them until they end.
+// from listings, which TEC's events list leaves out while /wp/v2 lists them until they end. Once they
+// have ended they are on no list, and only their own route finds them: the walk then asks it for each
+// post ID no list showed (probe).
 //
 // Each record is written whole together with its link (storage.Bulk.Link), a page of them in one
 // transaction (one fsync a page rather than one a record; a record the store refuses sends its page
@@ -47,10 +49,9 @@
 // Anonymous requests see only public records; with Getter credentials (an application password of an
 // editor) drafts, pending, private and scheduled records come too (status=… on the lists, status=any
 // on /wp/v2). A user the site does not show them (a subscriber) gets 400 rest_invalid_param for asking:
-// the importer then asks for the public records, and its report says so. An event hidden from listings that has ended before the first import is on no list of
-// the site: it is imported only if an earlier run already had it. Translation groups are joined only
-// where the site says which records translate which (a `translations` map, as calendard and
-// Polylang's REST fields give); WPML exposes none over REST.
+// the importer then asks for the public records, and its report says so. Translation groups are
+// joined only where the site says which records translate which (a `translations` map, as calendard
+// and Polylang's REST fields give); WPML exposes none over REST.
 package tec
 
 import (
@@ -125,6 +126,11 @@ const (
 	allTimeEnd   = "2999-12-31 23:59:59"
 	// privateStatuses is what an authenticated run asks the lists for beyond what anonymous sees.
 	privateStatuses = "publish,future,draft,pending,private"
+	// ProbeBeyond is how many post IDs past the highest a list showed each complete walk asks the
+	// events route for: the site's newest posts may be revisions, attachments or events no list shows.
+	ProbeBeyond = tecPerPage
+	// probeWorkers is how many requests a probe has in flight: a site answers one in tens of ms.
+	probeWorkers = 4
 )
 
 // kind is one of the record types the site serves.
@@ -270,8 +276,144 @@ func (r *run) syncKind(ctx context.Context, k kind) error {
 	if err := r.cheap(ctx, k); err != nil && !errors.Is(err, errHidden) {
 		return err
 	}
+	if k == events {
+		if err := r.probe(ctx); err != nil {
+			return err
+		}
+	}
 	r.im.walked[r.state(k)] = began
 	return nil
+}
+
+// probe asks the events route for each post ID that no list has shown, from the one after the
+// highest an earlier probe asked (the root's storage.Origin) to ProbeBeyond past the highest ID a
+// list showed. An event hidden from listings that has ended is on no list of the site (TEC's events
+// list leaves hidden events out, /wp/v2 ended ones); WordPress hands out the IDs of every post type
+// from one counter, so the IDs between the records are revisions, attachments, pages, records the
+// user may not see and such events, which only their own route tells apart. One request an ID,
+// probeWorkers at a time, a page of them written in one transaction. A probe cut short keeps the
+// mark where it was: the next walk asks again.
+func (r *run) probe(ctx context.Context) error {
+	origin, err := r.im.Store.Origin(ctx, r.root.URL)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	known := map[uint64]bool{}
+	var top uint64
+	note := func(id uint64) {
+		known[id] = true
+		top = max(top, id)
+	}
+	for _, k := range []kind{venues, organizers, events} {
+		for key := range r.linked {
+			if strings.HasPrefix(key, k.name+":") {
+				note(k.idOf(key))
+			}
+		}
+		for key := range r.counted {
+			if strings.HasPrefix(key, k.name+":") {
+				note(k.idOf(key))
+			}
+		}
+		for key := range r.im.listed[r.state(k)] {
+			note(k.idOf(key))
+		}
+	}
+	for id, k := range r.siblings {
+		if k != storage.DocCategory && k != storage.DocTag {
+			note(id)
+		}
+	}
+	var ids []uint64
+	for id := origin.Probed + 1; id <= top+ProbeBeyond; id++ {
+		if !known[id] {
+			ids = append(ids, id)
+		}
+	}
+	r.opts.Progress.Begin(r.root.URL+" events probed", len(ids))
+	found := 0
+	for page := range slices.Chunk(ids, tecPerPage) {
+		bodies, err := r.probePage(ctx, page)
+		if err != nil {
+			return err
+		}
+		var changes []*change
+		for _, body := range bodies {
+			if body == nil || !r.ours(body) {
+				continue
+			}
+			found++
+			changes = append(changes, r.embeds(body)...)
+			if _, c := r.prepare(events, body); c != nil {
+				changes = append(changes, c)
+			}
+		}
+		if err := r.commit(ctx, changes); err != nil {
+			return err
+		}
+		r.opts.Progress.Add(len(page))
+	}
+	if found > 0 {
+		r.rep.Note("%s: %d events on no list of the site (hidden from listings, and ended) found by asking the events route for %d post IDs", r.root.URL, found, len(ids))
+	}
+	if top <= origin.Probed {
+		return nil
+	}
+	origin.Source, origin.Probed = r.root.URL, top
+	return mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error { return b.PutOrigin(r.root.URL, origin) })
+}
+
+// probePage asks the events route for each of ids, probeWorkers at a time, and returns the bodies of
+// the events it serves, nil for an ID that is not an event served to us (a revision or another type:
+// 400; deleted: 404; unpublished or trashed: 401, 403; in the trash: its status).
+func (r *run) probePage(ctx context.Context, ids []uint64) ([][]byte, error) {
+	bodies := make([][]byte, len(ids))
+	errs := make([]error, len(ids))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(probeWorkers, len(ids)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				bodies[i], errs[i] = r.single(ctx, events, ids[i])
+			}
+		}()
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		var se *mirror.StatusError
+		switch {
+		case err == nil:
+			var st struct {
+				Status string `json:"status"`
+			}
+			if json.Unmarshal(bodies[i], &st) == nil && st.Status == "trash" {
+				bodies[i] = nil
+			}
+		case errors.Is(err, errGone) || errors.As(err, &se) && se.Status < 500 && se.Status != http.StatusTooManyRequests:
+			bodies[i] = nil
+		default:
+			return nil, err
+		}
+	}
+	return bodies, nil
+}
+
+// ours reports whether a probed event is this root's: a site of several roots (one per language)
+// serves every language's events from each root's single route, and names a record's language in
+// its translations map; a record that does not is the root's own.
+func (r *run) ours(body []byte) bool {
+	var p post
+	if json.Unmarshal(body, &p) != nil {
+		return true // prepare reports it
+	}
+	id, ok := p.Translations[string(r.root.Lang)]
+	return len(p.Translations) == 0 || ok && id == p.ID
 }
 
 // errHidden says the site does not serve its /wp/v2 routes to us: the complete walk must do.

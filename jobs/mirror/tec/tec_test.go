@@ -364,8 +364,8 @@ func TestHiddenFromListings(t *testing.T) {
 		map[string]any{"venue": []any{}, "hide_from_listings": true, "modified_utc": "2026-11-22 09:59:00"}))
 	site.Details.Store(0)
 	wantReport(t, sync(t, im, mirror.Options{}), "added 0, updated 1, trashed 0, unchanged 7, failed 1")
-	if n := site.Details.Load(); n != 2 {
-		t.Errorf("%d detail fetches, want 2: one per linked event the lists leave out", n)
+	if n := site.Details.Load(); n != 2+tec.ProbeBeyond {
+		t.Errorf("%d detail fetches, want %d: one per linked event the lists leave out, and the probe's past the highest post ID", n, 2+tec.ProbeBeyond)
 	}
 	ctx := context.Background()
 	for _, id := range []uint64{41, 44} {
@@ -380,35 +380,36 @@ func TestHiddenFromListings(t *testing.T) {
 // TestFirstImport: a first import brings every event the importing user may see, whatever a real
 // site's lists leave out: /wp/v2 lists no event that has ended, TEC's events list no event hidden from
 // listings, and the IDs of the site's posts are not predictable (revisions take IDs between them).
-// Past, hidden (from /wp/v2 while they have not ended), draft, pending, private and scheduled events
-// all come, and nothing is trashed. An event hidden from listings that ended before the first import is
-// on no list of the site: the one record a first import cannot bring (README).
+// Past, hidden, draft, pending, private and scheduled events all come, and nothing is trashed: an
+// event hidden from listings that has ended, on no list, through the probe of the post IDs no list
+// showed. The next walk probes only past the highest post ID the first one knew, and so finds an
+// event hidden and ended that the site made since.
 func TestFirstImport(t *testing.T) {
 	site := tectest.New()
 	site.User, site.Password, site.Now = siteUser, sitePass, func() time.Time { return siteNow }
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 	type seed struct {
-		status      string
-		past        bool
-		hidden      bool
-		n           int
-		anonymous   bool // an anonymous import brings it
-		unreachable bool // no import can
+		status    string
+		past      bool
+		hidden    bool
+		n         int
+		anonymous bool // an anonymous import brings it
 	}
 	seeds := []seed{
 		{status: "publish", past: true, n: 60, anonymous: true}, // more than a page of the events list
 		{status: "publish", n: 3, anonymous: true},
 		{status: "publish", hidden: true, n: 2, anonymous: true},
-		{status: "publish", past: true, hidden: true, n: 1, unreachable: true},
+		{status: "publish", past: true, hidden: true, n: 2, anonymous: true},
 		{status: "draft", past: true, n: 1},
+		{status: "draft", past: true, hidden: true, n: 1},
 		{status: "draft", n: 1},
 		{status: "pending", n: 1},
 		{status: "private", past: true, n: 1},
 		{status: "future", n: 1},
 	}
 	want := map[string]map[storage.Status]int{"anonymous": {}, "editor": {}}
-	for i, s := range seeds {
+	put := func(i int, s seed) {
 		start := "2030-01-01 10:00:00"
 		if s.past {
 			start = "2025-01-01 10:00:00"
@@ -420,24 +421,69 @@ func TestFirstImport(t *testing.T) {
 			}
 			site.Put(tectest.Events, event(0, s.status, fmt.Sprintf("Event %d-%d", i, j), start, start[:11]+"12:00:00", extra))
 		}
-		if !s.unreachable {
-			want["editor"][storage.Status(s.status)] += s.n
-			if s.anonymous {
-				want["anonymous"][storage.Status(s.status)] += s.n
+		want["editor"][storage.Status(s.status)] += s.n
+		if s.anonymous {
+			want["anonymous"][storage.Status(s.status)] += s.n
+		}
+	}
+	for i, s := range seeds {
+		put(i, s)
+	}
+	ims := map[string]*tec.Importer{}
+	dbs := map[string]*storage.DB{}
+	for _, tc := range []struct{ who, user, pass string }{{"anonymous", "", ""}, {"editor", siteUser, sitePass}} {
+		dbs[tc.who] = openDB(t)
+		ims[tc.who] = importer(dbs[tc.who], []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, tc.user, tc.pass)
+	}
+	now := siteNow
+	check := func(when string) {
+		now = now.Add(tec.DefaultFullEvery) // every run walks
+		for _, who := range []string{"anonymous", "editor"} {
+			site.Details.Store(0)
+			rep := sync(t, ims[who], mirror.Options{Now: func() time.Time { return now }})
+			if rep.Trashed != 0 || rep.Failed != 0 {
+				t.Errorf("%s, %s: %v %+v, want nothing trashed or failed", when, who, rep, rep.Failures)
+			}
+			if got := countByStatus(t, dbs[who]); !maps.Equal(got, want[who]) {
+				t.Errorf("%s, %s: events by status %v, want %v", when, who, got, want[who])
+			}
+			if n := site.Details.Load(); when != "first import" && n > 10+tec.ProbeBeyond {
+				t.Errorf("%s, %s: %d detail fetches, want the hidden ended events' and the probe's past the highest post ID", when, who, n)
 			}
 		}
 	}
-	for _, tc := range []struct{ who, user, pass string }{{"anonymous", "", ""}, {"editor", siteUser, sitePass}} {
-		t.Run(tc.who, func(t *testing.T) {
-			db := openDB(t)
-			rep := sync(t, importer(db, []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}, tc.user, tc.pass), mirror.Options{})
-			if rep.Trashed != 0 || rep.Failed != 0 {
-				t.Errorf("first import: %v %+v, want nothing trashed or failed", rep, rep.Failures)
-			}
-			if got := countByStatus(t, db); !maps.Equal(got, want[tc.who]) {
-				t.Errorf("events by status %v, want %v", got, want[tc.who])
-			}
-		})
+	check("first import")
+	check("second walk")
+	put(len(seeds), seed{status: "publish", past: true, hidden: true, n: 1, anonymous: true})
+	check("walk after a hidden ended event was made")
+}
+
+// TestProbeCutShort: a site that fails while the probe asks for a post ID fails the run, and keeps
+// the probe's mark where it was (none yet): the next run asks again and brings the event.
+func TestProbeCutShort(t *testing.T) {
+	now := siteNow
+	site, root, failing := clockSite(t, &now)
+	site.Put(tectest.Events, event(0, "publish", "Listed", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	id := site.Put(tectest.Events, event(0, "publish", "Hidden and ended", "2025-06-01 10:00:00", "2025-06-01 12:00:00", map[string]any{"hide_from_listings": true}))
+	site.Put(tectest.Events, event(0, "publish", "Listed too", "2030-06-01 10:00:00", "2030-06-01 12:00:00", nil))
+	db := openDB(t)
+	im := importer(db, []tec.Root{{URL: root, Lang: "en"}}, "", "")
+	*failing = fmt.Sprintf("/tribe/events/v1/events/%d", id)
+	ctx := context.Background()
+	if _, err := im.Sync(ctx, mirror.Options{Now: func() time.Time { return now }}); err == nil {
+		t.Fatal("a run whose probe failed: no error")
+	}
+	if o, err := db.Origin(ctx, root); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("origin after a failed probe: %+v %v, want none", o, err)
+	}
+	*failing = ""
+	now = now.Add(tec.DefaultFullEvery)
+	wantReport(t, sync(t, im, mirror.Options{Now: func() time.Time { return now }}), "added 1, updated 0, trashed 0, unchanged 2, failed 0")
+	if e, _, err := db.Event(ctx, id); err != nil || e.Title != "Hidden and ended" {
+		t.Errorf("probed event: %+v %v", e, err)
+	}
+	if o, err := db.Origin(ctx, root); err != nil || o.Probed < id {
+		t.Errorf("origin after the probe: %+v %v, want the highest post ID the lists showed", o, err)
 	}
 }
 

@@ -29,7 +29,11 @@
 //   - A term, venue or organizer the site does not have (deleted for good) is a 400
 //     rest_invalid_param on its id from its single route, not a 404 (WordPress validates the id
 //     against the route's type first); a trashed event is a 403 event-no-longer-available to
-//     everyone, its editors included.
+//     everyone, its editors included. The events route answers the ID of a post of another type (a
+//     venue, a revision) 400 rest-invalid-event-id, and one no post has (never used, or deleted for
+//     good) 404 rest-event-not-found.
+//   - An event hidden from listings that has ended is on no list: the events list leaves out hidden
+//     events, /wp/v2 ended ones. Only its own route serves it.
 //   - The term lists leave out the terms no published event uses (hide_empty, on unless asked with
 //     hide_empty=0), though a parent of a used term stays listed.
 //   - A record's single route adds its json_ld, which the lists leave out.
@@ -88,6 +92,8 @@ type Site struct {
 	// lastID is WordPress's one counter of post IDs (events, venues, organizers, revisions,
 	// attachments…).
 	lastID uint64
+	// deleted holds the IDs of posts deleted for good, which no longer exist as posts of any type.
+	deleted map[uint64]bool
 	// sorted caches each kind's records by ID until a Put or Delete changes them: a benchmark's large
 	// site would otherwise sort them for every page.
 	sorted   map[string][]*record
@@ -115,7 +121,7 @@ type record struct {
 
 // New returns an empty site in UTC.
 func New() *Site {
-	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}, sorted: map[string][]*record{}}
+	return &Site{Zone: time.UTC, Now: time.Now, records: map[string]map[uint64]*record{}, sorted: map[string][]*record{}, deleted: map[uint64]bool{}}
 }
 
 // Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape
@@ -299,6 +305,9 @@ func termIDs(obj map[string]any) []uint64 {
 func (s *Site) Delete(kind string, id uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if kind != Categories && kind != Tags {
+		s.deleted[id] = true
+	}
 	delete(s.records[kind], id)
 	delete(s.sorted, kind)
 	if kind == Venues || kind == Organizers {
@@ -384,8 +393,12 @@ func (s *Site) single(w http.ResponseWriter, r *http.Request, kind, id string) {
 	n, err := strconv.ParseUint(id, 10, 64)
 	s.mu.Lock()
 	rec := s.records[kind][n]
+	post := n > 0 && n <= s.lastID && !s.deleted[n]
 	s.mu.Unlock()
 	switch {
+	case (err != nil || rec == nil) && kind == Events && post:
+		// A post of another type: a venue, an organizer, a revision, an attachment.
+		writeError(w, http.StatusBadRequest, "rest-invalid-event-id", "The specified ID is not a valid event.")
 	case (err != nil || rec == nil) && kind == Events:
 		writeError(w, http.StatusNotFound, "rest-event-not-found", "The requested event could not be found")
 	case err != nil || rec == nil:
