@@ -109,6 +109,7 @@ func importTEC(ctx context.Context, args []string, getenv func(string) string, s
 	fullEvery := fs.String("full-every", envOr(getenv, "CALENDAR_MIRROR_FULL_EVERY", defaultMirrorFullEvery),
 		"with --follow, the longest time between two complete walks of the site's lists, which bring edits to past events (CALENDAR_MIRROR_FULL_EVERY)")
 	f := addImportFlags(fs, getenv)
+	f.items = "records"
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func importICS(ctx context.Context, args []string, getenv func(string) string, s
 			return fmt.Errorf("language %q: want one of nl, en, fr, de, it, pl, es", *language)
 		}
 	}
-	f.failures = icsFailures
+	f.items = "events"
 	return f.run(ctx, getenv, stdout, stderr, "CALENDAR_ICS_FROM", func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error) {
 		if *language != "" {
 			lang = storage.Lang(*language)
@@ -206,23 +207,22 @@ type importFlags struct {
 	timeout     time.Duration
 	dryRun      bool
 	dataDir     string
-	// failures, when set, is the error of a one-off run that completed with the report it is given:
-	// nil when the report is a success.
-	failures func(*mirror.Report) error
+	// items names what the source's report counts (events, records), in failures' error.
+	items string
 }
 
-// partialStatus is the exit status of an `import ics` that imported some events and failed others.
+// partialStatus is the exit status of a one-off import that imported some items and failed others.
 const partialStatus = 2
 
-// icsFailures is the error of an iCalendar import whose events failed (importFlags.failures): exit
-// status 2 when others were imported, 1 when none was, so that a cron job can tell a file it must
-// look at from a complete import (status 0).
-func icsFailures(rep *mirror.Report) error {
+// failures is the error of a one-off import whose report rep counts failed items: exit status 2 when
+// others were imported, 1 when none was, so that a cron job can tell a source it must look at from a
+// complete import (status 0). Nil when none failed.
+func (f *importFlags) failures(rep *mirror.Report) error {
 	if rep.Failed == 0 {
 		return nil
 	}
 	imported := rep.Added + rep.Updated + rep.Unchanged
-	err := fmt.Errorf("%d of %d events failed, %d imported (each failed one is listed above)", rep.Failed, rep.Failed+imported, imported)
+	err := fmt.Errorf("%d of %d %s failed, %d imported (each failed one is listed above)", rep.Failed, rep.Failed+imported, f.items, imported)
 	if imported == 0 {
 		return err
 	}
@@ -273,13 +273,41 @@ func (f *importFlags) run(ctx context.Context, getenv func(string) string, stdou
 	if err != nil {
 		return errors.Join(err, removeNew())
 	}
+	if f.dryRun {
+		return errors.Join(f.dryRunOn(ctx, cfg, log, db, stdout, stderr, build), removeNew())
+	}
 	err = f.sync(ctx, cfg, log, db, stdout, stderr, build)
 	closeErr := db.Close()
 	// A run that imported some events keeps them, whatever failed.
-	if partial := (*exitError)(nil); err != nil && !errors.As(err, &partial) || f.dryRun && f.follow == 0 {
+	if partial := (*exitError)(nil); err != nil && !errors.As(err, &partial) {
 		return errors.Join(err, removeNew())
 	}
 	return errors.Join(err, closeErr)
+}
+
+// dryRunOn runs the import into a copy of db (closed first) in a directory of the data directory's,
+// removed after. Every write of a real run is made there, so the report is a real run's, a record
+// linking another the same run brings (an event and its new venue) included, and the store is left as
+// it was. With --follow, each run reports what it would change after the ones before.
+func (f *importFlags) dryRunOn(ctx context.Context, cfg Config, log *zap.Logger, db *storage.DB, stdout, stderr io.Writer,
+	build func(db *storage.DB, actor storage.Actor, lang storage.Lang) (mirror.Source, error)) error {
+	dir, err := os.MkdirTemp(cfg.DataDir, ".dry-run-")
+	if err != nil {
+		return errors.Join(err, db.Close())
+	}
+	defer os.RemoveAll(dir)
+	_, err = db.BackupFile(ctx, filepath.Join(dir, storeName), nil)
+	if err = errors.Join(err, db.Close()); err != nil {
+		return err
+	}
+	scratch := cfg
+	scratch.DataDir, scratch.etcd = dir, nil
+	copied, err := openStore(scratch, log)
+	if err != nil {
+		return err
+	}
+	err = f.sync(ctx, scratch, log.With(zap.Bool("dry_run", true)), copied, stdout, stderr, build)
+	return errors.Join(err, copied.Close())
 }
 
 // newStoreFiles returns what removes the store file (and the data directory) that opening the store
@@ -331,7 +359,7 @@ func (f *importFlags) sync(ctx context.Context, cfg Config, log *zap.Logger, db 
 	if err != nil {
 		return err
 	}
-	opts := mirror.Options{DryRun: f.dryRun, Logger: log.Named("mirror"), Now: cfg.clock()}
+	opts := mirror.Options{Logger: log.Named("mirror"), Now: cfg.clock()}
 	if f.follow > 0 {
 		return mirror.Follow(ctx, src, f.follow, opts)
 	}
@@ -352,10 +380,7 @@ func (f *importFlags) sync(ctx context.Context, cfg Config, log *zap.Logger, db 
 			return fmt.Errorf("remove the index: %w", err)
 		}
 	}
-	if f.failures != nil {
-		return f.failures(rep)
-	}
-	return nil
+	return f.failures(rep)
 }
 
 // printReport writes a run's summary, its notes and its failures, one a line.

@@ -184,7 +184,9 @@ func TestImportCommand(t *testing.T) {
 	recs := writeThroughAPI(t, src)
 	site, from := publishSite(t, src, recs)
 	dir := t.TempDir()
-	if out := runImport(t, dir, "tec", "--from", from, "--dry-run"); !strings.Contains(out, "dry run, nothing written") {
+	// A dry run reports what the real run does, the event on the venue it brings included.
+	if out := runImport(t, dir, "tec", "--from", from, "--dry-run"); !strings.Contains(out, "dry run, nothing written: ") ||
+		!strings.Contains(out, "added 7, updated 0, trashed 0, unchanged 0, failed 0") {
 		t.Errorf("dry run output:\n%s", out)
 	}
 	db := openDirStore(t, "import", importEnv(dir))
@@ -203,8 +205,13 @@ func TestImportCommand(t *testing.T) {
 	changed["title"], changed["modified_utc"] = "Jazz Night (moved)", "2026-11-22 10:20:00"
 	site.Put(tectest.Events, changed)
 	site.Delete(tectest.Events, uint64(src.do(req{method: "GET", path: recs[6].path, auth: adminAuth}).json(t)["id"].(float64)))
-	if out := runImport(t, dir, "tec", "--from", from); !strings.Contains(out, "added 0, updated 1, trashed 1, unchanged 5, failed 0") {
-		t.Errorf("import after changes:\n%s", out)
+	for _, args := range [][]string{{"--dry-run"}, nil} { // the dry run leaves the changes to the real run
+		if out := runImport(t, dir, "tec", append([]string{"--from", from}, args...)...); !strings.Contains(out, "added 0, updated 1, trashed 1, unchanged 5, failed 0") {
+			t.Errorf("import %v after changes:\n%s", args, out)
+		}
+	}
+	if left, err := filepath.Glob(filepath.Join(dir, ".dry-run-*")); err != nil || len(left) > 0 {
+		t.Errorf("left after dry runs: %v %v", left, err)
 	}
 	dst := startServerIn(t, dir)
 	if got := dst.do(req{method: "GET", path: recs[5].path}).json(t)["title"]; got != "Jazz Night (moved)" {
@@ -341,6 +348,44 @@ func TestImportTimeout(t *testing.T) {
 	err := run(ctx, []string{"import", "tec", "--from", srv.URL + "/interrupt/wp-json"}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted import: %v, want context.Canceled", err)
+	}
+}
+
+// TestImportTECExitStatus: `import tec` exits as `import ics` does: 0 when every record came in, 2
+// when some failed and the others were imported (which it keeps), 1 when every one failed.
+func TestImportTECExitStatus(t *testing.T) {
+	event := func(title, zone string) map[string]any {
+		return map[string]any{"status": "publish", "date_utc": "2026-01-01 09:00:00", "modified_utc": "2026-01-02 09:00:00",
+			"url": "https://site.example/event/" + zone, "title": title, "description": "", "image": false,
+			"start_date": "2030-05-01 20:00:00", "end_date": "2030-05-01 22:00:00", "timezone": zone}
+	}
+	for _, tc := range []struct {
+		name       string
+		zones      []string
+		wantStatus int
+		wantErr    string
+	}{
+		{"every record imported", []string{"UTC", "Europe/Paris"}, 0, ""},
+		{"one of two failed", []string{"UTC", "Mars/Olympus"}, 2, "1 of 2 records failed, 1 imported"},
+		{"every record failed", []string{"Mars/Olympus", "Venus/Maxwell"}, 1, "2 of 2 records failed, 0 imported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := tectest.New()
+			for _, zone := range tc.zones {
+				site.Put(tectest.Events, event("In "+zone, zone))
+			}
+			srv := httptest.NewServer(site)
+			defer srv.Close()
+			dir := filepath.Join(t.TempDir(), "data")
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"import", "tec", "--from", srv.URL + "/wp-json"}, overlay(importEnv(dir), backendEnv(t, dir, nil)), &stdout, &stderr)
+			switch {
+			case tc.wantStatus == 0 && err != nil:
+				t.Errorf("error %v, want none\n%s", err, stdout.String())
+			case tc.wantStatus != 0 && (err == nil || exitStatus(err) != tc.wantStatus || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error %v, want status %d saying %q\n%s", err, tc.wantStatus, tc.wantErr, stdout.String())
+			}
+		})
 	}
 }
 

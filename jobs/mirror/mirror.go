@@ -9,7 +9,7 @@
 // what the source no longer has, and returns a Report of what it did. Sync must be idempotent: a run
 // after an interrupted one continues cheaply because unchanged records are skipped (the link's stamp).
 //
-//	rep, err := src.Sync(ctx, mirror.Options{DryRun: true, Progress: &p})
+//	rep, err := src.Sync(ctx, mirror.Options{Progress: &p})
 //	fmt.Println(rep)                      // "added 3, updated 1, trashed 0, unchanged 40, failed 1"
 //	err = mirror.Follow(ctx, src, 5*time.Minute, opts)   // the same, now and every 5 minutes
 //
@@ -19,17 +19,10 @@
 //
 // Getter fetches a source's HTTP pages, retrying transient failures (network errors, 429, 5xx) with
 // exponential back-off and jitter, honouring Retry-After, and counting its requests.
-//
-// # Caveats
-//
-// With DryRun a source still runs each record's write, then rolls its transaction back (Write): what the report counts as added or failed is what a real run
-// would do, but a record that depends on one added in the same run (an event on a new venue) fails
-// as that venue is not there.
 package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -52,8 +45,6 @@ type Source interface {
 
 // Options configure one run.
 type Options struct {
-	// DryRun writes nothing and reports what a run would change.
-	DryRun bool
 	// Progress, when set, is kept up to date with the run's phase and counts.
 	Progress *Progress
 	// Logger receives the run's log lines. Defaults to a no-op logger.
@@ -74,9 +65,6 @@ func (o Options) WithDefaults() Options {
 	}
 	return o
 }
-
-// errDryRun is what Write returns from its transaction in a dry run, so that the store rolls it back.
-var errDryRun = errors.New("mirror: dry run")
 
 // Outcome is what a run did to one record.
 type Outcome int
@@ -223,7 +211,7 @@ func RunLogged(ctx context.Context, src Source, opts Options) (*Report, error) {
 	rep.Took = opts.Now().Sub(began)
 	fields := []zap.Field{zap.String("source", src.Name()), zap.Int("added", rep.Added), zap.Int("updated", rep.Updated),
 		zap.Int("trashed", rep.Trashed), zap.Int("unchanged", rep.Unchanged), zap.Int("failed", rep.Failed),
-		zap.Int64("requests", rep.Requests), zap.Duration("took", rep.Took), zap.Bool("dry_run", opts.DryRun)}
+		zap.Int64("requests", rep.Requests), zap.Duration("took", rep.Took)}
 	if opts.AfterRun != nil {
 		defer opts.AfterRun(rep, err)
 	}

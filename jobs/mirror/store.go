@@ -17,26 +17,6 @@ type Store interface {
 	Origin(ctx context.Context, from string) (storage.Origin, error)
 }
 
-// Write runs fn in one write transaction of store on behalf of a, the way every source writes: what fn
-// wrote is committed, or, in a dry run, rolled back once fn has done all of it, so that a dry run
-// meets every refusal a real run would. It returns fn's error or the store's; a dry run's rollback is
-// not an error.
-func Write(ctx context.Context, store Store, a storage.Actor, dryRun bool, fn func(*storage.Bulk) error) error {
-	err := store.Bulk(ctx, a, func(b *storage.Bulk) error {
-		if err := fn(b); err != nil {
-			return err
-		}
-		if dryRun {
-			return errDryRun
-		}
-		return nil
-	})
-	if errors.Is(err, errDryRun) {
-		return nil
-	}
-	return err
-}
-
 // Refused reports whether a write failed because the store refused the record for what it holds (our
 // contract's input rules), rather than failing itself: a source reports such a record as a Failure
 // and goes on, and stops on anything else.

@@ -192,17 +192,17 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 			batch = append(batch, c)
 		}
 		if len(batch) == batchSize {
-			if err := im.commit(ctx, batch, rep, opts.DryRun); err != nil {
+			if err := im.commit(ctx, batch, rep); err != nil {
 				return rep, err
 			}
 			batch = batch[:0]
 		}
 		opts.Progress.Add(1)
 	}
-	if err := im.commit(ctx, batch, rep, opts.DryRun); err != nil {
+	if err := im.commit(ctx, batch, rep); err != nil {
 		return rep, err
 	}
-	if err := im.trashGone(ctx, source, linked, seen, rep, opts.DryRun); err != nil {
+	if err := im.trashGone(ctx, source, linked, seen, rep); err != nil {
 		return rep, err
 	}
 	// Only now: a run that stopped short must not make the next one skip the feed.
@@ -210,7 +210,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 	if next == origin {
 		return rep, nil
 	}
-	return rep, mirror.Write(ctx, im.Store, im.Actor, opts.DryRun, func(b *storage.Bulk) error { return b.PutOrigin(im.From, next) })
+	return rep, im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error { return b.PutOrigin(im.From, next) })
 }
 
 // calendar returns the source the file's UIDs are linked under (Calendars in the package
@@ -372,14 +372,14 @@ func prepare(g *group, source, floating string, l storage.ExternalLink) (*change
 	return c, nil
 }
 
-// commit writes changes in one transaction, each UID whole with its link (rolled back in a dry run),
-// and counts their outcomes. When the store refuses one of them, each is written again alone, so that
-// only that one fails. It returns an error only when the run must stop.
-func (im *Importer) commit(ctx context.Context, changes []*change, rep *mirror.Report, dryRun bool) error {
+// commit writes changes in one transaction, each UID whole with its link, and counts their outcomes.
+// When the store refuses one of them, each is written again alone, so that only that one fails. It
+// returns an error only when the run must stop.
+func (im *Importer) commit(ctx context.Context, changes []*change, rep *mirror.Report) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	err := mirror.Write(ctx, im.Store, im.Actor, dryRun, func(b *storage.Bulk) error {
+	err := im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error {
 		for _, c := range changes {
 			if err := im.put(b, c); err != nil {
 				return err
@@ -404,7 +404,7 @@ func (im *Importer) commit(ctx context.Context, changes []*change, rep *mirror.R
 		return nil
 	}
 	for _, c := range changes {
-		if err := im.commit(ctx, []*change{c}, rep, dryRun); err != nil {
+		if err := im.commit(ctx, []*change{c}, rep); err != nil {
 			return err
 		}
 	}
@@ -474,12 +474,12 @@ func occurrenceAt(rid time.Time, series *storage.Event) (time.Time, error) {
 
 // trashGone trashes and unlinks the event of every UID of calendar source that the file no longer has
 // (or now has as cancelled).
-func (im *Importer) trashGone(ctx context.Context, source string, linked map[string]storage.ExternalLink, seen map[string]bool, rep *mirror.Report, dryRun bool) error {
+func (im *Importer) trashGone(ctx context.Context, source string, linked map[string]storage.ExternalLink, seen map[string]bool, rep *mirror.Report) error {
 	for uid, l := range linked {
 		if seen[uid] {
 			continue
 		}
-		err := mirror.Write(ctx, im.Store, im.Actor, dryRun, func(b *storage.Bulk) error {
+		err := im.Store.Bulk(ctx, im.Actor, func(b *storage.Bulk) error {
 			if err := b.Trash(l.Doc); err != nil {
 				return err
 			}

@@ -269,21 +269,6 @@ func TestSyncChanges(t *testing.T) {
 	}
 }
 
-// TestSyncDryRun reports what a run would do and writes nothing.
-func TestSyncDryRun(t *testing.T) {
-	db := openStore(t)
-	im := &Importer{From: fixture(t, "outlook.ics"), Store: db, Actor: admin, Lang: "en"}
-	if got := countsOf(sync(t, im, mirror.Options{DryRun: true})); got != (counts{Added: 4}) {
-		t.Errorf("dry run: %+v", got)
-	}
-	if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 0 {
-		t.Errorf("dry run wrote %d events (%v)", n, err)
-	}
-	if got := countsOf(sync(t, im, mirror.Options{})); got != (counts{Added: 4}) {
-		t.Errorf("real run after the dry run: %+v", got)
-	}
-}
-
 // TestSyncReportsBadEvents: an event the codec cannot read and one the store refuses are failures
 // with their UID; the others are imported.
 func TestSyncReportsBadEvents(t *testing.T) {
@@ -329,8 +314,7 @@ func TestSyncFeedURL(t *testing.T) {
 
 // TestSyncFeedConditional: a feed is asked for as text/calendar; once a run has read it whole, the
 // next sends its ETag and Last-Modified, and a 304 costs that one request, writes nothing and reports
-// every event unchanged. A dry run or a run that stopped short keeps no validators; a changed feed
-// is read again.
+// every event unchanged. A run that stopped short keeps no validators; a changed feed is read again.
 func TestSyncFeedConditional(t *testing.T) {
 	body, err := os.ReadFile(fixture(t, "tec.ics"))
 	if err != nil {
@@ -362,12 +346,11 @@ func TestSyncFeedConditional(t *testing.T) {
 	}
 	for _, step := range []struct {
 		name             string
-		dryRun, fail     bool
+		fail             bool
 		wantINM, wantIMS string
 		want             counts
 		wantErr          bool
 	}{
-		{name: "dry run", dryRun: true, want: counts{Added: 3}},
 		{name: "first", want: counts{Added: 3}},
 		{name: "unchanged", wantINM: `"v1"`, wantIMS: "Sun, 01 Mar 2026 10:00:00 GMT", want: counts{Unchanged: 3}},
 		{name: "feed gone", fail: true, wantINM: `"v1"`, wantIMS: "Sun, 01 Mar 2026 10:00:00 GMT", wantErr: true},
@@ -375,7 +358,7 @@ func TestSyncFeedConditional(t *testing.T) {
 	} {
 		fail.Store(step.fail)
 		before := len(got)
-		rep, err := im.Sync(context.Background(), mirror.Options{DryRun: step.dryRun})
+		rep, err := im.Sync(context.Background(), mirror.Options{})
 		if (err != nil) != step.wantErr {
 			t.Fatalf("%s: %v, want an error: %v", step.name, err, step.wantErr)
 		}

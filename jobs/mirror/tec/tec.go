@@ -360,7 +360,7 @@ func (r *run) probe(ctx context.Context) error {
 		return nil
 	}
 	origin.Source, origin.Probed = r.root.URL, top
-	return mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error { return b.PutOrigin(r.root.URL, origin) })
+	return r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error { return b.PutOrigin(r.root.URL, origin) })
 }
 
 // probePage asks the events route for each of ids, probeWorkers at a time, and returns the bodies of
@@ -955,16 +955,16 @@ func (r *run) prepare(k kind, raw []byte) (uint64, *change) {
 	return p.ID, &change{k: k, id: p.ID, stamp: st.String(), put: put}
 }
 
-// commit writes changes with their links in one transaction (rolled back in a dry run) and counts
-// their outcomes: one fsync for a page of records instead of one each, and every record whole. When
-// the store refuses one of them, each is written again alone, so that only that one fails. It returns
-// an error only when the run must stop; a refused record is a failure in the report.
+// commit writes changes with their links in one transaction and counts their outcomes: one fsync for
+// a page of records instead of one each, and every record whole. When the store refuses one of them,
+// each is written again alone, so that only that one fails. It returns an error only when the run
+// must stop; a refused record is a failure in the report.
 func (r *run) commit(ctx context.Context, changes []*change) error {
 	if len(changes) == 0 {
 		return nil
 	}
 	created := make([]bool, len(changes))
-	err := mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error {
+	err := r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
 		for i, c := range changes {
 			if c.put != nil {
 				var err error
@@ -1091,10 +1091,9 @@ func (r *run) trash(ctx context.Context, k kind, key string) error {
 	return nil
 }
 
-// remove runs del (trashing or deleting what key links) and unlinks key in one transaction, rolled
-// back in a dry run.
+// remove runs del (trashing or deleting what key links) and unlinks key in one transaction.
 func (r *run) remove(ctx context.Context, key string, del func(*storage.Bulk) error) error {
-	return mirror.Write(ctx, r.im.Store, r.im.Actor, r.opts.DryRun, func(b *storage.Bulk) error {
+	return r.im.Store.Bulk(ctx, r.im.Actor, func(b *storage.Bulk) error {
 		if err := del(b); err != nil {
 			return err
 		}

@@ -270,27 +270,6 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
-// TestDryRun: a dry run reports what it would do and writes nothing.
-func TestDryRun(t *testing.T) {
-	_, srv := newSite(t)
-	db := openDB(t)
-	root := []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}
-	rep := sync(t, importer(db, root, "", ""), mirror.Options{DryRun: true})
-	// Event 40 links a venue and terms that the dry run did not keep, so it fails too.
-	if rep.Added == 0 || rep.Failed == 0 {
-		t.Errorf("dry run report %v", rep)
-	}
-	if linked, err := db.Linked(context.Background(), root[0].URL); err != nil || len(linked) != 0 {
-		t.Errorf("links after a dry run: %v %v", linked, err)
-	}
-	if n, err := db.Count(context.Background(), storage.TypeEvent); err != nil || n != 0 {
-		t.Errorf("%d events after a dry run (%v), want 0", n, err)
-	}
-	if terms, err := db.Terms(context.Background(), storage.TaxCategory); err != nil || len(terms) != 0 {
-		t.Errorf("categories after a dry run: %v %v", terms, err)
-	}
-}
-
 // TestTranslations: two roots import into their languages, and a record that names its translation
 // joins its group.
 func TestTranslations(t *testing.T) {
