@@ -227,7 +227,7 @@ func (im *Importer) Sync(ctx context.Context, opts mirror.Options) (*mirror.Repo
 func (r *run) sync(ctx context.Context) error {
 	var err error
 	if r.site, err = r.siteZone(ctx); err != nil {
-		return err
+		return r.refusedCredentials(err)
 	}
 	if r.im.public[r.root.URL] {
 		r.notePublic()
@@ -429,6 +429,23 @@ func sameOffsets(a, b *time.Location, now time.Time) bool {
 		}
 	}
 	return true
+}
+
+// refusedCredentials says what err means when it is the site refusing Get's credentials (WordPress
+// answers them 401 on every route, its index included): no such user, or not an application password
+// of theirs. Other errors are returned as they are.
+func (r *run) refusedCredentials(err error) error {
+	var se *mirror.StatusError
+	if r.im.Get.User == "" || !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
+		return err
+	}
+	switch {
+	case strings.Contains(se.Body, `"invalid_username"`):
+		return fmt.Errorf("the site knows no user %q: check the login (invalid_username)", r.im.Get.User)
+	case strings.Contains(se.Body, `"incorrect_password"`):
+		return fmt.Errorf("the site refused the application password of user %q: check it, or make a new one (incorrect_password)", r.im.Get.User)
+	}
+	return err
 }
 
 // siteZone reads the site's zone from its REST index (timezone_string, else gmt_offset): the zone of

@@ -270,6 +270,23 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
+// TestWrongCredentials: credentials the site refuses stop the run before anything is written, with
+// what the site said: no such user, or a wrong application password.
+func TestWrongCredentials(t *testing.T) {
+	_, srv := newSite(t)
+	root := []tec.Root{{URL: srv.URL + "/wp-json", Lang: "en"}}
+	for _, tc := range []struct{ user, pass, want string }{
+		{"nobody", sitePass, `the site knows no user "nobody"`},
+		{siteUser, "wrong", `the site refused the application password of user "editor"`},
+	} {
+		db := openDB(t)
+		rep, err := importer(db, root, tc.user, tc.pass).Sync(context.Background(), mirror.Options{Now: func() time.Time { return siteNow }})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || rep.Added != 0 {
+			t.Errorf("%s/%s: %v, %v; want an error saying %q and nothing written", tc.user, tc.pass, rep, err, tc.want)
+		}
+	}
+}
+
 // TestTranslations: two roots import into their languages, and a record that names its translation
 // joins its group.
 func TestTranslations(t *testing.T) {
@@ -654,16 +671,19 @@ func TestDeletedAfterWalk(t *testing.T) {
 
 // TestBackOnSite: a record the site trashed, or unpublished out of the importing user's sight, and
 // then brought back is brought back here too: the import that trashed it still knows it as the site's.
+// Taken out of the site's trash it is a draft there, and here, until it is published again.
 func TestBackOnSite(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		user, pass string
-		away       func(site *tectest.Site, id uint64)
+		away, back func(site *tectest.Site, id uint64)
+		wantBack   storage.Status
 	}{
-		{"trashed and restored", siteUser, sitePass, func(s *tectest.Site, id uint64) { s.Trash(tectest.Events, id) }},
+		{"trashed and restored", siteUser, sitePass, func(s *tectest.Site, id uint64) { s.Trash(tectest.Events, id) },
+			func(s *tectest.Site, id uint64) { s.Restore(tectest.Events, id) }, storage.StatusDraft},
 		{"unpublished and published again, anonymous", "", "", func(s *tectest.Site, id uint64) {
 			s.Update(tectest.Events, id, map[string]any{"status": "draft"})
-		}},
+		}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := siteNow
@@ -686,6 +706,14 @@ func TestBackOnSite(t *testing.T) {
 			sync(t, im, opts)
 			if got := status(); got != storage.StatusTrash {
 				t.Fatalf("after the site took it away: %s, want trash", got)
+			}
+			if tc.back != nil {
+				tc.back(site, id)
+				now = now.Add(time.Minute)
+				sync(t, im, opts)
+				if got := status(); got != tc.wantBack {
+					t.Errorf("after the site took it out of its trash: %s, want %s", got, tc.wantBack)
+				}
 			}
 			site.Update(tectest.Events, id, map[string]any{"status": "publish"})
 			now = now.Add(time.Minute)

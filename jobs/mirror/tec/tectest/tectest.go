@@ -17,8 +17,11 @@
 //     Venues and organizers are listed there as usual.
 //   - Drafts and pending records have an empty slug (WordPress gives a post its slug when it is
 //     published).
-//   - Posts of every type take their IDs from one counter, which every save also moves (a revision
-//     each), so the IDs the site will use next are not predictable from its records.
+//   - Posts of every type take their IDs from one counter, which every update also moves (a
+//     revision each), so the IDs the site will use next are not predictable from its records.
+//   - Credentials of no user are a 401 invalid_username, a wrong application password a 401
+//     incorrect_password, on every route.
+//   - A record taken out of the trash (Restore) is a draft, whatever it was before.
 //   - The term lists' X-TEC-Total and X-TEC-TotalPages (and the body's total, total_pages,
 //     next_rest_url) count only the terms some event uses, so they can say one page when there are
 //     two; the lists are sorted by name, so a parent can come on a later page than its children.
@@ -127,7 +130,7 @@ func New() *Site {
 // Put adds or replaces a record of kind from its JSON object in calendard's (the reference's) shape
 // and returns its ID. Its id, status and modified_utc are read from it; modified is when the site last
 // saved it (default: now). A record (not a term) without an id is a new post, which takes the next ID
-// of the site's one counter; each save of a record also takes one, for its revision.
+// of the site's one counter.
 func (s *Site) Put(kind string, obj map[string]any) uint64 {
 	return s.put(kind, clone(obj), false)
 }
@@ -161,18 +164,27 @@ func (s *Site) Trash(kind string, id uint64) bool {
 	return s.Update(kind, id, map[string]any{"status": "trash"})
 }
 
+// Restore takes a record out of the trash as WordPress does: as a draft, whatever it was before.
+func (s *Site) Restore(kind string, id uint64) bool {
+	return s.Update(kind, id, map[string]any{"status": "draft"})
+}
+
 func (s *Site) put(kind string, obj map[string]any, update bool) uint64 {
 	post := kind != Categories && kind != Tags
 	id := uint64(number(obj["id"]))
 	s.mu.Lock()
 	if post {
-		if id == 0 {
+		switch {
+		case id == 0:
 			s.lastID++
 			id = s.lastID
 			obj["id"] = id
+		case update:
+			// An update's revision takes the next ID; a creation makes none.
+			s.lastID = max(s.lastID, id) + 1
+		default:
+			s.lastID = max(s.lastID, id)
 		}
-		// The save's revision takes the next ID.
-		s.lastID = max(s.lastID, id) + 1
 	}
 	s.mu.Unlock()
 	status, _ := obj["status"].(string)
@@ -336,6 +348,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
+	if code, message, ok := s.refusedCredentials(r); ok {
+		writeError(w, http.StatusUnauthorized, code, message)
+		return
+	}
 	path, ok := strings.CutPrefix(r.URL.Path, "/wp-json")
 	switch rest, tribe := strings.CutPrefix(path, "/tribe/events/v1/"); {
 	case !ok:
@@ -371,6 +387,19 @@ func (s *Site) index(w http.ResponseWriter) {
 func (s *Site) authenticated(r *http.Request) bool {
 	u, p, ok := r.BasicAuth()
 	return ok && s.User != "" && u == s.User && p == s.Password
+}
+
+// refusedCredentials is WordPress's answer to credentials of no user, or with a wrong application
+// password, on every route: ok is false for a request without credentials or with a user's own.
+func (s *Site) refusedCredentials(r *http.Request) (code, message string, ok bool) {
+	u, _, basic := r.BasicAuth()
+	switch {
+	case !basic || s.authenticated(r) || s.subscriber(r):
+		return "", "", false
+	case u != s.User && u != s.Subscriber:
+		return "invalid_username", "<strong>Error:</strong> Unknown username. Check again or try your email address.", true
+	}
+	return "incorrect_password", "The provided password is an invalid application password.", true
 }
 
 // subscriber reports whether the request carries the subscriber's credentials.
