@@ -109,8 +109,8 @@ type Handler struct {
 	jobs    func() []JobStat
 }
 
-// New returns the API's http.Handler.
-func New(d Deps) http.Handler {
+// New returns the API's handler.
+func New(d Deps) *Handler {
 	h := newHandler(d)
 	h.index, h.stopping, h.jobs = d.Index, d.Stopping, d.Jobs
 	h.router = h.routes()
