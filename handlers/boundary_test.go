@@ -43,7 +43,7 @@ func newBoundaryServer(t *testing.T) *boundaryServer {
 	h, db := newClockedHandler(t, Config{}, func() time.Time { return now })
 	s := &boundaryServer{h: h.(*Handler), db: db, now: &now}
 	s.fresh = func() *Handler {
-		return New(Deps{Config: s.h.cfg, Store: db, Index: s.h.index, Log: zaptest.NewLogger(t)}).(*Handler)
+		return New(Deps{Config: s.h.cfg, Store: db, Index: s.h.index, Log: zaptest.NewLogger(t)})
 	}
 	for _, body := range []string{
 		// Started before the boundaries, in today's window until midnight.

@@ -11,20 +11,32 @@ import (
 	"go.uber.org/zap"
 )
 
-// middleware is one link of the chain every request goes through before its route: it answers the
-// request itself or passes it on to next.
+// middleware is one link of a chain: it answers the request itself or passes it on to next.
 type middleware func(next http.Handler) http.Handler
 
-// links builds the chain: one link per concern, in the order of CONTRACT 1.6's steps before routing,
-// then the route. A new concern that applies to every request (compression) is one more entry in
-// this list.
-func (h *Handler) links() http.Handler {
-	chain := []middleware{
-		h.observe,        // request ID, status and size, panic recovery, the request's log line
-		h.measure,        // the request's count and latency by route, method and status (metrics.go)
-		h.headers,        // the headers of CONTRACT 1.7 that every answer carries
-		h.health,         // /healthz, /readyz and /metrics: no credentials, no rate limit
-		h.whileLoading,   // while the index loads, nothing else answers (CONTRACT 9)
+// chain puts the links in front of last, the first link outermost.
+func chain(links []middleware, last http.Handler) http.Handler {
+	for _, link := range slices.Backward(links) {
+		last = link(last)
+	}
+	return last
+}
+
+// root is what every request goes through, whatever family serves it, then the family mounted at its
+// path (mount.go). A new concern that applies to every answer (compression) is one more entry here.
+func (h *Handler) root() http.Handler {
+	return chain([]middleware{
+		h.observe, // request ID, status and size, panic recovery, the request's log line
+		h.measure, // the request's count and latency by route, method and status (metrics.go)
+		h.headers, // the headers of CONTRACT 1.7 that every answer carries
+	}, &h.families)
+}
+
+// rest is the REST namespace's family, mounted at "/" so that it also answers every path no other
+// family has: one link per concern, in the order of the API's checks before routing (the first to
+// fail answers), then the route. A concern of the API's requests only is one more entry here.
+func (h *Handler) rest() family {
+	return family{patterns: []string{"/"}, handler: chain([]middleware{
 		h.methodOverride, // X-HTTP-Method-Override and _method (CONTRACT 1.5)
 		h.identify,       // who calls, from which site; spends the rate-limit token
 		h.bodyLimit,      // step 1: 413
@@ -33,12 +45,7 @@ func (h *Handler) links() http.Handler {
 		h.credentials,    // step 4: 401, or 429 when failures are throttled (7.3)
 		h.limitWrites,    // 429 when a user below editor writes too fast; needs step 4's role (writelimits.go)
 		h.minRevision,    // X-Calendar-Min-Revision: wait for the node to apply it, or 503 (revision.go)
-	}
-	next := http.Handler(http.HandlerFunc(h.route)) // steps 5 to 11
-	for _, link := range slices.Backward(chain) {
-		next = link(next)
-	}
-	return next
+	}, http.HandlerFunc(h.route))} // steps 5 to 11
 }
 
 // observe gives the request its state (request), wraps the writer to learn the status, recovers a
@@ -77,28 +84,10 @@ func (h *Handler) headers(next http.Handler) http.Handler {
 	})
 }
 
-// health sends the probes and /metrics (health.go), which live outside the REST namespace, straight to
-// the router.
-func (h *Handler) health(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.outside(r.URL.Path) {
-			h.router.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// whileLoading answers rest_not_ready on a server whose index loads (Loading): nothing else is read,
-// since no other answer is possible yet, whatever the request.
-func (h *Handler) whileLoading(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.loading != nil {
-			h.writeError(w, requestOf(r), notReady(h.loading.Progress(), time.Now()))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// whileLoading is the REST namespace of a server whose index loads (Loading): rest_not_ready to every
+// request, since no other answer is possible yet.
+func (h *Handler) whileLoading(w http.ResponseWriter, r *http.Request) {
+	h.writeError(w, requestOf(r), notReady(h.loading.Progress(), time.Now()))
 }
 
 // methodOverride lets a POST act as PUT, PATCH or DELETE (CONTRACT 1.5); the query parameter wins

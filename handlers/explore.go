@@ -76,15 +76,10 @@ func loadExploreAssets() map[string]exploreAsset {
 	return assets
 }
 
-// isExplorePath reports whether path is the explorer's, which the chain sends straight to the router
-// like the probes: its files need no credentials, and it is not a path of the API (CONTRACT 1.1).
-func isExplorePath(p string) bool {
-	return p+"/" == ExplorePath || strings.HasPrefix(p, ExplorePath)
-}
-
-// explorer registers GET and HEAD on the explorer's files, and the redirect of its address without the
-// trailing slash, under which the page's relative links would not resolve.
-func (h *Handler) explorer(r *httprouter.Router) {
+// explorer is the explorer's family, on r: GET and HEAD on its files, and the redirect of its address
+// without the trailing slash, under which the page's relative links would not resolve. Its files need
+// no credentials, and it is not a path of the API (docs/API.md, The explorer).
+func (h *Handler) explorer(r *httprouter.Router) family {
 	bare := strings.TrimSuffix(ExplorePath, "/")
 	redirect := labelled(ExplorePath, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		target := ExplorePath
@@ -98,6 +93,7 @@ func (h *Handler) explorer(r *httprouter.Router) {
 		r.Handle(m, bare, redirect)
 		r.Handle(m, ExplorePath+"*file", files)
 	}
+	return family{patterns: []string{bare, ExplorePath}, handler: r}
 }
 
 // exploreFile serves one of the explorer's files, revalidated on each use by its content's hash, so

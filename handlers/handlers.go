@@ -77,7 +77,7 @@ type Handler struct {
 	db     Store
 	index  Index
 	log    *zap.Logger
-	router *httprouter.Router
+	router *httprouter.Router // the REST namespace's (routes.go)
 	table  []*route
 	lists  *listCache
 	// items holds the encoded JSON of list items (items.go).
@@ -100,8 +100,10 @@ type Handler struct {
 	failures *failureTable
 	// loading is set on the handler of a server whose index is still loading (Loading).
 	loading *index.Loading
-	// chain is what ServeHTTP runs (chain.go).
-	chain http.Handler
+	// families are the groups of routes mounted side by side (mount.go); chain is what ServeHTTP
+	// runs: the links of every request, then the family mounted at its path (chain.go).
+	families mounts
+	chain    http.Handler
 	// stopping is Deps.Stopping.
 	stopping context.Context
 	// metrics is Deps.Metrics (nil: none); jobs is Deps.Jobs.
@@ -109,11 +111,17 @@ type Handler struct {
 	jobs    func() []JobStat
 }
 
-// New returns the API's http.Handler.
-func New(d Deps) http.Handler {
+// New returns the API's handler: the families of routes, each with its own links, mounted side by
+// side under the links every request goes through (chain.go, mount.go).
+func New(d Deps) *Handler {
 	h := newHandler(d)
 	h.index, h.stopping, h.jobs = d.Index, d.Stopping, d.Jobs
 	h.router = h.routes()
+	h.families.mount(
+		h.rest(),                  // the REST namespace under every language root, and the root index
+		h.probes(h.newRouter()),   // /healthz, /readyz and /metrics: no credentials, no rate limit (health.go)
+		h.explorer(h.newRouter()), // the page under /explore/ (explore.go)
+	)
 	h.metrics.report(h)
 	return h
 }
@@ -126,9 +134,13 @@ func New(d Deps) http.Handler {
 func Loading(d Deps, loading *index.Loading) http.Handler {
 	h := newHandler(d)
 	h.loading = loading
-	h.router = httprouter.New()
-	h.probes(h.router)
-	h.explorer(h.router) // the page loads, and shows the API's rest_not_ready until the index is ready
+	// The probes and the explorer keep httprouter's defaults here: a method they do not have is 405
+	// with Allow, and OPTIONS 200 with Allow, where New's answer 404 rest_no_route.
+	h.families.mount(
+		family{patterns: []string{"/"}, handler: http.HandlerFunc(h.whileLoading)},
+		h.probes(httprouter.New()),
+		h.explorer(httprouter.New()), // the page loads, and shows the API's rest_not_ready until the index is ready
+	)
 	h.metrics.report(h)
 	return h
 }
@@ -155,11 +167,12 @@ func newHandler(d Deps) *Handler {
 		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
 		feedSlots: make(chan struct{}, feedRenders())}
-	h.chain = h.links()
+	h.chain = h.root()
 	return h
 }
 
-// ServeHTTP passes the request through the chain of links (chain.go), then to its route.
+// ServeHTTP passes the request through the links of every request (chain.go), then to the family
+// mounted at its path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.chain.ServeHTTP(w, r) }
 
 type ctxKey struct{}

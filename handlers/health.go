@@ -28,22 +28,21 @@ const (
 // out of reach as far as readiness goes, and the node reports its stale reads.
 const probeTimeout = 500 * time.Millisecond
 
-// outside reports whether path is one this handler serves outside the namespace.
-func (h *Handler) outside(path string) bool {
-	return path == healthzPath || path == readyzPath || path == metricsPath && h.servesMetrics() || isExplorePath(path)
-}
-
-// probes registers GET and HEAD /healthz and /readyz, and /metrics when it is served here.
-func (h *Handler) probes(r *httprouter.Router) {
+// probes is the probes' family, on r: GET and HEAD /healthz and /readyz, and /metrics when it is
+// served here.
+func (h *Handler) probes(r *httprouter.Router) family {
 	paths := map[string]httprouter.Handle{healthzPath: h.healthz, readyzPath: h.readyz}
 	if h.servesMetrics() {
 		paths[metricsPath] = h.metricsPage
 	}
+	f := family{handler: r}
 	for path, fn := range paths {
 		fn = labelled(path, fn)
 		r.GET(path, fn)
 		r.HEAD(path, fn)
+		f.patterns = append(f.patterns, path)
 	}
+	return f
 }
 
 // healthz answers 200 while the process serves requests (liveness).

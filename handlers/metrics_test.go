@@ -29,7 +29,7 @@ func newMeasuredHandler(t *testing.T, cfg Config, store func(Store) Store, jobs 
 	if store != nil {
 		s = store(db)
 	}
-	return New(Deps{Config: cfg, Store: s, Index: hh.index, Log: zap.NewNop(), Metrics: m, Jobs: jobs}).(*Handler), m
+	return New(Deps{Config: cfg, Store: s, Index: hh.index, Log: zap.NewNop(), Metrics: m, Jobs: jobs}), m
 }
 
 // observed is how many requests the histogram holds for route and method.

@@ -83,12 +83,7 @@ func (h *Handler) routeTable() []*route {
 // segment and a parameter may not share a position), so both register as /events/:ref and
 // /events/:ref/:slug, and dispatch checks :ref.
 func (h *Handler) routes() *httprouter.Router {
-	r := httprouter.New()
-	r.RedirectTrailingSlash, r.RedirectFixedPath = false, false
-	r.HandleMethodNotAllowed, r.HandleOPTIONS = false, false
-	r.NotFound = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.writeError(w, requestOf(req), errNoRoute)
-	})
+	r := h.newRouter()
 	table := h.routeTable()
 	// The root index (CONTRACT 6.3) is a route like the others, though the namespace index omits it.
 	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, handle: h.rootIndex}}}
@@ -111,9 +106,6 @@ func (h *Handler) routes() *httprouter.Router {
 			}
 		}
 	}
-	h.probes(r) // /healthz, /readyz and /metrics, outside the namespace and the table (health.go)
-	// The page under /explore/, outside them too (explore.go).
-	h.explorer(r)
 	h.table = table
 	return r
 }

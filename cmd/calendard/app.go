@@ -223,7 +223,7 @@ func (a *app) load(ctx context.Context) error {
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
 	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(budget), Store: a.db, Index: ix, Log: a.log.Named("http"),
 		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
-	a.jobs.Warm(api.(*handlers.Handler))
+	a.jobs.Warm(api)
 	a.handler.set(api)
 	return nil
 }
