@@ -664,32 +664,6 @@ func (p *projection) event(id uint64) *eventRow {
 	return nil
 }
 
-// linked returns the events linked to any of ids in m, as a set to test rows against; nil when ids
-// is empty (no restriction).
-func linked(m map[uint64]eventIDs, ids []uint64) *idSet {
-	if len(ids) == 0 {
-		return nil
-	}
-	sets := make([]eventIDs, len(ids))
-	for i, id := range ids {
-		sets[i] = m[id]
-	}
-	return bitsOfSets(sets)
-}
-
-// eventIDs is a set of event IDs, in order: the events linked to one venue, organizer, term or
-// series. A compressed bitmap per set cost far more: a venue's or an organizer's few events are
-// spread over the whole ID space, and a bitmap gives each run of 65,536 IDs its own container, which
-// at 1M events made 2.2M objects and 200 MB, most of what the garbage collector had to mark
-// (docs/BENCHMARKS.md).
-type eventIDs []uint64
-
-// Contains reports whether id is in s.
-func (s eventIDs) Contains(id uint64) bool {
-	_, found := slices.BinarySearch(s, id)
-	return found
-}
-
 // widenOffsets widens minOffset and maxOffset to the offset of r.
 func (p *projection) widenOffsets(r *eventRow) {
 	off := r.startLocal - r.startUTC
