@@ -10,6 +10,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/calendard/calendard/storage"
 )
 
 // edgeNgrams is the configuration of Bleve's edge n-gram filter that prefixFilter replaces; the
@@ -82,4 +84,12 @@ func TestIndexWithEdgeNgramMappingOpens(t *testing.T) {
 		t.Fatalf("open: %v", err)
 	}
 	closeBleve(idx)
+}
+
+func TestEveryLanguageHasAMapping(t *testing.T) {
+	for _, l := range storage.Langs {
+		if _, err := newMapping(l); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
 }

@@ -371,57 +371,6 @@ func (p *projection) dropKeys(r *eventRow, l eventLinks) {
 	}
 }
 
-// cellDegrees is the side of a cell of placeCells, in degrees of latitude and longitude: 2.2 km
-// north to south. A geo filter takes one list for each cell wholly within its circle, and tests
-// the positions of the cells its edge crosses one by one (box.holds). At 1M events, around London
-// (13,000 positions in 264 cells), 0.01 took more lists for large circles, and 0.04 tested more
-// positions for a 5 km one.
-const cellDegrees = 0.02
-
-// cell is a cell of the map: the positions whose latitude and longitude, divided by cellDegrees,
-// round down to lat and lng.
-type cell struct{ lat, lng int32 }
-
-func cellOf(at point) cell {
-	return cell{int32(math.Floor(at.lat / cellDegrees)), int32(math.Floor(at.lng / cellDegrees))}
-}
-
-// placeCell is the positions in one cell that have listed rows, and the keys of all their rows.
-type placeCell struct {
-	points []point
-	keys   []rowKey // ordered
-}
-
-// cellAt returns the cell of at, made with room for size keys if there was none.
-func (p *projection) cellAt(at point, size int) *placeCell {
-	c := p.placeCells[cellOf(at)]
-	if c == nil {
-		c = &placeCell{keys: make([]rowKey, 0, size)}
-		p.placeCells[cellOf(at)] = c
-	}
-	return c
-}
-
-// buildCells groups the positions of placeListed into placeCells, and their keys from the rows, in
-// order, in one pass.
-func (p *projection) buildCells() {
-	p.placeCells = map[cell]*placeCell{}
-	size := map[cell]int{}
-	for at, keys := range p.placeListed {
-		size[cellOf(at)] += len(keys)
-	}
-	for at := range p.placeListed {
-		c := p.cellAt(at, size[cellOf(at)])
-		c.points = append(c.points, at)
-	}
-	for i := range p.events {
-		if r := &p.events[i]; r.hasGeo && rowListed(r) {
-			c := p.cellAt(point{r.lat, r.lng}, 0)
-			c.keys = append(c.keys, keyOf(r))
-		}
-	}
-}
-
 // insertKey adds k to the ordered keys, once.
 func insertKey(keys []rowKey, k rowKey) []rowKey { return insertSorted(keys, k, compareKeys) }
 
@@ -713,32 +662,6 @@ func (p *projection) event(id uint64) *eventRow {
 		return &p.events[i]
 	}
 	return nil
-}
-
-// linked returns the events linked to any of ids in m, as a set to test rows against; nil when ids
-// is empty (no restriction).
-func linked(m map[uint64]eventIDs, ids []uint64) *idSet {
-	if len(ids) == 0 {
-		return nil
-	}
-	sets := make([]eventIDs, len(ids))
-	for i, id := range ids {
-		sets[i] = m[id]
-	}
-	return bitsOfSets(sets)
-}
-
-// eventIDs is a set of event IDs, in order: the events linked to one venue, organizer, term or
-// series. A compressed bitmap per set cost far more: a venue's or an organizer's few events are
-// spread over the whole ID space, and a bitmap gives each run of 65,536 IDs its own container, which
-// at 1M events made 2.2M objects and 200 MB, most of what the garbage collector had to mark
-// (docs/BENCHMARKS.md).
-type eventIDs []uint64
-
-// Contains reports whether id is in s.
-func (s eventIDs) Contains(id uint64) bool {
-	_, found := slices.BinarySearch(s, id)
-	return found
 }
 
 // widenOffsets widens minOffset and maxOffset to the offset of r.

@@ -260,37 +260,3 @@ func TestPutEventsAsOneByOne(t *testing.T) {
 		}
 	}
 }
-
-// TestKeyMerge: the merge of ordered lists yields their union in order, each key once, whatever the
-// lists' number, lengths and overlaps.
-func TestKeyMerge(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(7, 11))
-	for round := range 300 {
-		lists := make([][]rowKey, rnd.IntN(9))
-		want := map[rowKey]bool{}
-		for i := range lists {
-			for range rnd.IntN(40) {
-				// Few starts and IDs, so that keys repeat across lists and share starts.
-				k := rowKey{startLocal: rnd.Int64N(20), id: uint64(rnd.IntN(30))}
-				if !slices.Contains(lists[i], k) {
-					lists[i] = append(lists[i], k)
-				}
-				want[k] = true
-			}
-			slices.SortFunc(lists[i], compareKeys)
-		}
-		var got []rowKey
-		m := newKeyMerge(lists)
-		for k, ok := m.next(); ok; k, ok = m.next() {
-			got = append(got, k)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("round %d: merged %d keys %v, want the %d of %v", round, len(got), got, len(want), lists)
-		}
-		for i, k := range got {
-			if !want[k] || (i > 0 && compareKeys(got[i-1], k) >= 0) {
-				t.Fatalf("round %d: merged %v, want the keys of %v in order, once each", round, got, lists)
-			}
-		}
-	}
-}

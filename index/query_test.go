@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -86,4 +87,46 @@ func FuzzParseSearch(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseSearch(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []searchTerm
+	}{
+		{"jazz night", []searchTerm{{text: "jazz"}, {text: "night"}}},
+		{"jazz,night+blues", []searchTerm{{text: "jazz"}, {text: "night"}, {text: "blues"}}},
+		{`"open air" -rock`, []searchTerm{{text: "open air", phrase: true}, {text: "rock", negated: true}}},
+		{`-"open air"`, []searchTerm{{text: "open air", phrase: true, negated: true}}},
+		{`"unterminated quote`, []searchTerm{{text: "unterminated quote", phrase: true}}},
+		{"a - b", []searchTerm{{text: "a"}, {text: "-"}, {text: "b"}}},
+		{`""  ,,`, nil},
+		// A repeated term counts once (CONTRACT 5.2); a negated or quoted one is another term.
+		{"jazz jazz,jazz+jazz", []searchTerm{{text: "jazz"}}},
+		{`jazz -jazz "jazz"`, []searchTerm{{text: "jazz"}, {text: "jazz", negated: true}, {text: "jazz", phrase: true}}},
+		{strings.Repeat("qx ", 5000) + "night", []searchTerm{{text: "qx"}, {text: "night"}}},
+	}
+	for _, tc := range tests {
+		if got := parseSearch(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("parseSearch(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSearchUsesTheFirst32Terms: of more than 32 distinct terms only the first 32 are used, and
+// repeats do not count towards them (CONTRACT 5.2, 10.1).
+func TestSearchUsesTheFirst32Terms(t *testing.T) {
+	var words []string
+	for i := range 40 {
+		words = append(words, fmt.Sprint("w", i))
+	}
+	got := parseSearch("w0 w0 w1 " + strings.Join(words, " "))
+	if len(got) != maxSearchTerms {
+		t.Fatalf("%d terms, want %d", len(got), maxSearchTerms)
+	}
+	for i, term := range got {
+		if want := fmt.Sprint("w", i); term.text != want {
+			t.Errorf("term %d = %q, want %q", i, term.text, want)
+		}
+	}
 }

@@ -1,0 +1,88 @@
+package index
+
+import (
+	"slices"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// Visibility says which records a caller may see in a list (CONTRACT 5.5).
+type Visibility struct {
+	Actor storage.Actor
+	// Statuses is the `status` filter; nil means the default for the caller.
+	Statuses []storage.Status
+}
+
+// Allows reports whether record p is listed for the caller at now.
+func (v *Visibility) Allows(p *storage.Post, now time.Time) bool {
+	return v.allows(p.Author, p.Status, p.TrashedFrom, p.Date.Unix(), now)
+}
+
+// allows reports whether a record with these fields is listed for the caller.
+func (v *Visibility) allows(author uint64, status, trashed storage.Status, date int64, now time.Time) bool {
+	status = effective(status, date, now)
+	if v.Statuses != nil {
+		if !slices.Contains(v.Statuses, status) {
+			return false
+		}
+	} else if status == storage.StatusTrash || (status != storage.StatusPublish && !v.Actor.Can(storage.CapEditPosts)) {
+		return false
+	}
+	if status == storage.StatusPublish {
+		return true // readable by everyone; the common case skips building a Post
+	}
+	return v.Actor.CanRead(post(author, status, trashed, date))
+}
+
+// Geo is the geolocation filter of the events list.
+type Geo struct {
+	// Point restricts to venues within RadiusKm of (Lat, Lng); without it, only having coordinates counts.
+	Point              bool
+	Lat, Lng, RadiusKm float64
+}
+
+// EventFilter is a validated events-list query (CONTRACT 5.2). Zero values mean "no filter".
+type EventFilter struct {
+	Lang storage.Lang
+	Visibility
+	Now time.Time
+	// Start and End bound the start instant, inclusive; ignored with Include.
+	Start, End time.Time
+	Search     string
+	// Terms are category IDs (already expanded with their descendants) and, separately, tag IDs: an
+	// event matches a list when it has one of its IDs.
+	Categories, Tags []uint64
+	Venues, Orgs     []uint64
+	Featured         *bool
+	Geo              *Geo
+	Include          []uint64
+	// Parent restricts to the occurrences of this series (post_parent).
+	Parent uint64
+	// Collapse keeps of each series its first occurrence in the list (hide_subsequent_recurrences).
+	Collapse      bool
+	Offset, Limit int
+}
+
+// PlaceFilter is a validated venues or organizers list query (CONTRACT 5.3).
+type PlaceFilter struct {
+	Type storage.PostType
+	Lang storage.Lang
+	Visibility
+	Now    time.Time
+	Search string
+	// Linked restricts to these records (the venue or organizers of the `event` parameter's event).
+	Linked        []uint64
+	HasEvents     *bool
+	Upcoming      bool
+	Offset, Limit int
+}
+
+// Page is one page of a list: the IDs in order and how many match in all.
+type Page struct {
+	IDs   []uint64
+	Total int
+	// TypoTolerant is set when the search found nothing as typed and this page answers it with typo
+	// tolerance instead (typoEdits).
+	TypoTolerant bool
+}
