@@ -84,7 +84,7 @@ func (h *Handler) headers(next http.Handler) http.Handler {
 	})
 }
 
-// whileLoading is the REST namespace of a server whose index loads (Loading): rest_not_ready to every
+// whileLoading is the REST namespace of a server whose index loads (NewLoading): rest_not_ready to every
 // request, since no other answer is possible yet.
 func (h *Handler) whileLoading(w http.ResponseWriter, r *http.Request) {
 	h.writeError(w, requestOf(r), notReady(h.loading.Progress(), time.Now()))

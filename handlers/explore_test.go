@@ -168,7 +168,7 @@ func TestExploreIsSelfContained(t *testing.T) {
 // The page is served while the index loads, so that it can show the API's rest_not_ready.
 func TestExploreWhileLoading(t *testing.T) {
 	h, _ := newTestHandler(t, Config{})
-	loading := Loading(Deps{Store: h.(*Handler).db, Log: h.(*Handler).log}, new(index.Loading))
+	loading := NewLoading(Deps{Store: h.(*Handler).db, Log: h.(*Handler).log}, new(index.Loading))
 	r := httptest.NewRequest("GET", "/explore/", nil)
 	w := httptest.NewRecorder()
 	loading.ServeHTTP(w, r)

@@ -126,12 +126,12 @@ func New(d Deps) *Handler {
 	return h
 }
 
-// Loading returns what a server answers while its index is built or caught up, before New's handler
+// NewLoading returns what a server answers while its index is built or caught up, before New's handler
 // can serve: the health probes, /readyz with the progress, and 503 rest_not_ready with Retry-After
 // to every other request, with the same common headers (CONTRACT 9). A server listens from its start
 // with it, so that a load balancer or watchdog sees a live process rather than a dead one.
 // d.Index is not used: there is none yet.
-func Loading(d Deps, loading *index.Loading) http.Handler {
+func NewLoading(d Deps, loading *index.Loading) http.Handler {
 	h := newHandler(d)
 	h.loading = loading
 	// The probes and the explorer keep httprouter's defaults here: a method they do not have is 405

@@ -43,7 +43,7 @@ const (
 )
 
 // app is one running service: opened by open, its index loaded by load, run by serve, torn down by
-// close. serve listens before it loads, and answers from handlers.Loading until load is done.
+// close. serve listens before it loads, and answers with handlers.NewLoading's handler until then.
 type app struct {
 	cfg   Config
 	log   *zap.Logger
@@ -169,8 +169,8 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 	return storage.OpenStore(rep, opts)
 }
 
-// open opens the store and builds the server, answering with handlers.Loading until load is done;
-// stderr receives a generated administrator password. Demo data (a development aid, for an empty
+// open opens the store and builds the server, answering with handlers.NewLoading's handler until
+// load is done; stderr receives a generated administrator password. Demo data (a development aid, for an empty
 // store only) goes in here, before the index is loaded over it.
 func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*app, error) {
 	db, err := openServedStore(cfg, log)
@@ -191,7 +191,7 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 		db.Close()
 		return nil, err
 	}
-	a.handler.set(handlers.Loading(handlers.Deps{Config: cfg.handlerConfig(cfg.budget()), Store: db, Log: log.Named("http"), Metrics: a.metrics}, &a.loading))
+	a.handler.set(handlers.NewLoading(handlers.Deps{Config: cfg.handlerConfig(cfg.budget()), Store: db, Log: log.Named("http"), Metrics: a.metrics}, &a.loading))
 	a.server = &http.Server{
 		Handler:           &a.handler,
 		ReadHeaderTimeout: readHeaderTimeout,
