@@ -170,8 +170,8 @@ func openStoreFor(cfg Config, log *zap.Logger, served bool) (*storage.DB, error)
 }
 
 // open opens the store and builds the server, answering with handlers.NewLoading's handler until
-// load is done; stderr receives a generated administrator password. Demo data (a development aid, for an empty
-// store only) goes in here, before the index is loaded over it.
+// load is done; stderr receives a generated administrator password. Demo data (a development aid,
+// for an empty store only) goes in here, before the index is loaded over it.
 func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*app, error) {
 	db, err := openServedStore(cfg, log)
 	if err != nil {
