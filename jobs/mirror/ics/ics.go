@@ -1,15 +1,15 @@
 // Package ics imports an iCalendar file or feed (RFC 5545) into the store: `calendard import ics`,
-// its --follow mirror, and the same inside serve (issue 14). It is a mirror.Source.
+// its --follow mirror, and the same inside serve. It is a mirror.Source.
 //
 // # Basics
 //
 // Each UID of the file is one event of ours, linked to it within its calendar (storage.Bulk.Link) so
 // that the next run updates the same event instead of creating another, and trashes the event of a
-// UID the calendar no longer has. A UID's VEVENTs — the event, or a series with its RRULE/RDATE/EXDATE lines and the
-// overrides of single occurrences (RECURRENCE-ID) — are written whole, in one transaction with the
-// other UIDs of its batch: the series' parent with its `recurrence`, then each override as an edit of
-// the occurrence it replaces, which makes it an exception the series keeps. The link's stamp is a hash of what the file says of the
-// UID, so a run skips every UID whose VEVENTs did not change (DTSTAMP aside: Google and Outlook
+// UID the calendar no longer has. A UID's VEVENTs — the event, or a series with its RRULE/RDATE/EXDATE
+// lines and the overrides of single occurrences (RECURRENCE-ID) — are written whole, in one
+// transaction with the other UIDs of its batch: the series' parent with its `recurrence`, then each
+// override as an edit of the occurrence it replaces, which makes it an exception the series keeps.
+// The link's stamp is a hash of what the file says of the UID, so a run skips every UID whose VEVENTs did not change (DTSTAMP aside: Google and Outlook
 // write the time of the export there, which changes on every download).
 //
 // An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
