@@ -9,8 +9,9 @@
 // lines and the overrides of single occurrences (RECURRENCE-ID) — are written whole, in one
 // transaction with the other UIDs of its batch: the series' parent with its `recurrence`, then each
 // override as an edit of the occurrence it replaces, which makes it an exception the series keeps.
-// The link's stamp is a hash of what the file says of the UID, so a run skips every UID whose VEVENTs did not change (DTSTAMP aside: Google and Outlook
-// write the time of the export there, which changes on every download).
+// The link's stamp is a hash of what the file says of the UID, so a run skips every UID whose VEVENTs
+// did not change (DTSTAMP aside: Google and Outlook write the time of the export there, which changes
+// on every download).
 //
 // An event the file spells wrongly (the codec skips it) or the store refuses is a failure in the report
 // and keeps what an earlier run wrote: its UID is still in the file, so it is not trashed as gone.
