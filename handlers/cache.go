@@ -66,17 +66,10 @@ type cachedList struct {
 	// when the answer was recorded for a client that accepts gzip, packed then only once a client
 	// without Accept-Encoding has asked (plainOf); packed only when recorded for such a client, gz then
 	// only once a client that accepts gzip has asked (gzOf). Under a memory budget, keeping both
-	// bodies took most of the cache for the few clients that want the plain one (at 100k events, the
-	// 50-client mix, whose clients all accept gzip, found 39–43 % of its lists in a cache keeping both,
-	// and 73–78 % in one keeping gz); compressing every answer recorded for a plain client took 14–17 %
-	// of the server's CPU where no client asked for gzip. Converting costs more than a hit (190 µs to
-	// decompress a per_page=10 page of gzip), so it is done once per entry.
-	//
-	// The plain body is kept packed rather than as it is sent because the cache then holds six times
-	// the answers: s2 takes a page of 10 events (41 KB) to 17 % of its bytes in 17 µs and gives it
-	// back in 9 µs, where computing a list costs a millisecond or more (gzip takes it to 12 %, in
-	// 165 µs and 190 µs back). At 100k events, the 50-client mix without gzip found 40 % of its lists
-	// in the default budget's list cache with plain bodies (docs/BENCHMARKS.md).
+	// bodies took most of the cache for the few clients that want the plain one; converting costs more
+	// than a hit, so it is done once per entry. The plain body is kept packed with s2, so that the cache
+	// holds about six times the answers, each unpacked in microseconds (docs/BENCHMARKS.md, section
+	// "Compression and caching").
 	packed []byte
 	// plain is the plain body as sent, kept beside packed once plain clients have asked for the
 	// answer often (promoteHits): unpacking answers was an eighth of the server's CPU in the mix at
@@ -112,17 +105,16 @@ func newListCache(limit int) *listCache {
 // turnedBytes is how many bytes of its bound a cache has for each key admit remembers: about five
 // slots for each entry of the item cache (a packed item and its entry are about 1.3 KB), many more
 // for the list cache's larger entries, so that a key asked for again while the cache turns over is
-// still remembered. With a fixed 65,536 slots, fewer than the 100,000 items held at 1M events, the
-// item cache admitted too few of the items asked for again and answered 54-59 % of them instead of
-// 60-67 %. At 4 bytes a slot the table is 1.6 % of the cache's bound, not counted in it.
+// still remembered; a fixed number of slots held fewer keys than a large cache's entries
+// (docs/BENCHMARKS.md, section "Compression and caching"). At 4 bytes a slot the table is 1.6 % of
+// the cache's bound, not counted in it.
 const turnedBytes = 256
 
 // admit reports whether the answer of key, about to be computed or just computed, should be put in
 // the cache. A full cache admits a key only the second time it is offered, or when it holds the key
 // already (an answer that expired): an answer asked for once (a deep page, a combination of filters,
-// a point on a map, and their items) would otherwise evict one asked for again and again. At 100k
-// events the default budget's caches then answered 72.5 % of the 50-client mix's lists instead of
-// 69 %, and 86–87 % of its items instead of 84–86 %, for 6 % less CPU a request (docs/BENCHMARKS.md).
+// a point on a map, and their items) would otherwise evict one asked for again and again
+// (docs/BENCHMARKS.md, section "Compression and caching").
 // Until the cache is nearly full, every key is admitted.
 func (c *listCache) admit(key string) bool {
 	c.mu.Lock()
@@ -222,9 +214,8 @@ func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Locati
 // promoteHits is how often an entry must have been hit since the last boundary (listCache.heat) for a
 // plain client's hit to keep its plain body unpacked. In the 50-client mix the front pages reach it
 // within seconds, a category's first page not in minutes: only the few answers unpacked again and
-// again are kept at six times the bytes of one packed. With 16, every category's page was kept so,
-// and the list cache, holding a quarter fewer answers, answered 66 % of the lists instead of 70 %,
-// which cost more than unpacking saved (docs/BENCHMARKS.md).
+// again are kept at six times the bytes of one packed (a lower bound cost more hits than unpacking
+// saved: docs/BENCHMARKS.md, section "Compression and caching").
 const promoteHits = 256
 
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the

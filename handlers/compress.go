@@ -33,9 +33,8 @@ import (
 const compressMin = 1024
 
 // gzipLevel trades ratio for speed: answers outside the list cache (single records, /doc, cache
-// misses) are compressed as they are sent. Measured on a per_page=100 page of 407 KB at 100k events:
-// level 5 of klauspost/compress makes it 9.8 % of its size in 1.4 ms, level 9 8.5 % in 5.5 ms,
-// compress/gzip's level 5 9.3 % in 2.9 ms; level 1 leaves a per_page=10 page at 14.7 %.
+// misses) are compressed as they are sent. Level 5 of klauspost/compress comes near level 9's ratio
+// in a quarter of its time (docs/BENCHMARKS.md, section "Compression and caching").
 const gzipLevel = 5
 
 // codingGzip is the one content coding offered.

@@ -16,10 +16,9 @@ const itemCacheBytes = 128 << 20
 type rawJSON []byte
 
 // packedJSON is an already encoded JSON value kept packed (pack), with dictionary dict when not nil:
-// a cached item, which is unpacked straight into the page written (encodeValue). Unpacking the page's
-// items into a slice of their own first was a fifth of the bytes the server allocated in the mix at
-// 100k events, and so of the collector's work, which under the memory budget's soft limit ran every
-// 0.6-0.7 s; it then ran every 0.9-1 s (docs/BENCHMARKS.md).
+// a cached item, which is unpacked straight into the page written (encodeValue): unpacking the page's
+// items into a slice of their own first was a fifth of the bytes the server allocated, and so of the
+// collector's work (docs/BENCHMARKS.md, section "Compression and caching").
 type packedJSON struct {
 	packed []byte
 	dict   *s2.Dict
@@ -191,12 +190,12 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 }
 
 // packItem packs an item of type t in the language of prefix, its JSON body, with the dictionary of
-// such items, which it makes from the first one packed. An item alone has little to repeat: packed
-// alone it kept 42 % of its bytes, with a dictionary made from another item of its type and language
-// 19-21 % (the field names, the URLs, the shapes of dates, venues and terms recur from item to item),
-// and the item cache holds that many more. Another language's item did less (25 %), a venue's for an
-// event much less. Any item of the kind serves: a dictionary lives as long as the process, like the
-// items packed with it, and there are a few (three types in the site's languages, ParseLang).
+// such items, which it makes from the first one packed. An item alone has little to repeat; with a
+// dictionary made from another item of its type and language (the field names, the URLs, the shapes
+// of dates, venues and terms recur) it packs to half its size packed alone, and the item cache holds
+// that many more (docs/BENCHMARKS.md, section "Compression and caching"). Any item of the kind serves:
+// a dictionary lives as long as the process, like the items packed with it, and there are a few
+// (three types in the site's languages, ParseLang).
 func (h *Handler) packItem(t storage.PostType, prefix storage.Lang, body []byte) ([]byte, *s2.Dict) {
 	key := t.String() + "\x00" + string(prefix)
 	d, ok := h.itemDicts.Load(key)

@@ -18,9 +18,8 @@ import (
 // builder analyses a batch, writes its segment to a file at once, and merges the files into one
 // segment when it closes. Building through the live index's batches also kept the segments in memory
 // until Bleve's persister wrote them, merged them again and again as they came, and measured every
-// document for its statistics: at 1M events a build took 123-128 s that way, and 93-96 s this way,
-// with 27 % less CPU and the same peak anonymous memory, 0.94-1.0 GB (docs/BENCHMARKS.md; 85-87 s
-// since calendard_words).
+// document for its statistics: a 1M build took a third longer that way (docs/BENCHMARKS.md, section
+// "The index build").
 type builder struct {
 	l    *lang
 	path string
@@ -37,9 +36,8 @@ type builder struct {
 }
 
 // builderChunk is how many documents go to a builder's goroutine at a time. Its queue holds two
-// segments' worth: while one language builds a segment, the scan goes on feeding the others. With
-// room for two chunks only, the scan waited for each segment of each language, and a 1M build took
-// 126 s instead of 118 s (with segments of 2,000).
+// segments' worth: while one language builds a segment, the scan goes on feeding the others (with
+// room for two chunks only, the scan waited for each segment of each language).
 const builderChunk = 256
 
 // buildPath is where the offline builders write their segments before merging them, under the
@@ -48,11 +46,10 @@ func buildPath(dir string) string { return filepath.Join(dir, "build") }
 
 // Options of Bleve's offline builder: buildBatchSize documents to a segment, and buildMergeMax segments
 // merged at a time. The largest language of a 1M calendar (English, 282,000 documents) makes 282
-// segments, so every language is merged in one round, once its scan is done: in rounds of 50, the
-// last round merged the largest language a second time, alone on one core, and a build took 118 s
-// instead of 109 s (with segments of 2,000). Segments of 2,000 and 5,000 documents raised the peak
-// anonymous memory to 1.3 and 2.4 GB; 1,000 kept it under 1 GB; 500 brought it to 0.74 GB, but the
-// build took 102 s instead of 96-104.
+// segments, so every language is merged in one round, once its scan is done (in rounds of 50, the
+// last round merged the largest language a second time, alone on one core). Segments of 1,000
+// keep a 1M build's peak anonymous memory under 1 GB, and built as fast as any size tried
+// (docs/BENCHMARKS.md, section "The index build").
 const (
 	buildBatchSize = 1000
 	buildMergeMax  = 1000

@@ -17,10 +17,9 @@ import (
 const checkWait = 10 * time.Second
 
 // checkRest is how many times as long as a page took Check rests before the next one. Check reads and
-// decodes every record of the store: at 1M events 22 s at full speed on an idle server, which it took
-// every hour from the requests of a two-core server; the 50-client mix served 71-80 % of its rate
-// meanwhile. Resting three times as long spreads the work over four times the time, at about a
-// quarter of a core: the mix then served 90-95 % of its rate while a check ran (docs/BENCHMARKS.md).
+// decodes every record of the store (at 1M events 22 s of a core), which it took from the requests
+// every hour. Resting three times as long spreads the work over four times the time, at about a
+// quarter of a core (docs/BENCHMARKS.md, section "The consistency check").
 // Resync, which runs when the index cannot follow the log, does not rest.
 const checkRest = 3
 

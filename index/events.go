@@ -527,7 +527,7 @@ func compile(f *EventFilter, text *idSet, p *projection, sets bool) *scan {
 
 // seenTables holds the tables of positions of scans done (box.seen), cleared, for the next: allocated
 // for each scan with a geo filter, they were 4 % of the bytes the 50-client mix allocated at 100k
-// events (docs/BENCHMARKS.md).
+// events (docs/BENCHMARKS.md, section "Lists, per query").
 var seenTables = sync.Pool{New: func() any { return new([1 << seenBits]seenPoint) }}
 
 // done returns what c borrowed (its table of positions); c is not used after.

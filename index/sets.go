@@ -29,7 +29,7 @@ func allows(tests [][]members, id uint64) bool {
 // series. A compressed bitmap per set cost far more: a venue's or an organizer's few events are
 // spread over the whole ID space, and a bitmap gives each run of 65,536 IDs its own container, which
 // at 1M events made 2.2M objects and 200 MB, most of what the garbage collector had to mark
-// (docs/BENCHMARKS.md).
+// (docs/BENCHMARKS.md, section "Lists, per query").
 type eventIDs []uint64
 
 // Contains reports whether id is in s.
@@ -209,7 +209,7 @@ const bitsetProbes = 16
 // keyMerge walks the union of ordered lists of keys in order, each key once (an event in several of a
 // filter's terms is listed once): a heap of the lists by their first key. The heap is kept here
 // rather than by container/heap, whose calls through an interface cost a category list with
-// subcategories 15 % of its time at 1M events (docs/BENCHMARKS.md).
+// subcategories 15 % of its time at 1M events (docs/BENCHMARKS.md, section "Lists, per query").
 type keyMerge [][]rowKey
 
 func newKeyMerge(lists [][]rowKey) *keyMerge {
@@ -269,11 +269,11 @@ var unionFrom = 10_000
 
 // termUnion is the union of several terms' listed keys and linked events: one list, which a window
 // counts by two binary searches, and one set, which a test probes once. Counting a window of the
-// terms' own lists meant merging them key by key: at 1M events a category with five subcategories
-// cost 2.6 ms a list, one tag 0.06 ms (docs/BENCHMARKS.md). A union is built for one generation of
-// its projection (gen) and remembered with the search matches (lang.union). Its set is a bitset
-// (idSet), which a test probes at the cost of one load: the leading featured events of a category
-// with subcategories probed a compressed bitmap for 2.7 ms a list at 1M events, against 0.8 ms.
+// terms' own lists meant merging them key by key, milliseconds a list at 1M events where one tag
+// costs tens of microseconds. A union is built for one generation of its projection (gen) and
+// remembered with the search matches (lang.union). Its set is a bitset (idSet), which a test probes
+// at the cost of one load, a third of a compressed bitmap's cost (docs/BENCHMARKS.md, section
+// "Lists, per query").
 type termUnion struct {
 	gen  uint64
 	keys []rowKey

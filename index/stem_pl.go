@@ -6,7 +6,7 @@ import "strings"
 // Bleve's stempel, whose table was trained on written Polish with diacritics and stems most inflected
 // forms of one noun apart (`koncert`, `koncerty`, `koncertów` become three different terms, and
 // `koncertow` typed without diacritics a fourth): on the word-form set of index/testdata it found 58 %
-// of the forms of a word from another form; this finds the share docs/BENCHMARKS.md gives.
+// of the forms of a word from another form; this finds 98 % (docs/BENCHMARKS.md, section "Search").
 //
 // It is a light stemmer in the manner of Savoy's for the other languages Bleve stems lightly, and of
 // Dolamic and Savoy's for Czech ("Indexing and stemming approaches for the Czech language", 2009): it

@@ -49,8 +49,8 @@ func readWordForms(t testing.TB, lang storage.Lang) [][]string {
 
 // TestWordFormRecall indexes every form of the word-form set as a document of its own, through the
 // language's real mapping, and searches every form through the search path of the lists: recall is
-// the share of (searched form, other form of the same word) pairs found. Run with -v for the table of
-// docs/BENCHMARKS.md and the pairs missed.
+// the share of (searched form, other form of the same word) pairs found. Run with -v for the recall
+// per language that docs/BENCHMARKS.md gives (section "Search") and the pairs missed.
 func TestWordFormRecall(t *testing.T) {
 	for _, code := range storage.Langs {
 		t.Run(string(code), func(t *testing.T) {

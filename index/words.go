@@ -14,7 +14,8 @@ import (
 // types, so that indexes written with Bleve's tokenizer are searched alike and mappingVersion stays;
 // but it finds the words of ASCII text with a loop over its bytes. Bleve's tokenizer, whose state
 // machine decodes every rune, was 11 % of an index build's CPU, and a calendar's text is mostly
-// ASCII: with this one, a build of 1M events took 85–87 s instead of 95–100 s (docs/BENCHMARKS.md).
+// ASCII: with this one, a build of 1M events took 85–87 s instead of 95–100 s (docs/BENCHMARKS.md,
+// section "The index build").
 // Words with other letters are still found by the segment package.
 const wordsName = "calendard_words"
 

@@ -9,10 +9,8 @@ import (
 
 // DefaultMemoryMB is the memory budget (CALENDAR_MEMORY_MB) when none is set, sized for a 1 GB VM: the
 // rest is for the kernel's page cache, which holds the store's file and the Bleve indexes that the
-// process maps (file-backed memory, outside the budget: 370 MB at 100k events), and for the operating
-// system. At 100k events the process then holds 360 MB of anonymous memory under load, where 512
-// gave 480 MB and no budget 720–830 MB (docs/BENCHMARKS.md). The default grows with a calendar too
-// big for it (memoryBudget.forCalendar).
+// process maps (outside the budget), and for the operating system. The default grows with a calendar
+// too big for it (memoryBudget.forCalendar). Figures: docs/BENCHMARKS.md, section "Memory budget".
 const DefaultMemoryMB = 384
 
 // minMemoryMB is the smallest budget accepted: below it the caches are too small to hold one page
@@ -31,28 +29,11 @@ type memoryBudget struct {
 }
 
 // The caches' shares of the budget, in per cent: 45 % together. The rest is what the process needs
-// whatever it caches: the index's projections of every event (about 100 MB per 100 000 events, the
-// anonymous memory right after start-up), the pages being computed for the clients being served,
-// and room for the garbage collector, which with a soft limit collects earlier rather than grow.
-// Among the caches, the list answers and the rendered items get most: a list answered from the
-// list cache costs a twentieth of one computed, and one built from cached items a third. Search
-// matches come next: at 1M events a set is 30 KB on average, a list answer 40 KB, and both are hit
-// about as often, but a set saves a search of Bleve (about 6 ms at 1M) where an answer saves about
-// 1 ms; with 4 % the sets of the mix's searches did not fit at 1M and 8 % served 15-25 % more
-// requests (docs/BENCHMARKS.md). Items got a third more than the lists once both were kept packed:
-// at 100k events the default's items then answered 76 % of the mix's items against 89 % with the
-// built-in bounds, and with 16 % 84-86 %, for 10-15 % less CPU a request and the same anonymous
-// memory (360 MB; the soft limit holds it there). Decoded records, which save the JSON decoding of a
-// page's records and what they embed on an item miss, gave most of theirs to the items: a decoded
-// record is dozens of objects for the collector to mark, a packed item a few, and one item hit saves
-// what a record hit saves and the rendering. With records at 1 % and items at 19 %, items answered
-// 89-90 % at 100k (85-86 % before) and records 22 % (45 %), for 4 % less CPU a request; at 1M, 8 %
-// less, with the same throughput within the noise (three alternated pairs each). The items then got
-// 24 %: the mix's rendered items fill 92-97 MiB at 100k events, and with 19 % (76 MiB) the cache
-// missed in the steady state (rendering and decoding records were 8 % of the default's CPU, and none
-// of the unbounded process's), so that the default served 88 % of the unbounded rate over five
-// alternated pairs; with 24 %, 97 %, at the same anonymous memory (366-368 MB): the soft limit holds
-// it, and the collector ran about as often (docs/BENCHMARKS.md).
+// whatever it caches: the index's projections of every event, the pages being computed, and room for
+// the garbage collector, which with a soft limit collects earlier rather than grow. Rendered items get
+// most (an item hit saves the rendering and the records' decoding), search matches save a Bleve
+// search each, and decoded records get least (each is dozens of objects for the collector to mark).
+// The measurements behind each share: docs/BENCHMARKS.md, section "Memory budget".
 const (
 	listsShare   = 12
 	itemsShare   = 24
@@ -79,8 +60,7 @@ func splitBudget(mb int) memoryBudget {
 // (the projections of every event) by one collection, grows b for it (forCalendar), and sets the
 // runtime's soft memory limit at fitLimit's. It returns the budget the caches get. Not before the
 // load: while the index loads, the projections are nearly all that grows, and under a limit below
-// them the collector ran without pause (at 1M events the first answer came after 6.5–7.5 s instead
-// of 3.7–4.3 s, docs/BENCHMARKS.md).
+// them the collector ran without pause (docs/BENCHMARKS.md, section "Start-up and index load").
 func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 	if b.limit == 0 {
 		return b // no budget
@@ -104,14 +84,9 @@ func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
 }
 
 // A default budget is at least calendarParts times what the loaded calendar holds: past a third of
-// the default 384 MiB, the budget grows with the calendar. The rest holds the caches (45 %) and the
-// room for the pages being computed and for the collector. At 100k events the calendar holds about
-// 100 MB, a quarter of the default 384 MiB, which stays. At 1M it held 415 MB: under the default
-// budget, raised to twice that for a limit, the caches kept their 138 MB and the mix served 70–78 %
-// of what it served with the caches' built-in bounds and no limit; with a budget of 1,200 MiB,
-// 90–93 %, at 1.19 GB of anonymous memory against 1.62 GB (docs/BENCHMARKS.md). It holds 367 MB
-// since its links hold no pointer; three times that is 1,102 MiB, the budget 8/3 of 415 MB gave, with
-// a margin under the 1.2 GB at 1M (1.05–1.06 GB under the mix).
+// the default 384 MiB, the budget grows with the calendar, so that both the caches and the collector's
+// room grow with it (either alone did not help at 1M events). At 1M events the calendar holds 367 MB
+// and the budget becomes 1,102 MiB (docs/BENCHMARKS.md, section "Memory budget").
 const calendarParts = 3
 
 // forCalendar is b for a loaded calendar holding live bytes: b itself, unless b grows and live is
@@ -126,8 +101,7 @@ func (b memoryBudget) forCalendar(live int64) memoryBudget {
 }
 
 // fitLimit is the soft limit for a budget's limit when the loaded calendar holds live bytes: at least
-// twice those. The projections stay live whatever the caches give back (about 100 MB per 100,000
-// events, 430 MB at 1M), and under a limit close to them the collector runs without pause: at 1M
-// events with the default 384 MiB the mix served 144 req/s, against 615 without a limit. A calendar
-// of up to about 200,000 events fits the default twice over, and keeps it.
+// twice those. The projections stay live whatever the caches give back, and under a limit close to
+// them the collector runs without pause (docs/BENCHMARKS.md, section "Memory budget"). A calendar of
+// up to about 200,000 events fits the default twice over, and keeps it.
 func fitLimit(limit, live int64) int64 { return max(limit, 2*live) }

@@ -17,7 +17,7 @@ import (
 // it (the same path, query and Accept-Encoding), kept in memory: a server that does nothing but copy
 // bytes. Driven with the mix twice, the first run filling it, the second run's throughput is the
 // most any server can reach under this mix on this machine, the generator's share of the cores
-// included (`loadgen -replay`, docs/BENCHMARKS.md).
+// included (`loadgen -replay`, docs/BENCHMARKS.md, section "The 50-client mix").
 type replay struct {
 	c            *client
 	mu           sync.RWMutex
