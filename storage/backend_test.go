@@ -265,6 +265,7 @@ var bboltOnly = map[string]string{
 	"TestEtcdNamesEveryTest":             "checks these lists",
 	"TestRecordCacheBound":               "the decoded-record cache alone, no store",
 	"TestRecordCacheOptions":             "the cache bounds Open sets, whatever the backend",
+	"TestRefused":                        "the store's error values alone, no store",
 }
 
 // TestEtcdNamesEveryTest: a new test of the store runs on etcd too, unless it says why not.

@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/calendard/calendard/storage/kv"
 )
@@ -78,6 +79,16 @@ var (
 	// record's truth, and its next sync would overwrite the change.
 	ErrMirrored = errors.New("storage: record mirrored from another site")
 )
+
+// Refused reports whether a write failed because the store refused the record for what it holds (the
+// input rules of docs/API.md), rather than failing itself: an import reports such a record as a
+// failure of that record and goes on, and stops on anything else (ErrNoSpace, ErrUnavailable, ctx).
+func Refused(err error) bool {
+	var te *TermExistsError
+	return errors.As(err, &te) || slices.ContainsFunc([]error{ErrInvalid, ErrLinkedPost, ErrConflict,
+		ErrWrongType, ErrNotImported, ErrDuplicateSlug, ErrForbidden, ErrTrashed, ErrCannotEditOthers},
+		func(target error) bool { return errors.Is(err, target) })
+}
 
 // FieldError reports an invalid value of one request field. Its Kind is ErrInvalid unless stated
 // otherwise (ErrLinkedPost).

@@ -398,7 +398,7 @@ func (im *Importer) commit(ctx context.Context, changes []*change, rep *mirror.R
 			}
 		}
 		return nil
-	case !mirror.Refused(err):
+	case !storage.Refused(err):
 		return err
 	case len(changes) == 1:
 		rep.Fail("event", changes[0].uid, err)
@@ -489,7 +489,7 @@ func (im *Importer) trashGone(ctx context.Context, source string, linked map[str
 		switch {
 		case err == nil:
 			rep.Count(mirror.Trashed)
-		case mirror.Refused(err):
+		case storage.Refused(err):
 			rep.Fail("event", uid, err)
 		default:
 			return err

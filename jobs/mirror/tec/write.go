@@ -86,14 +86,14 @@ func (r *run) commit(ctx context.Context, changes []*change) error {
 	})
 	switch {
 	case err == nil:
-	case mirror.Refused(err) && len(changes) > 1:
+	case storage.Refused(err) && len(changes) > 1:
 		for _, c := range changes {
 			if err := r.commit(ctx, []*change{c}); err != nil {
 				return err
 			}
 		}
 		return nil
-	case mirror.Refused(err):
+	case storage.Refused(err):
 		r.rep.Fail(changes[0].k.name, strconv.FormatUint(changes[0].id, 10), err)
 		return nil
 	default:
@@ -189,7 +189,7 @@ func (r *run) trash(ctx context.Context, k kind, key string) error {
 	switch {
 	case err == nil:
 		r.rep.Count(mirror.Trashed)
-	case mirror.Refused(err):
+	case storage.Refused(err):
 		r.rep.Fail(k.name, strings.TrimPrefix(key, k.name+":"), err)
 	default:
 		return err
