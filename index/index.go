@@ -59,7 +59,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage"
-	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/pause"
 )
 
 var (
@@ -134,7 +134,7 @@ type Index struct {
 	repairs uint64
 	stable  stability
 
-	// rest waits d, or until ctx ends (kv.Sleep): the consistency check's pause between pages
+	// rest waits d, or until ctx ends (pause.Sleep): the consistency check's pause between pages
 	// (checkRest), which tests record instead.
 	rest func(ctx context.Context, d time.Duration) error
 }
@@ -161,7 +161,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 		return nil, err
 	}
 	ix := &Index{store: store, log: log, dir: dir, langs: map[storage.Lang]*lang{}, waitCh: make(chan struct{}),
-		texts: &textCache{limit: cmp.Or(opts.TextCacheBytes, DefaultTextCacheBytes)}, rest: kv.Sleep}
+		texts: &textCache{limit: cmp.Or(opts.TextCacheBytes, DefaultTextCacheBytes)}, rest: pause.Sleep}
 	// The indexes open one after another: opening them side by side saved nothing measurable, and
 	// Bleve's shared registry is not known to be safe for it.
 	start := time.Now()

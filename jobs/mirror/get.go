@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/pause"
 )
 
 // Defaults of a Getter.
@@ -225,7 +225,7 @@ func (g *Getter) sleep(ctx context.Context, d time.Duration) error {
 	if g.Sleep != nil {
 		return g.Sleep(ctx, d)
 	}
-	return kv.Sleep(ctx, d)
+	return pause.Sleep(ctx, d)
 }
 
 // retryAfter reads a Retry-After header (seconds or an HTTP date); 0 when absent or unreadable.

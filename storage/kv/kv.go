@@ -45,7 +45,6 @@ package kv
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // ErrUnavailable is returned by a backend over a network when it could not reach its servers in time,
@@ -201,17 +200,4 @@ type Cursor interface {
 	Seek(seek []byte) (key, value []byte)
 	// Next moves to the key after the current one.
 	Next() (key, value []byte)
-}
-
-// Sleep waits d, or until ctx is done, and then returns ctx's error: the pause of a backend between
-// retries, and of the work above the store that paces itself (the index's consistency check).
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/pause"
 )
 
 var _ kv.Elector = (*Store)(nil)
@@ -22,7 +23,7 @@ func (s *Store) Elect(ctx context.Context, name string, lead func(bool)) error {
 		if err := s.campaign(ctx, name, lead); err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := kv.Sleep(ctx, watchRetry); err != nil {
+		if err := pause.Sleep(ctx, watchRetry); err != nil {
 			return err
 		}
 	}

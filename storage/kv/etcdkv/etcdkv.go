@@ -73,6 +73,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/pause"
 )
 
 // Defaults of Config.
@@ -313,7 +314,7 @@ func (s *Store) attempts(ctx context.Context, send func(context.Context) error) 
 		if err == nil {
 			return nil
 		}
-		if err = classify(ctx, err); !errors.Is(err, ErrUnavailable) || kv.Sleep(rctx, attemptPause) != nil {
+		if err = classify(ctx, err); !errors.Is(err, ErrUnavailable) || pause.Sleep(rctx, attemptPause) != nil {
 			return err
 		}
 	}
@@ -441,7 +442,7 @@ func (s *Store) Watch(ctx context.Context, bucket []byte, changed func()) error 
 		}
 		changed()
 		// A cluster without a leader ends a watch at once: wait before the next, rather than spin.
-		if err := kv.Sleep(ctx, watchRetry); err != nil {
+		if err := pause.Sleep(ctx, watchRetry); err != nil {
 			return err
 		}
 	}
@@ -464,7 +465,7 @@ func (s *Store) UpdateAt(ctx context.Context, fn func(kv.RwTx) error) (int64, er
 		if attempt > 0 {
 			// Another node's write took the change log's sequence number, or a key read: without a
 			// pause, the same writers would collide again at once.
-			if err := kv.Sleep(ctx, backoff(attempt)); err != nil {
+			if err := pause.Sleep(ctx, backoff(attempt)); err != nil {
 				return 0, err
 			}
 		}
