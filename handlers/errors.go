@@ -9,8 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // Kinds of error that only the HTTP layer finds; storage's kinds are in storage/errors.go. Each is
@@ -260,7 +260,7 @@ const (
 
 // notReady is the answer of a server whose index is loading (CONTRACT 9): Retry-After is the time the
 // load's progress so far says is left.
-func notReady(p index.Progress, now time.Time) error {
+func notReady(p task.Progress, now time.Time) error {
 	return &detailed{kind: errNotReady,
 		retryAfter: min(max(int64(math.Ceil(p.Remaining(now).Seconds())), minNotReadyRetry), maxNotReadyRetry)}
 }

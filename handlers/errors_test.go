@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/handlers/input"
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // failing is the error of op on resource r failing with err, as the store returns it.
@@ -108,7 +108,7 @@ func TestErrorEnvelopes(t *testing.T) {
 			wantBody: `{"code":"rest_too_many_requests","message":"Too many requests. Please retry later.","data":{"status":429}}`},
 		{name: "a write limit reached", err: limitReached(90*time.Second, "You have reached the limit."), wantStatus: 429, wantRetry: "90",
 			wantBody: `{"code":"rest_too_many_requests","message":"You have reached the limit.","data":{"status":429}}`},
-		{name: "loading", err: notReady(index.Progress{}, time.Now()), wantStatus: 503, wantRetry: "1",
+		{name: "loading", err: notReady(task.Progress{}, time.Now()), wantStatus: 503, wantRetry: "1",
 			wantBody: `{"code":"rest_not_ready","message":"The service is starting and is not ready to answer yet: retry after the delay given.","data":{"status":503}}`},
 		{name: "bad JSON", err: invalidJSON("Invalid JSON body passed.", &input.JSONError{Code: 4, Message: "Syntax error"}), wantStatus: 400,
 			wantBody: `{"code":"rest_invalid_json","message":"Invalid JSON body passed.","data":{"status":400,"json_error_code":4,"json_error_message":"Syntax error"}}`},

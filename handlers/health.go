@@ -11,8 +11,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // The health probes live outside the REST namespace: they are not routes of the API, so neither the
@@ -100,7 +100,7 @@ func (h *Handler) writeProbe(w http.ResponseWriter, status int, body map[string]
 
 // loadingProbe is /readyz's body while the index loads: the phase, records scanned or change-log
 // entries applied out of the total, and the time left at the rate so far.
-func loadingProbe(p index.Progress, now time.Time) map[string]any {
+func loadingProbe(p task.Progress, now time.Time) map[string]any {
 	if p.Phase == "" {
 		return map[string]any{"status": "starting"}
 	}

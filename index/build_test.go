@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // recordsByLang counts the records of the store in each language with a Bleve document of their own:
@@ -66,7 +67,7 @@ func TestBuildMergesEveryLanguage(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 21, 60)
 	var loading Loading
-	var merged []Progress
+	var merged []task.Progress
 	dir := filepath.Join(t.TempDir(), "index")
 	ix, err := Open(ctx, dir, &mergeWatcher{Store: w.db, loading: &loading, seen: &merged}, Options{Logger: zaptest.NewLogger(t), Loading: &loading})
 	if err != nil {
@@ -78,7 +79,7 @@ func TestBuildMergesEveryLanguage(t *testing.T) {
 		t.Fatalf("records in %d languages, want several", len(want))
 	}
 	sameDocuments(t, ix, want)
-	if len(merged) == 0 || merged[0] != (Progress{Phase: PhaseMerging, Done: uint64(len(storage.Langs)), Total: uint64(len(storage.Langs)), Started: merged[0].Started}) {
+	if len(merged) == 0 || merged[0] != (task.Progress{Phase: PhaseMerging, Done: uint64(len(storage.Langs)), Total: uint64(len(storage.Langs)), Started: merged[0].Started}) {
 		t.Errorf("after the scan: %+v, want %s of every language, all done", merged, PhaseMerging)
 	}
 	if _, err := os.Stat(buildPath(dir)); !errors.Is(err, os.ErrNotExist) {
@@ -109,7 +110,7 @@ func TestBuildMergesEveryLanguage(t *testing.T) {
 type mergeWatcher struct {
 	Store
 	loading *Loading
-	seen    *[]Progress
+	seen    *[]task.Progress
 }
 
 func (s *mergeWatcher) ChangeHead(ctx context.Context) (uint64, error) {

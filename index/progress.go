@@ -3,6 +3,8 @@ package index
 import (
 	"sync"
 	"time"
+
+	"github.com/calendard/calendard/storage/task"
 )
 
 // The phases of an Open, in order.
@@ -15,35 +17,15 @@ const (
 	PhaseCatchingUp = "catching up"
 )
 
-// Progress is how far an Open has come.
-type Progress struct {
-	// Phase is PhaseBuilding, PhaseMerging or PhaseCatchingUp; empty before Open has started.
-	Phase string
-	// Done counts the records scanned (building), the languages merged (merging) or the change-log
-	// entries applied (catching up) out of Total. Records written while the phase runs can take Done past Total.
-	Done, Total uint64
-	// Started is when the phase began.
-	Started time.Time
-}
-
-// Remaining estimates the time left in the phase from its rate so far; zero until there is a rate.
-func (p Progress) Remaining(now time.Time) time.Duration {
-	elapsed := now.Sub(p.Started)
-	if p.Done == 0 || p.Done >= p.Total || elapsed <= 0 {
-		return 0
-	}
-	return time.Duration(float64(elapsed) * float64(p.Total-p.Done) / float64(p.Done))
-}
-
 // Loading follows an Open in flight, for a server that answers while its index loads. Its methods may
 // be called from any goroutine; a nil *Loading records nothing.
 type Loading struct {
 	mu sync.Mutex
-	p  Progress
+	p  task.Progress
 }
 
 // Progress returns the current figures.
-func (l *Loading) Progress() Progress {
+func (l *Loading) Progress() task.Progress {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.p
@@ -57,7 +39,7 @@ func (l *Loading) begin(phase string, total uint64) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.p = Progress{Phase: phase, Total: total, Started: time.Now()}
+	l.p = task.Progress{Phase: phase, Total: total, Started: time.Now()}
 }
 
 func (l *Loading) add(n int) {

@@ -5,36 +5,12 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
-
-func TestRemaining(t *testing.T) {
-	start := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		name        string
-		done, total uint64
-		elapsed     time.Duration
-		want        time.Duration
-	}{
-		{"nothing done yet", 0, 100, time.Second, 0},
-		{"a quarter in one second", 25, 100, time.Second, 3 * time.Second},
-		{"half", 50, 100, 10 * time.Second, 10 * time.Second},
-		{"all done", 100, 100, time.Second, 0},
-		{"past the total", 120, 100, time.Second, 0},
-		{"no time elapsed", 10, 100, 0, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := Progress{Phase: PhaseBuilding, Done: tc.done, Total: tc.total, Started: start}
-			if got := p.Remaining(start.Add(tc.elapsed)); got != tc.want {
-				t.Errorf("Remaining = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
 
 // TestOpenReportsProgress: Open counts every record of the store while building, then the change-log
 // entries it replays.
@@ -53,7 +29,7 @@ func TestOpenReportsProgress(t *testing.T) {
 	if records < 50 {
 		t.Fatalf("the world holds %d records, want at least its 50 events", records)
 	}
-	var building []Progress
+	var building []task.Progress
 	var loading Loading
 	// A nil Loading is the usual case (reindex, tests): nothing is recorded, nothing breaks.
 	(*Loading)(nil).add(1)
@@ -113,7 +89,7 @@ type countingStore struct {
 	Store
 	loading *Loading
 	mu      sync.Mutex
-	seen    *[]Progress
+	seen    *[]task.Progress
 }
 
 func (s *countingStore) Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error) {

@@ -13,9 +13,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // migrate implements "calendard migrate --to-etcd": it copies the data directory's calendar.db into
@@ -65,8 +65,8 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		Bytes: min(storage.DefaultCopyBytes, ecfg.MaxRequestBytes*2/3)}
 	var copied atomic.Uint64
 	start := time.Now()
-	progress := func() index.Progress {
-		return index.Progress{Phase: "copying keys to etcd", Done: copied.Load(), Started: start}
+	progress := func() task.Progress {
+		return task.Progress{Phase: "copying keys to etcd", Done: copied.Load(), Started: start}
 	}
 	err = showProgress(stderr, progress, func() error {
 		return src.CopyTo(ctx, dst, limits, func(n int, _ int64) { copied.Store(uint64(n)) })

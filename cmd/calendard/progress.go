@@ -12,7 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // watch runs work and calls report every `every` meanwhile: the one way a long operation shows that
@@ -88,7 +88,7 @@ func (u unit) formatRate(r float64) string {
 
 // progressLine is the figures of p as one line of a log: done of total, the rate so far and the time
 // left at that rate; without a total (a copy of a cluster key by key), what is done and the rate.
-func progressLine(p index.Progress, u unit, now time.Time) string {
+func progressLine(p task.Progress, u unit, now time.Time) string {
 	rate := 0.0
 	if elapsed := now.Sub(p.Started).Seconds(); elapsed > 0 {
 		rate = float64(p.Done) / elapsed
@@ -102,7 +102,7 @@ func progressLine(p index.Progress, u unit, now time.Time) string {
 
 // progressDone is the final figures of p as one line of a log: what was done, in how long, at what
 // rate.
-func progressDone(p index.Progress, u unit, now time.Time) string {
+func progressDone(p task.Progress, u unit, now time.Time) string {
 	elapsed := now.Sub(p.Started)
 	rate := 0.0
 	if elapsed > 0 {
@@ -113,7 +113,7 @@ func progressDone(p index.Progress, u unit, now time.Time) string {
 
 // progressFailed is the figures of p as the last line of an operation that failed in its phase p: what
 // was done of it, in how long. It never says "done".
-func progressFailed(p index.Progress, u unit, now time.Time) string {
+func progressFailed(p task.Progress, u unit, now time.Time) string {
 	return fmt.Sprintf("%s: failed, %s in %s", p.Phase, u.format(float64(p.Done)), now.Sub(p.Started).Round(time.Millisecond))
 }
 
@@ -123,8 +123,8 @@ func progressFailed(p index.Progress, u unit, now time.Time) string {
 // (failed), it leaves the bar where it stopped and says the phase failed, however long it took.
 // Nothing shows until the operation knows how much it has to do, or, when it cannot know (a copy of
 // a cluster), has done something: its bar is then a spinner with the count.
-func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar bool) (report func(), finish func(long, failed bool)) {
-	shown := func(p index.Progress) bool { return p.Phase != "" && (p.Total > 0 || p.Done > 0) }
+func progressReporter(w io.Writer, progress func() task.Progress, u unit, bar bool) (report func(), finish func(long, failed bool)) {
+	shown := func(p task.Progress) bool { return p.Phase != "" && (p.Total > 0 || p.Done > 0) }
 	if !bar {
 		return func() {
 				if p := progress(); shown(p) {
@@ -187,13 +187,13 @@ func progressReporter(w io.Writer, progress func() index.Progress, u unit, bar b
 
 // showProgress runs work while progressReporter shows its figures, counted in records, on w: as a bar
 // on a terminal and as a line every lineEvery otherwise.
-func showProgress(w io.Writer, progress func() index.Progress, work func() error) error {
+func showProgress(w io.Writer, progress func() task.Progress, work func() error) error {
 	return showProgressEvery(w, records, lineEvery, progress, work)
 }
 
 // showProgressEvery is showProgress for figures in u, with a line every `every` when w is no terminal.
 // Work that lasts at least that long also gets a last line with its final figures.
-func showProgressEvery(w io.Writer, u unit, every time.Duration, progress func() index.Progress, work func() error) error {
+func showProgressEvery(w io.Writer, u unit, every time.Duration, progress func() task.Progress, work func() error) error {
 	bar := isTerminal(w)
 	report, finish := progressReporter(w, progress, u, bar)
 	if bar {
@@ -219,8 +219,8 @@ func newTransfer(phase string, total uint64) *transfer {
 	return t
 }
 
-func (t *transfer) progress() index.Progress {
-	return index.Progress{Phase: t.phase, Done: t.done.Load(), Total: t.total.Load(), Started: t.started}
+func (t *transfer) progress() task.Progress {
+	return task.Progress{Phase: t.phase, Done: t.done.Load(), Total: t.total.Load(), Started: t.started}
 }
 
 // set takes the figures another process reports (a server writing a backup).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // TestProgressReporter: reindex shows an index load's figures as lines on a log or a pipe, and as a
@@ -95,26 +96,26 @@ func TestProgressLine(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name string
-		p    index.Progress
+		p    task.Progress
 		u    unit
 		at   time.Duration
 		want string
 	}{
-		{"records", index.Progress{Phase: "seeding events", Done: 2500, Total: 10000, Started: start}, records, 5 * time.Second,
+		{"records", task.Progress{Phase: "seeding events", Done: 2500, Total: 10000, Started: start}, records, 5 * time.Second,
 			"seeding events: 2500 of 10000, 500/s, 15s left"},
-		{"bytes", index.Progress{Phase: "backing up", Done: 150_000_000, Total: 322_621_440, Started: start}, byteCount, 2 * time.Second,
+		{"bytes", task.Progress{Phase: "backing up", Done: 150_000_000, Total: 322_621_440, Started: start}, byteCount, 2 * time.Second,
 			"backing up: 150.0 MB of 322.6 MB, 75.0 MB/s, 2s left"},
-		{"small bytes", index.Progress{Phase: "restoring", Done: 999, Total: 1000, Started: start}, byteCount, time.Second,
+		{"small bytes", task.Progress{Phase: "restoring", Done: 999, Total: 1000, Started: start}, byteCount, time.Second,
 			"restoring: 999 B of 1.0 kB, 999 B/s, 0s left"},
-		{"nothing done yet", index.Progress{Phase: "restoring", Total: 4_500_000_000, Started: start}, byteCount, 0,
+		{"nothing done yet", task.Progress{Phase: "restoring", Total: 4_500_000_000, Started: start}, byteCount, 0,
 			"restoring: 0 B of 4.5 GB, 0 B/s, 0s left"},
-		{"no total", index.Progress{Phase: "backing up", Done: 12_000_000, Started: start}, byteCount, 3 * time.Second,
+		{"no total", task.Progress{Phase: "backing up", Done: 12_000_000, Started: start}, byteCount, 3 * time.Second,
 			"backing up: 12.0 MB, 4.0 MB/s"},
-		{"keys, no total", index.Progress{Phase: "copying keys to etcd", Done: 400_000, Started: start}, records, 5 * time.Second,
+		{"keys, no total", task.Progress{Phase: "copying keys to etcd", Done: 400_000, Started: start}, records, 5 * time.Second,
 			"copying keys to etcd: 400000, 80000/s"},
-		{"a slow count", index.Progress{Phase: "merging", Done: 3, Total: 7, Started: start}, records, 5 * time.Second,
+		{"a slow count", task.Progress{Phase: "merging", Done: 3, Total: 7, Started: start}, records, 5 * time.Second,
 			"merging: 3 of 7, 0.6/s, 7s left"},
-		{"a slow count, nothing done yet", index.Progress{Phase: "merging", Total: 7, Started: start}, records, time.Second,
+		{"a slow count, nothing done yet", task.Progress{Phase: "merging", Total: 7, Started: start}, records, time.Second,
 			"merging: 0 of 7, 0/s, 0s left"},
 	}
 	for _, tc := range tests {
@@ -124,7 +125,7 @@ func TestProgressLine(t *testing.T) {
 			}
 		})
 	}
-	p := index.Progress{Phase: "backing up", Done: 300_000_000, Total: 322_621_440, Started: start}
+	p := task.Progress{Phase: "backing up", Done: 300_000_000, Total: 322_621_440, Started: start}
 	if got, want := progressDone(p, byteCount, start.Add(4*time.Second)), "backing up: done, 300.0 MB in 4s, 75.0 MB/s"; got != want {
 		t.Errorf("final line %q, want %q", got, want)
 	}
@@ -136,8 +137,8 @@ func TestProgressLine(t *testing.T) {
 func TestProgressWithoutTotal(t *testing.T) {
 	for _, bar := range []bool{false, true} {
 		var out bytes.Buffer
-		p := index.Progress{Phase: "backing up", Started: time.Now()}
-		report, finish := progressReporter(&out, func() index.Progress { return p }, byteCount, bar)
+		p := task.Progress{Phase: "backing up", Started: time.Now()}
+		report, finish := progressReporter(&out, func() task.Progress { return p }, byteCount, bar)
 		report()
 		if out.Len() != 0 {
 			t.Errorf("bar %v: %q shown before anything was done", bar, out.String())
@@ -156,8 +157,8 @@ func TestProgressWithoutTotal(t *testing.T) {
 func TestProgressFailed(t *testing.T) {
 	for _, bar := range []bool{false, true} {
 		var out bytes.Buffer
-		p := index.Progress{Phase: "events", Done: 150, Total: 300, Started: time.Now()}
-		report, finish := progressReporter(&out, func() index.Progress { return p }, records, bar)
+		p := task.Progress{Phase: "events", Done: 150, Total: 300, Started: time.Now()}
+		report, finish := progressReporter(&out, func() task.Progress { return p }, records, bar)
 		report()
 		finish(true, true)
 		if got := out.String(); !strings.Contains(got, "events: failed, 150 in ") || strings.Contains(got, "done") {

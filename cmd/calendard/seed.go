@@ -20,10 +20,10 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 	"github.com/calendard/calendard/storage/slug"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // Sizes of a generated calendar.
@@ -83,8 +83,8 @@ func seed(ctx context.Context, args []string, getenv func(string) string, stdout
 	began := time.Now()
 	var done atomic.Int64
 	var sum seedSummary
-	err = showProgress(stderr, func() index.Progress {
-		return index.Progress{Phase: "seeding events", Done: uint64(done.Load()), Total: uint64(*events), Started: began}
+	err = showProgress(stderr, func() task.Progress {
+		return task.Progress{Phase: "seeding events", Done: uint64(done.Load()), Total: uint64(*events), Started: began}
 	}, func() (err error) {
 		sum, err = seedStore(ctx, &app{cfg: cfg, log: zap.NewNop(), db: db}, *events, *seedValue, stderr, done.Add)
 		return err

@@ -31,7 +31,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
-	"github.com/calendard/calendard/index"
+	"github.com/calendard/calendard/storage/task"
 )
 
 // Source is one origin of records that the store mirrors.
@@ -136,7 +136,7 @@ func (r *Report) String() string {
 // nil *Progress records nothing.
 type Progress struct {
 	mu sync.Mutex
-	p  index.Progress
+	p  task.Progress
 }
 
 // Begin starts a phase of total steps (0 when unknown yet).
@@ -146,7 +146,7 @@ func (p *Progress) Begin(phase string, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.p = index.Progress{Phase: phase, Total: uint64(total), Started: time.Now()}
+	p.p = task.Progress{Phase: phase, Total: uint64(total), Started: time.Now()}
 }
 
 // SetTotal corrects the current phase's total, once a source has said how much there is.
@@ -170,9 +170,9 @@ func (p *Progress) Add(n int) {
 }
 
 // Snapshot returns the current figures.
-func (p *Progress) Snapshot() index.Progress {
+func (p *Progress) Snapshot() task.Progress {
 	if p == nil {
-		return index.Progress{}
+		return task.Progress{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
