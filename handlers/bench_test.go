@@ -247,7 +247,8 @@ func BenchmarkCreateEvent(b *testing.B) {
 	ix := indexOf(h.(*Handler))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); ix.Run(ctx, db.Notify()) }()
+	changed, unsubscribe := db.Subscribe()
+	go func() { defer close(done); defer unsubscribe(); ix.Run(ctx, changed) }()
 	b.Cleanup(func() { cancel(); <-done })
 	body := `{"title":"Jazz concert","description":"An evening of jazz","start_date":"2027-05-01 20:00",` +
 		`"end_date":"2027-05-01 22:00","categories":"Music","venue":{"venue":"Hall"}}`

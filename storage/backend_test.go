@@ -65,7 +65,7 @@ func openEtcdDB(member *etcdtest.Server, opts Options) (*DB, error) {
 }
 
 // testFollow: a store following the change log (Follow) is notified of another node's writes, which
-// its own Notify would never tell; Follow ends with its context. On a bbolt file it only waits.
+// its own commits alone would never tell; Follow ends with its context. On a bbolt file it only waits.
 func testFollow(t *testing.T) {
 	member := etcdtest.Shared(t)
 	cfg := member.Config()
@@ -82,6 +82,8 @@ func testFollow(t *testing.T) {
 		return db
 	}
 	a, b := open(), open()
+	changed, unsubscribe := b.Subscribe()
+	defer unsubscribe()
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { done <- b.Follow(fctx) }()
@@ -91,7 +93,7 @@ func testFollow(t *testing.T) {
 	for i := 0; i < 50 && !told; i++ {
 		mustCreateEvent(t, a, admin, newEvent(t, fmt.Sprint("On the other node ", i)))
 		select {
-		case <-b.Notify():
+		case <-changed:
 			told = true
 		case <-time.After(200 * time.Millisecond):
 		}
@@ -244,6 +246,7 @@ var etcdTests = []struct {
 	{"TestTrimKeepsTheHorizon", TestTrimKeepsTheHorizon},
 	{"NotAFile", testNotAFile},
 	{"Follow", testFollow},
+	{"TestSubscribe", TestSubscribe},
 }
 
 // bboltOnly are the tests TestEtcd leaves out, with the reason.

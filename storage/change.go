@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/calendard/calendard/storage/kv"
 )
@@ -149,4 +150,46 @@ func (db *DB) ChangeHead(ctx context.Context) (uint64, error) {
 		return nil
 	})
 	return seq, err
+}
+
+// Subscribe returns a channel signalled after every commit that may have appended to the change log,
+// and the function that ends the subscription. The signal never blocks the writer and coalesces: a
+// follower that is busy when commits arrive finds one signal when it next waits, and reads the log
+// from its own position (Changes). Every subscriber has its own channel, so each one wakes for every
+// commit: the index's syncer, and any other follower of the log, never take each other's wake-ups.
+func (db *DB) Subscribe() (changed <-chan struct{}, unsubscribe func()) {
+	return db.followers.add()
+}
+
+// followers are the channels Subscribe handed out, each with room for one signal.
+type followers struct {
+	mu    sync.Mutex
+	chans map[chan struct{}]struct{}
+}
+
+func (f *followers) add() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.chans == nil {
+		f.chans = map[chan struct{}]struct{}{}
+	}
+	f.chans[ch] = struct{}{}
+	return ch, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		delete(f.chans, ch)
+	}
+}
+
+// signal fills every channel's slot that is empty, without waiting for any follower.
+func (f *followers) signal() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for ch := range f.chans {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }

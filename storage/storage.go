@@ -172,7 +172,7 @@ type DB struct {
 	guardMirrored bool
 	localIDBase   uint64
 	hashKey       []byte
-	notify        chan struct{}
+	followers     followers
 	// cache holds decoded events, venues and organizers; terms, whose IDs are another sequence,
 	// have their own.
 	cache, terms *recordCache
@@ -222,8 +222,7 @@ func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
 	}
 	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
 		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, localIDBase: opts.LocalIDBase, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
-		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), seriesMaxText: cmp.Or(opts.SeriesMaxText, DefaultSeriesMaxText),
-		notify: make(chan struct{}, 1)}
+		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), seriesMaxText: cmp.Or(opts.SeriesMaxText, DefaultSeriesMaxText)}
 	// Terms are few (hundreds: 100 KB at 100k events, as /metrics shows) but read by every list page.
 	recordBytes := cmp.Or(opts.RecordCacheBytes, DefaultRecordCacheBytes)
 	db.cache, db.terms = newRecordCache(recordBytes-recordBytes/16), newRecordCache(recordBytes/16)
@@ -295,20 +294,17 @@ func (db *DB) Now() time.Time { return db.now() }
 // SiteZone is the zone of publication dates and the default event zone.
 func (db *DB) SiteZone() datetime.Zone { return db.siteZone }
 
-// Notify is signalled (without blocking, coalesced) after every commit that appended to the change log.
-func (db *DB) Notify() <-chan struct{} { return db.notify }
-
-// update runs fn in a read-write transaction and pokes Notify once it has committed. A write the disk
+// update runs fn in a read-write transaction and signals the subscribers once it has committed. A write the disk
 // had no room for returns ErrNoSpace (full.go).
 func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
 	if err := db.noteSpace(ctx, db.kv.Update(ctx, fn)); err != nil {
 		return err
 	}
-	db.poke()
+	db.followers.signal()
 	return nil
 }
 
-// Follow signals Notify after every commit by another process that appended to the change log, until
+// Follow signals the subscribers after every commit by another process that appended to the change log, until
 // ctx is done: the other nodes of a cluster (DESIGN 8), whose writes this process's syncer must apply
 // too. It returns ctx's error then, or the backend's if it can no longer watch. On a bbolt file, which
 // no other process writes, it only waits for ctx.
@@ -318,7 +314,7 @@ func (db *DB) Follow(ctx context.Context) error {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	if err := w.Watch(ctx, bOutbox, db.poke); err != nil {
+	if err := w.Watch(ctx, bOutbox, db.followers.signal); err != nil {
 		return fmt.Errorf("storage: follow: %w", err)
 	}
 	return nil
@@ -335,11 +331,4 @@ func (db *DB) Elect(ctx context.Context, name string, lead func(bool)) error {
 	<-ctx.Done()
 	lead(false)
 	return ctx.Err()
-}
-
-func (db *DB) poke() {
-	select {
-	case db.notify <- struct{}{}:
-	default:
-	}
 }

@@ -422,8 +422,10 @@ func (a *app) loadLogged(ctx context.Context) error {
 func (a *app) startSync() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	changed, unsubscribe := a.db.Subscribe()
 	wg.Go(func() {
-		if err := a.index.Run(ctx, a.db.Notify()); err != nil {
+		defer unsubscribe()
+		if err := a.index.Run(ctx, changed); err != nil {
 			a.log.Error("index syncer stopped", zap.Error(err))
 		}
 	})
