@@ -256,6 +256,7 @@ var bboltOnly = map[string]string{
 	"TestBackupRoundTrip":                "Backup copies the bbolt file's pages",
 	"TestBackupFileKeepsTargetOnFailure": "Backup copies the bbolt file's pages",
 	"TestInspectRejects":                 "Inspect checks a bbolt file",
+	"TestInspectNamesWhatIsMissing":      "Inspect checks a bbolt file",
 	"TestLayout":                         "the bbolt file's layout, byte for byte",
 	"TestFileSize":                       "the bbolt file's size",
 	"TestDiskFull":                       "a disk filling up under the bbolt file",

@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/calendard/calendard/storage/kv"
 	"github.com/calendard/calendard/storage/kv/boltkv"
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Backup writes a consistent copy of the whole store to w from one read transaction, so writers go on
@@ -20,21 +20,17 @@ import (
 // A long backup holds its read transaction open, which delays the reuse of freed pages (the file may
 // grow meanwhile); cancelling ctx aborts it.
 //
-// It copies the bbolt file's pages (tx.WriteTo), so it reads the file under the kv seam directly, and
-// returns ErrNotFile on a store that is not a file (OpenStore).
+// The backend copies itself (kv.Backuper: a bbolt file copies its pages), so Backup returns
+// ErrNotFile on a store that cannot (OpenStore on etcd).
 func (db *DB) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("storage: backup: %w", err)
 	}
-	if db.bolt == nil {
+	b, ok := db.base.(kv.Backuper)
+	if !ok {
 		return 0, fmt.Errorf("storage: backup: %w", ErrNotFile)
 	}
-	var n int64
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(ctxWriter{ctx: ctx, w: w})
-		return err
-	})
+	n, err := b.Backup(ctx, w)
 	if err != nil {
 		return n, fmt.Errorf("storage: backup: %w", err)
 	}
@@ -83,18 +79,18 @@ func (db *DB) fillBackup(ctx context.Context, f *os.File, written func(n int)) (
 	if written == nil {
 		written = func(int) {}
 	}
-	if db.bolt == nil {
+	if _, ok := db.base.(kv.Backuper); !ok {
 		f.Close()
-		bdb, err := bolt.Open(f.Name(), 0o600, nil)
+		file, err := boltkv.Open(f.Name(), boltkv.Options{})
 		if err != nil {
 			return 0, fmt.Errorf("storage: backup: %w", err)
 		}
 		var told int64
-		err = db.CopyTo(ctx, boltkv.New(bdb), CopyLimits{Ops: backupCopyOps, Bytes: backupCopyBytes}, func(_ int, copied int64) {
+		err = db.CopyTo(ctx, file, CopyLimits{Ops: backupCopyOps, Bytes: backupCopyBytes}, func(_ int, copied int64) {
 			written(int(copied - told))
 			told = copied
 		})
-		if cerr := bdb.Close(); err == nil {
+		if cerr := file.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
@@ -133,18 +129,6 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
-}
-
 // ErrNotAStore is returned by Inspect for a file that is not a calendard store.
 var ErrNotAStore = errors.New("storage: not a calendard store")
 
@@ -156,20 +140,23 @@ func Inspect(path string, lockTimeout time.Duration) (schema uint64, err error) 
 	if _, err := os.Stat(path); err != nil {
 		return 0, fmt.Errorf("storage: inspect: %w", err)
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
+	file, err := boltkv.Open(path, boltkv.Options{ReadOnly: true, Timeout: lockTimeout})
+	if errors.Is(err, kv.ErrLocked) {
 		return 0, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %v", ErrNotAStore, path, err)
 	}
-	defer bdb.Close()
-	err = bdb.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bMeta)
-		if meta == nil {
-			return fmt.Errorf("%w: %s has no meta bucket", ErrNotAStore, path)
-		}
-		v := meta.Get(kSchema)
+	defer file.Close()
+	buckets, err := file.Buckets()
+	if err != nil {
+		return 0, err
+	}
+	if !slices.Contains(buckets, string(bMeta)) {
+		return 0, fmt.Errorf("%w: %s has no meta bucket", ErrNotAStore, path)
+	}
+	err = file.View(context.Background(), func(tx kv.Tx) error {
+		v := tx.Get(bMeta, kSchema)
 		if len(v) != 8 {
 			return fmt.Errorf("%w: %s has no schema version", ErrNotAStore, path)
 		}
@@ -177,14 +164,17 @@ func Inspect(path string, lockTimeout time.Duration) (schema uint64, err error) 
 		if schema == 0 || schema > schemaVersion {
 			return fmt.Errorf("%w: %s has schema %d, this calendard reads up to %d", ErrNotAStore, path, schema, schemaVersion)
 		}
-		for _, b := range [][]byte{bEvents, bVenues, bOrganizers, bCategories, bTags, bOutbox, bUsers} {
-			if tx.Bucket(b) == nil {
-				return fmt.Errorf("%w: %s has no %s bucket", ErrNotAStore, path, b)
-			}
-		}
 		return nil
 	})
-	return schema, err
+	if err != nil {
+		return schema, err
+	}
+	for _, b := range [][]byte{bEvents, bVenues, bOrganizers, bCategories, bTags, bOutbox, bUsers} {
+		if !slices.Contains(buckets, string(b)) {
+			return schema, fmt.Errorf("%w: %s has no %s bucket", ErrNotAStore, path, b)
+		}
+	}
+	return schema, nil
 }
 
 // reportingWriter tells written of every write to w.

@@ -3,11 +3,16 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/kv/boltkv"
 )
 
 func TestBackupRoundTrip(t *testing.T) {
@@ -109,5 +114,59 @@ func TestInspectRejects(t *testing.T) {
 	defer db.Close()
 	if _, err := Inspect(path, 100*time.Millisecond); !errors.Is(err, ErrLocked) {
 		t.Errorf("locked store: %v", err)
+	}
+}
+
+// TestInspectNamesWhatIsMissing: Inspect accepts a store and gives its schema, and names what a
+// file of bbolt's format lacks to be one: the meta bucket, the schema version, a record bucket.
+func TestInspectNamesWhatIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "calendar.db")
+	db, err := Open(store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if schema, err := Inspect(store, time.Second); err != nil || schema != schemaVersion {
+		t.Errorf("a store: schema %d, %v; want %d", schema, err, schemaVersion)
+	}
+	for _, tc := range []struct {
+		name    string
+		buckets []string
+		schema  []byte
+		want    string
+	}{
+		{"no meta bucket", []string{"events"}, nil, "has no meta bucket"},
+		{"no schema version", []string{"meta"}, nil, "has no schema version"},
+		{"a newer schema", []string{"meta"}, u64(schemaVersion + 1), fmt.Sprintf("has schema %d, this calendard reads up to %d", schemaVersion+1, schemaVersion)},
+		{"no users bucket", []string{"meta", "events", "venues", "organizers", "categories", "tags", "outbox"}, u64(schemaVersion), "has no users bucket"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".db")
+			file, err := boltkv.Open(path, boltkv.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = file.Update(ctx, func(tx kv.RwTx) error {
+				for _, b := range tc.buckets {
+					if err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+						return err
+					}
+				}
+				if tc.schema != nil {
+					return tx.Put(bMeta, kSchema, tc.schema)
+				}
+				return nil
+			})
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Inspect(path, time.Second); !errors.Is(err, ErrNotAStore) || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Errorf("Inspect = %v, want ErrNotAStore ending %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
 	"github.com/google/go-cmp/cmp"
-	bolt "go.etcd.io/bbolt"
 )
 
 // dump is every bucket of a store's layout: its sequence and its keys with their values.
@@ -91,12 +90,12 @@ func TestCopyRoundTrip(t *testing.T) {
 	if int64(written) != reportedBytes {
 		t.Errorf("the backup told of %d bytes written, want the %d of the store's keys and values", written, reportedBytes)
 	}
-	bdb, err := bolt.Open(path, 0o600, nil)
+	file, err := boltkv.Open(path, boltkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := dump(t, boltkv.New(bdb))
-	bdb.Close()
+	got := dump(t, file)
+	file.Close()
 	// Opening the etcd copy wrote its schema version again, the same value: nothing differs.
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("backup of the etcd copy (-want +got):\n%s", d)
@@ -123,13 +122,13 @@ func TestCopyCutShort(t *testing.T) {
 		mustCreateEvent(t, src, admin, newEvent(t, "Concert"))
 	}
 	path := filepath.Join(t.TempDir(), "copy.db")
-	bdb, err := bolt.Open(path, 0o600, nil)
+	file, err := boltkv.Open(path, boltkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	err = src.CopyTo(cctx, boltkv.New(bdb), CopyLimits{Ops: 2}, func(int, int64) { cancel() })
-	bdb.Close()
+	err = src.CopyTo(cctx, file, CopyLimits{Ops: 2}, func(int, int64) { cancel() })
+	file.Close()
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted copy: %v", err)
 	}

@@ -34,7 +34,8 @@ var (
 	// (a long series in cluster mode, with etcd's default limits): nothing of it was written.
 	ErrTooLarge = kv.ErrTooLarge
 
-	// ErrNotFile is returned by Backup and FileSize on a store that is not a bbolt file (OpenStore).
+	// ErrNotFile is returned by Backup and FileSize on a store whose backend has no file to copy or to
+	// measure (etcd: see kv.Backuper and kv.File).
 	ErrNotFile = errors.New("storage: the store is not a file")
 )
 

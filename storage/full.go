@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 
 	"go.uber.org/zap"
 
@@ -27,7 +26,7 @@ func (db *DB) noteSpace(ctx context.Context, err error) error {
 			_ = db.CheckSpace(ctx) // ends the episode if there is room
 		}
 		return nil
-	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+	case errors.Is(err, kv.ErrNoSpace):
 		if db.full.CompareAndSwap(false, true) {
 			db.log.Error("disk full: writes fail until space is freed", zap.Error(err))
 		}

@@ -18,22 +18,20 @@ import (
 	"github.com/calendard/calendard/storage/kv"
 )
 
-// fullDisk is a key-value store whose writes fail as a full disk's do while full is set: the
-// transaction runs, then its commit finds no room and nothing of it is kept. A write of at most room
-// bytes of values still fits, as one does in the free pages of a bbolt file.
+// fullDisk is a bbolt file whose writes fail as a full disk's do while full is set: the transaction
+// runs, then its commit finds no room and nothing of it is kept. A write of at most room bytes of
+// values still fits, as one does in the free pages of a bbolt file.
 type fullDisk struct {
 	kv.Store
 	full atomic.Bool
 	room atomic.Int64
 }
 
-var errCommit = errors.New("tx commit")
-
 func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 	if !d.full.Load() {
 		return d.Store.Update(ctx, fn)
 	}
-	err := d.Store.Update(ctx, func(tx kv.RwTx) error {
+	return d.Store.Update(ctx, func(tx kv.RwTx) error {
 		counted := &countingTx{RwTx: tx}
 		if err := fn(counted); err != nil {
 			return err
@@ -41,12 +39,10 @@ func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 		if counted.bytes <= d.room.Load() {
 			return nil
 		}
-		return errCommit // roll back what fn wrote, as a failed commit leaves nothing
-	})
-	if errors.Is(err, errCommit) {
+		// What fn wrote is rolled back, as a failed commit leaves nothing, with the file system's
+		// error, which boltkv reports as kv.ErrNoSpace.
 		return fmt.Errorf("write calendar.db: %w", &fsError{syscall.ENOSPC})
-	}
-	return err
+	})
 }
 
 // countingTx counts the keys a transaction puts or deletes, and the bytes of the values it puts.

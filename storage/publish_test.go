@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/storage/kv"
+	"github.com/calendard/calendard/storage/kv/boltkv"
 )
 
 // openClockDB opens a store whose clock reads *now, on the test's backend (openTestDB), checking
@@ -25,14 +25,8 @@ func openClockDB(t testing.TB, now *time.Time) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if db.bolt != nil {
-			err := db.bolt.View(func(tx *bolt.Tx) error {
-				for err := range tx.Check() {
-					return err
-				}
-				return nil
-			})
-			if err != nil {
+		if file, ok := db.base.(*boltkv.Store); ok {
+			if err := file.Check(); err != nil {
 				t.Errorf("consistency: %v", err)
 			}
 		}

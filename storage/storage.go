@@ -10,9 +10,10 @@
 // Every transaction goes through the key-value seam of package kv (DESIGN 8): the rules are
 // here, and a backend only keeps bytes. The default backend, boltkv, keeps each bucket below as the
 // bbolt bucket of that name, so the format below is the bbolt file's, byte for byte (TestLayout).
-// Only what a bbolt file alone has reads the file itself: Backup copies its pages, FileSize reads its
-// size, and Inspect checks a file of this format. OpenStore opens the store on another backend, etcdkv
-// in cluster mode, where the buckets are etcd keys (etcdkv's layout) and those three are not available.
+// What only a file has is asked of the backend: boltkv copies the file's pages for Backup
+// (kv.Backuper) and names the file for FileSize (kv.File), and Inspect opens a file of this format
+// through it. OpenStore opens the store on another backend, etcdkv in cluster mode, where the buckets
+// are etcd keys (etcdkv's layout): a backup there copies the keys into a new file.
 //
 // # On-disk format
 //
@@ -96,8 +97,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 	"go.uber.org/zap"
 
 	"github.com/calendard/calendard/storage/datetime"
@@ -157,9 +156,9 @@ type Options struct {
 type DB struct {
 	// kv holds the records: every transaction goes through it.
 	kv kv.Store
-	// bolt is the file under kv, for what only a bbolt file has: Backup copies its pages, FileSize
-	// reads its size, and tests check its pages (tx.Check). It is nil on another backend (OpenStore).
-	bolt     *bolt.DB
+	// base is kv as it was opened, without Options.Wrap: what only some backends have is asked of it
+	// (Backup of a kv.Backuper, FileSize of a kv.File).
+	base     kv.Store
 	now      func() time.Time
 	log      *zap.Logger
 	siteZone datetime.Zone
@@ -185,29 +184,27 @@ type DB struct {
 // ErrLocked is returned by Open when another process holds the data file.
 var ErrLocked = errors.New("storage: the data file is locked by another process")
 
-// Open opens (creating if needed) the store at path.
+// Open opens (creating if needed) the store at path: a bbolt file (package boltkv).
 func Open(path string, opts Options) (*DB, error) {
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = time.Second
 	}
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
+	store, err := boltkv.Open(path, boltkv.Options{Timeout: opts.LockTimeout})
+	if errors.Is(err, kv.ErrLocked) {
 		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	return open(boltkv.New(bdb), bdb, opts)
+	return OpenStore(store, opts)
 }
 
-// OpenStore opens the store on another key-value backend than a bbolt file: etcdkv in cluster mode
-// (DESIGN 8), which the caller opened and which the DB then owns (Close closes it). The records, their
-// rules and the change log are the same as in a file; only what a bbolt file alone has is missing:
-// Backup and FileSize return ErrNotFile.
-func OpenStore(store kv.Store, opts Options) (*DB, error) { return open(store, nil, opts) }
-
-// open opens the store on store; bdb is the bbolt file under it, or nil.
-func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
+// OpenStore opens the store on a key-value backend the caller opened, which the DB then owns (Close
+// closes it): etcdkv in cluster mode (docs/CLUSTER.md), or a cluster node's copy of it. The records, their
+// rules and the change log are the same on every backend; what only some have is missing elsewhere:
+// Backup needs a kv.Backuper (a bbolt file) and FileSize a kv.File, and both return ErrNotFile
+// without.
+func OpenStore(store kv.Store, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -217,10 +214,11 @@ func open(store kv.Store, bdb *bolt.DB, opts Options) (*DB, error) {
 	if opts.SiteZone.Loc == nil {
 		opts.SiteZone = datetime.Zone{Name: "UTC", Loc: time.UTC}
 	}
+	base := store
 	if opts.Wrap != nil {
 		store = opts.Wrap(store)
 	}
-	db := &DB{kv: store, bolt: bdb, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
+	db := &DB{kv: store, base: base, now: opts.Now, log: opts.Logger, siteZone: opts.SiteZone,
 		horizon: opts.ChangesHorizon, guardMirrored: opts.GuardMirrored, localIDBase: opts.LocalIDBase, seriesPast: cmp.Or(opts.SeriesPast, DefaultSeriesMonths),
 		seriesHorizon: cmp.Or(opts.SeriesHorizon, DefaultSeriesMonths), seriesMaxText: cmp.Or(opts.SeriesMaxText, DefaultSeriesMaxText)}
 	// Terms are few (hundreds: 100 KB at 100k events, as /metrics shows) but read by every list page.

@@ -121,8 +121,8 @@ func TestStopOnAFullDisk(t *testing.T) {
 	}
 }
 
-// fullDisk is a key-value store whose writes fail as a full disk's do while full is set: nothing of
-// them is kept.
+// fullDisk is a bbolt file whose writes fail as a full disk's do while full is set: nothing of them is
+// kept, and the file system's error is boltkv's to report.
 type fullDisk struct {
 	kv.Store
 	full atomic.Bool
@@ -130,7 +130,7 @@ type fullDisk struct {
 
 func (d *fullDisk) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 	if d.full.Load() {
-		return &os.PathError{Op: "write", Path: "calendar.db", Err: syscall.ENOSPC}
+		return d.Store.Update(ctx, func(kv.RwTx) error { return &os.PathError{Op: "write", Path: "calendar.db", Err: syscall.ENOSPC} })
 	}
 	return d.Store.Update(ctx, fn)
 }

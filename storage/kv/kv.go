@@ -45,6 +45,7 @@ package kv
 import (
 	"context"
 	"errors"
+	"io"
 )
 
 // ErrUnavailable is returned by a backend over a network when it could not reach its servers in time,
@@ -59,14 +60,23 @@ var ErrUnavailable = errors.New("kv: store unavailable")
 // again until it is smaller or the limits are raised. A bbolt file has no such limit.
 var ErrTooLarge = errors.New("kv: write too large for one transaction")
 
+// ErrNoSpace is returned by an Update whose commit found no room on the disk (a full file system, or
+// a quota reached): nothing of it was written, and the same write can succeed once space returns.
+var ErrNoSpace = errors.New("kv: no space left on the device")
+
+// ErrLocked is returned by a backend kept in a file when another process holds the file's lock past
+// the wait it was given.
+var ErrLocked = errors.New("kv: the file is locked by another process")
+
 // Store is a transactional store of buckets of ordered keys.
 type Store interface {
 	// View runs fn in a read transaction. It returns fn's error, the backend's, or ctx's error when ctx
 	// is done before the transaction starts.
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction, committed when fn returns nil and rolled back
-	// otherwise. It returns fn's error, the backend's (a commit that failed), or ctx's error when ctx
-	// is done before the transaction starts. A nil error means the writes are durable.
+	// otherwise. It returns fn's error, the backend's (a commit that failed: ErrNoSpace when the disk
+	// had no room for it), or ctx's error when ctx is done before the transaction starts. A nil error
+	// means the writes are durable.
 	Update(ctx context.Context, fn func(RwTx) error) error
 	// Close releases the store; transactions must have ended.
 	Close() error
@@ -90,6 +100,21 @@ type Elector interface {
 	// resigns, so that another takes over at once and never while it still leads; one that dies is
 	// replaced within the leadership's lease. It returns ctx's error.
 	Elect(ctx context.Context, name string, lead func(bool)) error
+}
+
+// File is a Store kept in one file on this machine: boltkv's file, and a cluster node's copy of etcd
+// (package replica). The store's disk usage is the file's size.
+type File interface {
+	// Path is the file's path.
+	Path() string
+}
+
+// Backuper is a Store that copies itself whole into a file that the same backend opens, as of one
+// commit: boltkv, whose backup is a bbolt file. A store without it is backed up through its keys.
+type Backuper interface {
+	// Backup writes a consistent copy of the whole store to w from one read transaction, so writers
+	// go on meanwhile, and returns the number of bytes written. Cancelling ctx aborts it.
+	Backup(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // ErrHistoryGone is returned by Source.Follow when the commits after the revision asked for are no

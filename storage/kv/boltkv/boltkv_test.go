@@ -1,9 +1,15 @@
 package boltkv
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -129,5 +135,111 @@ func TestReadTxBuckets(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOpen: Open creates a file and reports a file another process holds as kv.ErrLocked once the
+// wait is over; a read-only open of a file that is not bbolt's fails with bbolt's error.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kv.db")
+	s, err := Open(path, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Path() != path {
+		t.Errorf("Path = %q, want %q", s.Path(), path)
+	}
+	if _, err := Open(path, Options{Timeout: 50 * time.Millisecond, ReadOnly: true}); !errors.Is(err, kv.ErrLocked) {
+		t.Errorf("a file held by a writer: %v, want kv.ErrLocked", err)
+	}
+	junk := filepath.Join(dir, "junk.db")
+	if err := os.WriteFile(junk, make([]byte, 8192), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(junk, Options{ReadOnly: true}); err == nil || errors.Is(err, kv.ErrLocked) {
+		t.Errorf("a file of zeros: %v, want bbolt's error", err)
+	}
+}
+
+// TestBackup: a backup is a bbolt file holding what the store held when it began, with its buckets
+// and sequences, and its pages check out; a cancelled context ends it with its error.
+func TestBackup(t *testing.T) {
+	ctx := context.Background()
+	s := New(openBolt(t))
+	defer s.Close()
+	err := s.Update(ctx, func(tx kv.RwTx) error {
+		for _, b := range []string{"b", "a"} {
+			if err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.NextSequence([]byte("a")); err != nil {
+			return err
+		}
+		return tx.Put([]byte("b"), []byte("k"), []byte("v"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := s.Backup(ctx, &buf)
+	if err != nil || n != int64(buf.Len()) || n == 0 {
+		t.Fatalf("Backup = %d, %v; wrote %d bytes", n, err, buf.Len())
+	}
+	path := filepath.Join(t.TempDir(), "backup.db")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	if err := back.Check(); err != nil {
+		t.Errorf("the backup's pages: %v", err)
+	}
+	if names, err := back.Buckets(); err != nil || !slices.Equal(names, []string{"a", "b"}) {
+		t.Errorf("the backup's buckets: %q, %v; want a, b", names, err)
+	}
+	err = back.View(ctx, func(tx kv.Tx) error {
+		if v := tx.Get([]byte("b"), []byte("k")); string(v) != "v" || tx.Sequence([]byte("a")) != 1 {
+			t.Errorf("the backup holds b/k = %q, sequence of a %d", v, tx.Sequence([]byte("a")))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if n, err := s.Backup(cctx, io.Discard); !errors.Is(err, context.Canceled) || n != 0 {
+		t.Errorf("Backup with a cancelled context = %d, %v", n, err)
+	}
+}
+
+// TestNoSpace: a commit the file system has no room for (ENOSPC, EDQUOT) is kv.ErrNoSpace and keeps
+// the file system's error and message; other failures are returned as they are.
+func TestNoSpace(t *testing.T) {
+	ctx := context.Background()
+	s := New(openBolt(t))
+	defer s.Close()
+	other := errors.New("another failure")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a full disk", &os.PathError{Op: "write", Path: "kv.db", Err: syscall.ENOSPC}, true},
+		{"a quota", fmt.Errorf("sync: %w", syscall.EDQUOT), true},
+		{"another failure", other, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Update(ctx, func(kv.RwTx) error { return tc.err })
+			if got := errors.Is(err, kv.ErrNoSpace); got != tc.want || !errors.Is(err, tc.err) || err.Error() != tc.err.Error() {
+				t.Errorf("Update = %v (ErrNoSpace %v), want ErrNoSpace %v around %v", err, got, tc.want, tc.err)
+			}
+		})
 	}
 }
