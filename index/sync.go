@@ -22,9 +22,10 @@ const safetyTick = time.Second
 
 func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
-// Run applies the change log as it grows until ctx is done: it wakes on notify (signalled after every
-// commit that logged a change) and on a slow ticker as a safety net. When the log no longer holds the
-// entries after the index's position, it resyncs the index from the store (Resync).
+// Run applies the change log as it grows until ctx is done: it wakes on notify (a channel of
+// storage.DB.Subscribe, signalled after every commit that logged a change) and on a slow ticker as a
+// safety net. When the log no longer holds the entries after the index's position, it resyncs the
+// index from the store (Resync).
 func (ix *Index) Run(ctx context.Context, notify <-chan struct{}) error {
 	tick := time.NewTicker(safetyTick)
 	defer tick.Stop()
