@@ -10,7 +10,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// authenticate resolves the Authorization header into the request's actor (CONTRACT 7.2, 7.3). No
+// authenticate resolves the Authorization header into the request's actor (docs/API.md "Authentication and permissions"). No
 // header, or a scheme other than Basic or Bearer, leaves the caller anonymous. A client that failed
 // too often with the login it presents gets 429, whatever its password, without a store lookup.
 func (h *Handler) authenticate(rq *request) error {
@@ -85,7 +85,7 @@ func (h *Handler) logThrottled(rq *request, bearer bool, login string) {
 }
 
 // decodeBasic splits a Basic value into name and password; a value that is not base64 of name:password
-// has neither (CONTRACT 7.3's "unparseable").
+// has neither (docs/API.md "Authentication and permissions"'s "unparseable").
 func decodeBasic(cred string) (name, password string, ok bool) {
 	raw, err := base64.StdEncoding.DecodeString(cred)
 	if err != nil {
@@ -97,7 +97,7 @@ func decodeBasic(cred string) (name, password string, ok bool) {
 	return name, password, true
 }
 
-// need is a route-level capability check (CONTRACT 7.6).
+// need is a route-level capability check (docs/API.md "Authentication and permissions").
 func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
 	return func(rq *request, _ func() *storage.Post) bool {
 		for _, c := range caps {
@@ -109,7 +109,7 @@ func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
 	}
 }
 
-// onRecord is the route-level check of a write on one record (CONTRACT 7.6): may, the caller's right
+// onRecord is the route-level check of a write on one record (docs/API.md "Authentication and permissions"): may, the caller's right
 // on the record, or capability c when the path designates no record. Every role with a right on some
 // record holds c, so callers without it are refused before any lookup.
 func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*request, func() *storage.Post) bool {

@@ -9,8 +9,8 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// BenchmarkAuthenticate measures what authentication and authorization add to a request (CONTRACT
-// budget: 20 µs). The get/* runs serve the same GET of one published event through the real handler
+// BenchmarkAuthenticate measures what authentication and authorization add to a request
+// (budget: 20 µs). The get/* runs serve the same GET of one published event through the real handler
 // anonymously, with Basic credentials and with a Bearer token: the difference between get/anonymous
 // and the others is the overhead. The authenticate/* runs time the header check (decode, keyed hash,
 // store lookup) and the record-level checks of a draft alone.

@@ -481,7 +481,7 @@ func TestPageNeverMixesSnapshots(t *testing.T) {
 }
 
 // Parameters a route does not take do not make a new entry of the list cache, nor does their order:
-// a client that varies them gets the cached answer, as the feed's clients do (issue 40).
+// a client that varies them gets the cached answer, as the feed's clients do.
 func TestCacheKeyIgnoresUnknownParameters(t *testing.T) {
 	h := compressionHandler(t)
 	for _, route := range []string{"/calendar/events/v1/events.ics", "/calendar/events/v1/events"} {

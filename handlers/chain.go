@@ -28,7 +28,7 @@ func (h *Handler) root() http.Handler {
 	return chain([]middleware{
 		h.observe, // request ID, status and size, panic recovery, the request's log line
 		h.measure, // the request's count and latency by route, method and status (metrics.go)
-		h.headers, // the headers of CONTRACT 1.7 that every answer carries
+		h.headers, // the headers of docs/API.md "Responses" that every answer carries
 	}, &h.families)
 }
 
@@ -37,7 +37,7 @@ func (h *Handler) root() http.Handler {
 // fail answers), then the route. A concern of the API's requests only is one more entry here.
 func (h *Handler) rest() family {
 	return family{patterns: []string{"/"}, handler: chain([]middleware{
-		h.methodOverride, // X-HTTP-Method-Override and _method (CONTRACT 1.5)
+		h.methodOverride, // X-HTTP-Method-Override and _method (docs/API.md "Parameters and bodies")
 		h.identify,       // who calls, from which site; spends the rate-limit token
 		h.bodyLimit,      // step 1: 413
 		h.crossSiteWrite, // step 2: 403 (1.9)
@@ -90,7 +90,7 @@ func (h *Handler) whileLoading(w http.ResponseWriter, r *http.Request) {
 	h.writeError(w, requestOf(r), notReady(h.loading.Progress(), time.Now()))
 }
 
-// methodOverride lets a POST act as PUT, PATCH or DELETE (CONTRACT 1.5); the query parameter wins
+// methodOverride lets a POST act as PUT, PATCH or DELETE (docs/API.md "Parameters and bodies"); the query parameter wins
 // over the header.
 func (h *Handler) methodOverride(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -170,7 +170,7 @@ func (h *Handler) credentials(next http.Handler) http.Handler {
 	})
 }
 
-// route runs steps 5 to 11: the path is normalised (CONTRACT 1.1, 1.3), the handler's deadline set
+// route runs steps 5 to 11: the path is normalised (docs/API.md "Routes"), the handler's deadline set
 // (10.2), and the router finds the route.
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
@@ -188,7 +188,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 		r2.Method = http.MethodGet
 	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
 	default:
-		// Any other method is a wrong one (CONTRACT 1.4). It is routed as OPTIONS, which every route
+		// Any other method is a wrong one (docs/API.md "Routes"). It is routed as OPTIONS, which every route
 		// has, so that its answer names the route's methods.
 		r2.Method = http.MethodOptions
 	}

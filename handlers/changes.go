@@ -12,7 +12,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// The change feed, GET {ns}/changes (issue 13; an extension of the contract, additive): what changed
+// The change feed, GET {ns}/changes (an extension of the contract, additive): what changed
 // since a cursor, for caches, mirrors and front ends that keep a copy, as Google Calendar's sync
 // token or CalDAV's sync-collection. The change log is the ordered list, and a cursor is a change-log
 // position.

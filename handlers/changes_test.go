@@ -26,7 +26,7 @@ func (x *waitHeldIndex) WaitApplied(ctx context.Context, seq uint64) error {
 }
 
 // A change-feed long poll checks its caller's credentials again once it has waited: a password
-// revoked meanwhile answers 401, not the changes (issue 40).
+// revoked meanwhile answers 401, not the changes.
 func TestLongPollChecksCredentialsAgain(t *testing.T) {
 	hh, db := newTestHandler(t, Config{})
 	ctx := context.Background()

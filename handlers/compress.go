@@ -11,14 +11,14 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-// Compression of answers (issue 15; additive HTTP, RFC 9110 8.4 and 12.5.3). A successful answer of
+// Compression of answers (additive HTTP, RFC 9110 8.4 and 12.5.3). A successful answer of
 // at least compressMin bytes is sent gzip-encoded to a client whose Accept-Encoding allows it, and
 // says Vary: Accept-Encoding whoever asks, since its bytes depend on that header. Errors and smaller
 // answers are sent as they are: a few hundred bytes gain nothing that pays for the CPU. Only the
 // answers written through sendAs are compressed (the API's JSON, /doc, the iCalendar feed); the
 // explorer's assets keep http.ServeContent and its Range support, and /metrics has promhttp's own.
 //
-// A compressed answer's ETag is the SHA-256 of the compressed bytes, as CONTRACT 11 defines it for
+// A compressed answer's ETag is the SHA-256 of the compressed bytes, as docs/API.md "Responses" defines it for
 // the body sent: RFC 9110 8.8.3 forbids one strong validator for two representations, and a tag
 // computed the same way for both keeps If-None-Match one comparison (neither nginx's weak W/ tag, which
 // the contract's strong tag rules out, nor gzhttp's SuffixETag, whose suffix would have to be decoded
@@ -118,7 +118,7 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // encodedHeaders turns the headers of a plain answer into those of its gzip-encoded body gz. An ETag
-// becomes gz's own: CONTRACT 11's tag is the SHA-256 of the body sent, and RFC 9110 8.8.3 forbids
+// becomes gz's own: docs/API.md "Responses"'s tag is the SHA-256 of the body sent, and RFC 9110 8.8.3 forbids
 // one strong validator for two representations.
 func encodedHeaders(hd http.Header, gz []byte) {
 	hd.Set("Content-Encoding", codingGzip)

@@ -28,11 +28,11 @@ type Deps struct {
 
 // Store is what the handlers need of the record store; *storage.DB is one. The handlers depend on
 // this rather than on the store itself, so that a test can put a fake in front of any method. Another
-// backend (etcd, DESIGN 8) goes under storage, behind its kv seam, and leaves this surface as it is.
+// backend (etcd, docs/CLUSTER.md) goes under storage, behind its kv seam, and leaves this surface as it is.
 // Errors are storage's kinds, as storage/errors.go documents them; the error table (errors.go)
 // answers them.
 type Store interface {
-	// Now is the service's one clock; SiteZone the site's time zone (CONTRACT 0.3).
+	// Now is the service's one clock; SiteZone the site's time zone (README "Configuration").
 	Now() time.Time
 	SiteZone() datetime.Zone
 

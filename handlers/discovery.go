@@ -13,8 +13,8 @@ var indexParams = []Param{
 	{Name: "context", Type: tUntyped, parse: parseText, Default: "view", Desc: "Scope of the response."},
 }
 
-// parseText reads a parameter the seed leaves untyped, so that its description has no type (CONTRACT
-// 6.1), as a string.
+// parseText reads a parameter the seed leaves untyped, so that its description has no type (docs/API.md
+// "Namespace index and documentation"), as a string.
 func parseText(_ *request, v any) (any, *problem) {
 	s, err := input.String(v)
 	if err != nil {
@@ -23,7 +23,7 @@ func parseText(_ *request, v any) (any, *problem) {
 	return s, nil
 }
 
-// describe is a route's description object (CONTRACT 6.1), also the body of OPTIONS (1.5).
+// describe is a route's description object (docs/API.md "Namespace index and documentation"), also the body of OPTIONS (1.5).
 func (h *Handler) describe(rt *route, rq *request) obj {
 	var methods []string
 	endpoints := []obj{}
@@ -46,7 +46,7 @@ func (h *Handler) describe(rt *route, rq *request) obj {
 	return o
 }
 
-// arg renders a parameter's declaration with the type mapping of CONTRACT 6.1, its description in
+// arg renders a parameter's declaration with the type mapping of docs/API.md "Namespace index and documentation", its description in
 // lang.
 func (p *Param) arg(lang storage.Lang) obj {
 	o := obj{}
@@ -98,7 +98,7 @@ func (h *Handler) routesObject(rq *request) obj {
 	return routes
 }
 
-// namespaceIndex is GET {ns} (CONTRACT 6.1).
+// namespaceIndex is GET {ns} (docs/API.md "Namespace index and documentation").
 func (h *Handler) namespaceIndex(w http.ResponseWriter, rq *request) error {
 	if ns := rq.vals.str("namespace"); ns != nil && strings.Trim(*ns, "/") != namespace {
 		return errNoNamespace
@@ -108,7 +108,7 @@ func (h *Handler) namespaceIndex(w http.ResponseWriter, rq *request) error {
 	return nil
 }
 
-// rootIndex is GET {base}/ (CONTRACT 6.3).
+// rootIndex is GET {base}/ (docs/API.md "Namespace index and documentation").
 func (h *Handler) rootIndex(w http.ResponseWriter, rq *request) error {
 	h.writeJSON(w, rq, http.StatusOK, obj{
 		{"name", h.cfg.SiteName}, {"description", ""}, {"url", rq.base()}, {"home", rq.origin},

@@ -29,7 +29,7 @@ var (
 	errInternal = errors.New("handlers: internal error")
 )
 
-// answer is what a client is told about an error (CONTRACT 2.6, 9).
+// answer is what a client is told about an error (docs/API.md "Parameters and bodies", "Errors").
 type answer struct {
 	status int
 	code   string
@@ -40,14 +40,14 @@ type answer struct {
 	// looked up by.
 	param string
 	// anonymous, when set, is the status for anonymous callers: a refusal tells them to log in
-	// (CONTRACT 7.6).
+	// (docs/API.md "Authentication and permissions").
 	anonymous int
 	// retryAfter, when positive, is sent as Retry-After, in seconds, unless the error brings its own.
 	retryAfter int64
 }
 
 // answers is the one table from errors to what clients are told, as wtf's http/http.go has one map from
-// error codes to statuses: every status and code of CONTRACT 9 is decided here. A row answers an error
+// error codes to statuses: every status and code of docs/API.md "Errors" is decided here. A row answers an error
 // of its kind (errors.Is; nil: any kind) about its resource (0: any) in its operation ("": any), both
 // taken from the *storage.Error the error carries; the first row that matches decides. Rows of no kind
 // come last: they catch the failures of an operation that nothing expected, which are logged. An error
@@ -61,7 +61,7 @@ var answers = []struct {
 	op   storage.Op
 	answer
 }{
-	// Before routing and validation (CONTRACT 1.6, 2).
+	// Before routing and validation (docs/API.md "Responses", "Parameters and bodies").
 	{errTooLarge, 0, "", answer{status: 413, code: "rest_request_too_large", message: "The request body is too large."}},
 	{errCrossSite, 0, "", answer{status: 403, code: "rest_cross_site_request", message: "A page of another site may not write with a form, a beacon or a simple fetch: send a JSON body."}},
 	{errTooManyRequests, 0, "", answer{status: 429, code: "rest_too_many_requests", message: "Too many requests. Please retry later."}},
@@ -79,21 +79,21 @@ var answers = []struct {
 	{storage.ErrInvalid, 0, "", answer{status: 400, code: "rest_invalid_param"}},
 	{errNoNamespace, 0, "", answer{status: 404, code: "rest_invalid_namespace", message: "The specified namespace could not be found."}},
 
-	// Permissions (CONTRACT 7.5, 7.6).
+	// Permissions (docs/API.md "Authentication and permissions").
 	{storage.ErrForbidden, storage.DocEvent, storage.OpGet, answer{status: 403, code: "event-not-accessible", message: "You are not allowed to read this event."}},
 	{storage.ErrForbidden, storage.DocVenue, storage.OpGet, answer{status: 403, code: "venue-not-accessible", message: "You are not allowed to read this venue."}},
 	{storage.ErrForbidden, storage.DocOrganizer, storage.OpGet, answer{status: 403, code: "organizer-not-accessible", message: "You are not allowed to read this organizer."}},
 	{storage.ErrForbidden, 0, "", answer{status: 403, anonymous: 401, code: "rest_forbidden", message: "Sorry, you are not allowed to do that."}},
 	{storage.ErrCannotEditOthers, 0, "", answer{status: 403, code: "rest_cannot_edit_others", message: "Sorry, you are not allowed to create records as this user."}},
 
-	// List pages past the end (CONTRACT 5.1).
+	// List pages past the end (docs/API.md "Lists").
 	{storage.ErrNotFound, storage.DocEvent, storage.OpList, answer{status: 404, code: "event-archive-page-not-found", message: "The requested page does not exist."}},
 	{storage.ErrNotFound, storage.DocVenue, storage.OpList, answer{status: 404, code: "venue-archive-page-not-found", message: "The requested page does not exist."}},
 	{storage.ErrNotFound, storage.DocOrganizer, storage.OpList, answer{status: 404, code: "organizer-archive-page-not-found", message: "The requested page does not exist."}},
 	{storage.ErrNotFound, storage.DocCategory, storage.OpList, answer{status: 404, code: "term-archive-page-not-found", message: "The requested page does not exist."}},
 	{storage.ErrNotFound, storage.DocTag, storage.OpList, answer{status: 404, code: "term-archive-page-not-found", message: "The requested page does not exist."}},
 
-	// Lookups by path (CONTRACT 4.2–4.5, 4.9). Events tell an unknown ID (404) from another record's
+	// Lookups by path (docs/API.md "Events", "Venues and organizers", "Categories and tags", "Routes"). Events tell an unknown ID (404) from another record's
 	// (400); venue and organizer lookups fold the two (storage), and an unknown venue, organizer or
 	// term is a parameter failure.
 	{storage.ErrNotFound, storage.DocEvent, storage.OpGet, answer{status: 404, code: "rest-event-not-found", message: "The event does not exist."}},
@@ -107,14 +107,14 @@ var answers = []struct {
 	{storage.ErrNotFound, storage.DocCategory, "", answer{status: 400, code: "rest_invalid_param", param: "id", message: "Term does not exist."}},
 	{storage.ErrNotFound, storage.DocTag, "", answer{status: 400, code: "rest_invalid_param", param: "id", message: "Term does not exist."}},
 
-	// Trash (CONTRACT 4.2–4.4, 8.5). The store checks inside the write, so a record trashed by another
+	// Trash (docs/API.md "Events", "Venues and organizers", "Statuses"). The store checks inside the write, so a record trashed by another
 	// request since the handler read it gets the 410 too.
 	{storage.ErrTrashed, storage.DocEvent, storage.OpGet, answer{status: 403, code: "event-no-longer-available", message: "The event is no longer available."}},
 	{storage.ErrTrashed, storage.DocEvent, storage.OpTrash, answer{status: 410, code: "event-is-in-trash", message: "The event is already in the trash."}},
 	{storage.ErrTrashed, storage.DocVenue, storage.OpTrash, answer{status: 410, code: "venue-is-in-trash", message: "The venue is already in the trash."}},
 	{storage.ErrTrashed, storage.DocOrganizer, storage.OpTrash, answer{status: 410, code: "organizer-is-in-trash", message: "The organizer is already in the trash."}},
 
-	// Write rules (CONTRACT 3.8, 4.5, 4.6).
+	// Write rules (docs/API.md "Languages", "Categories and tags", "Event fields").
 	{storage.ErrLinkedPost, 0, "", answer{status: 400, code: "invalid-linked-post-id"}},
 	{storage.ErrConflict, 0, "", answer{status: 409, code: "translation-already-exists", message: "The translation group already has a record in this language."}},
 	{storage.ErrTermExists, 0, "", answer{status: 400, code: "term_exists", message: "A term with the name provided already exists."}},
@@ -144,14 +144,14 @@ var answers = []struct {
 	{storage.ErrTooLarge, 0, "", answer{status: 400, code: "rest_write_too_large",
 		message: "This write changes more records than the store takes at once: nothing was saved. Make it smaller, such as a series with fewer occurrences."}},
 
-	// Out of time (CONTRACT 10.2). A request whose client went away ends like one out of time: the
+	// Out of time (docs/API.md "Limits"). A request whose client went away ends like one out of time: the
 	// service did nothing wrong.
 	{context.DeadlineExceeded, 0, "", answer{status: 503, code: "rest_timeout", message: "The request took too long to process."}},
 	{context.Canceled, 0, "", answer{status: 503, code: "rest_timeout", message: "The request took too long to process."}},
 
 	{errInternal, 0, "", answer{status: 500, code: "rest_internal_error", message: "An internal error occurred."}},
 
-	// Unexpected failures of record writes name what failed, not why (CONTRACT 9). An event create has
+	// Unexpected failures of record writes name what failed, not why (docs/API.md "Errors"). An event create has
 	// no code of its own: it fails as errInternal.
 	{nil, storage.DocVenue, storage.OpCreate, answer{status: 400, code: "could-not-create-venue", message: "The record could not be saved."}},
 	{nil, storage.DocOrganizer, storage.OpCreate, answer{status: 400, code: "could-not-create-organizer", message: "The record could not be saved."}},
@@ -240,7 +240,7 @@ func (h *Handler) toEnvelope(rq *request, err error) envelope {
 	case errors.As(err, &fe) && a.code == "rest_invalid_param":
 		e.message, e.data = problemsData([]problem{{name: fe.Field, code: "rest_invalid_param", message: fe.Reason}})
 	case errors.As(err, &fe):
-		// invalid-linked-post-id: the reason is the message, and the field is named (CONTRACT 4.6).
+		// invalid-linked-post-id: the reason is the message, and the field is named (docs/API.md "Event fields").
 		e.message, e.data = fe.Reason, obj{{"params", obj{{fe.Field, fe.Reason}}}}
 	case errors.As(err, &te):
 		e.data = obj{{"term_id", te.ID}}
@@ -258,7 +258,7 @@ const (
 	maxNotReadyRetry = 30
 )
 
-// notReady is the answer of a server whose index is loading (CONTRACT 9): Retry-After is the time the
+// notReady is the answer of a server whose index is loading (docs/API.md "Errors"): Retry-After is the time the
 // load's progress so far says is left.
 func notReady(p task.Progress, now time.Time) error {
 	return &detailed{kind: errNotReady,
@@ -289,7 +289,7 @@ func lookupProblem(err error, message string) *problem {
 }
 
 // problemsData is the message and data of rest_invalid_param for problems in parameter-table order
-// (CONTRACT 2.6).
+// (docs/API.md "Parameters and bodies").
 func problemsData(problems []problem) (string, obj) {
 	names := make([]string, len(problems))
 	params, details := obj{}, obj{}

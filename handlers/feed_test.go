@@ -26,7 +26,7 @@ func (x *heldIndex) Events(ctx context.Context, f *index.EventFilter) (index.Pag
 }
 
 // Feeds are rendered feedRenders at a time: past them, a feed waits for a slot, for no longer than its
-// deadline, and the other routes go on (issue 40).
+// deadline, and the other routes go on.
 func TestFeedRendersWaitForASlot(t *testing.T) {
 	hh := compressionHandler(t)
 	held := &heldIndex{Index: hh.index, entered: make(chan struct{}, 16), release: make(chan struct{})}

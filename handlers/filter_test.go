@@ -7,7 +7,7 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// TestDefaultWindow pins the default date window of the events list (CONTRACT 5.2) as instants: its
+// TestDefaultWindow pins the default date window of the events list (docs/API.md "Events list parameters") as instants: its
 // days are the site zone's, whatever the offset and its changes in between.
 func TestDefaultWindow(t *testing.T) {
 	tests := []struct {

@@ -152,7 +152,7 @@ func FuzzEventBody(f *testing.F) {
 	})
 }
 
-// A name of nothing but control characters is blank, as one of spaces is (issue 40).
+// A name of nothing but control characters is blank, as one of spaces is.
 func TestBlankNames(t *testing.T) {
 	h, _ := newTestHandler(t, Config{})
 	for _, title := range []string{"", "   ", `\u0000`, `\u0000\r\n\t`, `\u0085`} {

@@ -70,7 +70,7 @@ func (h *Handler) readyz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	head, err := h.db.PrimaryChangeHead(ctx)
 	if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
 		// A cluster node that cannot reach etcd still serves reads from its copy, as of the revision
-		// it tells (DESIGN 8): it stays in the rotation, because when etcd is down every node is
+		// it tells (docs/CLUSTER.md): it stays in the rotation, because when etcd is down every node is
 		// cut off alike, and taking them all out would stop the reads the design keeps serving. A
 		// client that needs its own writes sends X-Calendar-Min-Revision and is told to retry.
 		h.log.Warn("readiness: the cluster is out of reach, serving stale reads", zap.Error(err))

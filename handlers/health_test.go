@@ -136,7 +136,7 @@ func (s *silentCluster) PrimaryChangeHead(ctx context.Context) (uint64, error) {
 
 // TestReadinessWithTheClusterSilent: a node whose cluster does not answer reports its stale reads
 // within a second (Kubernetes' default probe timeout) rather than waiting for the cluster: it asks
-// the store with a deadline of its own, and a deadline that passes means out of reach (issue 41).
+// the store with a deadline of its own, and a deadline that passes means out of reach.
 func TestReadinessWithTheClusterSilent(t *testing.T) {
 	store := &silentCluster{}
 	h := overStore(t, func(db Store) Store { store.Store = db; return store })

@@ -15,7 +15,7 @@ import (
 )
 
 // poisonWords is how many distinct words sharing the prefix "qx" the poisoned draft holds: the
-// dictionary an attacker with a contributor account can give one prefix (issue 11).
+// dictionary an attacker with a contributor account can give one prefix.
 const poisonWords = 6000
 
 // poison writes one draft whose description is poisonWords distinct words beginning with "qx", and
@@ -54,7 +54,7 @@ func poison(b *testing.B, h *Handler) {
 }
 
 // BenchmarkHostileSearch measures search strings built to be expensive, against an index holding a
-// draft of poisonWords words that share one prefix (CONTRACT 5.2: a search's cost must not grow with
+// draft of poisonWords words that share one prefix (docs/API.md "Events list parameters": a search's cost must not grow with
 // the words sharing a term's prefix, nor with repeats). It builds 10k synthetic events, or serves the
 // data directory named by CALENDARD_BENCH_DIR. Every request misses every cache: a new origin for the
 // list and item caches, and trailing separators, which the search ignores, for the remembered matches.
@@ -86,7 +86,7 @@ func BenchmarkHostileSearch(b *testing.B) {
 		{"common-prefixes-x32", strings.Join(common, " ")},
 		{"long-phrase-of-common-words", `"` + strings.TrimSpace(strings.Repeat("jazz concert ", 2000)) + `"`},
 		{"common-word", "jazz"},
-		// Found as typed by nothing: answered again with typo tolerance (issue 17), one edit and two.
+		// Found as typed by nothing: answered again with typo tolerance, one edit and two.
 		{"typo-near-common-word", "concret"},
 		{"typo-near-poisoned-prefix", "qxaaaaaaa"},
 		{"typo-x32", strings.Join(distinct, "zzzzzzz ") + "zzzzzzz"},

@@ -7,7 +7,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// The list parameters here name records, each of which must exist (CONTRACT 1.6 step 7, 5.2–5.4), so
+// The list parameters here name records, each of which must exist (docs/API.md "Responses" step 7, 5.2–5.4), so
 // their parsers read the store. A read that fails is the request's failure (failed, lookupProblem),
 // never a 400 that blames the parameter.
 

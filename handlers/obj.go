@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// obj is a JSON object whose keys keep the order the contract's tables give them (CONTRACT 1.7), and
+// obj is a JSON object whose keys keep the order the contract's tables give them (docs/API.md "Responses"), and
 // which _fields can cut down without re-decoding anything.
 type obj []member
 
@@ -185,7 +185,7 @@ func writeString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 }
 
-// fields is a parsed _fields selection (CONTRACT 1.5): top-level names, and for dotted names the
+// fields is a parsed _fields selection (docs/API.md "Parameters and bodies"): top-level names, and for dotted names the
 // selection inside that member. The key "" marks a member selected as a whole.
 type fields map[string]fields
 

@@ -35,7 +35,7 @@ func docResource(rt *route) (schema string, ok bool) {
 	return "", false
 }
 
-// docResponses lists the status codes CONTRACT 4 gives an operation; docOperation adds those of
+// docResponses lists the status codes docs/API.md "Routes" gives an operation; docOperation adds those of
 // docErrors.
 func docResponses(rt *route, method string) []int {
 	schema, ok := docResource(rt)
@@ -74,22 +74,22 @@ func docResponses(rt *route, method string) []int {
 	return []int{200, 400, 401, 403}
 }
 
-// docError is an error of CONTRACT 9 that /doc names in the description of its status; the status and
+// docError is an error of docs/API.md "Errors" that /doc names in the description of its status; the status and
 // the code are those answers gives its kind.
 type docError struct {
 	kind error
 	when string
 	// anywhere: every operation may answer it, whatever its route (writes only, with writes), so every
-	// operation lists its status; otherwise it is named only where CONTRACT 4 lists its status.
+	// operation lists its status; otherwise it is named only where docs/API.md "Routes" lists its status.
 	anywhere, writes bool
 	retryAfter       bool // the answer carries Retry-After
 	// route, when set, is the only route (its pattern) that answers it.
 	route string
 }
 
-// docErrors are the errors /doc names: those of the Extension codes of CONTRACT 9, and the other
+// docErrors are the errors /doc names: those of the Extension codes of docs/API.md "Errors", and the other
 // answers of the steps of 1.6 that come before routing (the 401 of credentials that fail), which
-// CONTRACT 4 leaves out of its per-route lists.
+// docs/API.md "Routes" leaves out of its per-route lists.
 var docErrors = []docError{
 	{kind: &storage.AuthError{Code: storage.AuthInvalidUsername}, when: "Basic credentials that cannot be decoded, or name no user", anywhere: true},
 	{kind: &storage.AuthError{Code: storage.AuthInvalidEmail}, when: "Basic credentials whose e-mail address no user has", anywhere: true},
@@ -120,12 +120,12 @@ var docErrors = []docError{
 }
 
 // answers reports whether an operation with method may answer e, as far as its method tells: the
-// errors of writes are those of POST, PUT, PATCH and DELETE (CONTRACT 1.9).
+// errors of writes are those of POST, PUT, PATCH and DELETE (docs/API.md "Authentication and permissions").
 func (e docError) answers(rt *route, method string) bool {
 	return (!e.writes || method != http.MethodGet) && (e.route == "" || e.route == rt.pattern)
 }
 
-// docStatuses are the status codes of an operation: CONTRACT 4's and those of docErrors, in order.
+// docStatuses are the status codes of an operation: docs/API.md "Routes"'s and those of docErrors, in order.
 func docStatuses(rt *route, method string) []int {
 	statuses := docResponses(rt, method)
 	for _, e := range docErrors {
@@ -143,7 +143,7 @@ func docResponse(rt *route, status int, method string) obj {
 	desc := http.StatusText(status)
 	var retry []string
 	for _, e := range docErrors {
-		// An error of its routes only is named where CONTRACT 4 lists its status, not where another
+		// An error of its routes only is named where docs/API.md "Routes" lists its status, not where another
 		// error brought that status in.
 		if a, _ := answerFor(e.kind); a.status == status && e.answers(rt, method) && (e.anywhere || slices.Contains(docResponses(rt, method), status)) {
 			desc += ". " + a.code + ": " + e.when
@@ -241,7 +241,7 @@ func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *reque
 	return append(op, member{"responses", responses})
 }
 
-// document is the OpenAPI 3.0.0 description of the API (CONTRACT 6.2), generated from the route table
+// document is the OpenAPI 3.0.0 description of the API (docs/API.md "Namespace index and documentation"), generated from the route table
 // and the parameter tables that validate requests, so it cannot drift from the behaviour.
 func (h *Handler) document(rq *request) obj {
 	paths := obj{}
@@ -278,7 +278,7 @@ func ref(name string) obj { return obj{{"$ref", "#/components/schemas/" + name}}
 
 func props(members ...member) obj { return obj{{"type", "object"}, {"properties", obj(members)}} }
 
-// docSchemas are the response objects of CONTRACT 3, in the order 6.2 names them.
+// docSchemas are the response objects of docs/API.md "Responses", in the order 6.2 names them.
 var docSchemas = func() obj {
 	str, integer, boolean, number := typed("string"), typed("integer"), typed("boolean"), typed("number")
 	strings := obj{{"type", "array"}, {"items", str}}

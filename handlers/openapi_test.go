@@ -102,7 +102,7 @@ func TestDocMatchesTheRouter(t *testing.T) {
 	}
 }
 
-// TestDocNamesErrorCodes fails when /doc stops naming an error code of CONTRACT 9 under its status on an
+// TestDocNamesErrorCodes fails when /doc stops naming an error code of docs/API.md "Errors" under its status on an
 // operation that may answer it, or stops announcing the Retry-After that comes with it.
 func TestDocNamesErrorCodes(t *testing.T) {
 	h, _ := newTestHandler(t, Config{})

@@ -10,7 +10,7 @@ import (
 )
 
 // ParseOrigin returns the canonical form of an origin scheme://host[:port], the form trusted origins
-// are kept and compared in (CONTRACT 1.7): scheme and host lower-cased (both are case-insensitive,
+// are kept and compared in (docs/API.md "Responses"): scheme and host lower-cased (both are case-insensitive,
 // RFC 3986 3.1 and 3.2.2), and the port dropped when it is the default of http (80) or https (443), as
 // browsers serialise an Origin header, so that https://App.example:443 in the configuration matches
 // the https://app.example a browser sends. Other schemes (an app's capacitor://localhost) keep any port
@@ -77,7 +77,7 @@ func (t trustedOrigins) has(origin string) bool {
 }
 
 // crossSite reports whether rq is a write a browser sent from a page of another site in a form that
-// needs no CORS preflight (CONTRACT 1.9). It reads headers only: it runs before the credentials, the
+// needs no CORS preflight (docs/API.md "Authentication and permissions"). It reads headers only: it runs before the credentials, the
 // body and the parameters are looked at.
 //
 // net/http.CrossOriginProtection makes the same Sec-Fetch-Site/Origin judgement but refuses every
@@ -111,7 +111,7 @@ func (h *Handler) crossSite(rq *request) bool {
 }
 
 // sameOrigin reports whether the Origin header value origin is the service's own origin, the
-// scheme://host[:port] of {origin} (CONTRACT 1.1).
+// scheme://host[:port] of {origin} (docs/API.md "Routes").
 func (h *Handler) sameOrigin(rq *request, origin string) bool {
 	o, err := ParseOrigin(origin)
 	if err != nil {
@@ -128,7 +128,7 @@ func (h *Handler) sameOrigin(rq *request, origin string) bool {
 // preflightFree reports whether a Content-Type value is absent or one of the CORS-safelisted types, the
 // only ones a browser sends to another origin without a preflight, compared by their essence (type and
 // subtype, case-insensitive, parameters ignored). An absent type matters too: the parameters of a body
-// the service cannot read still come from the query string (CONTRACT 2.1).
+// the service cannot read still come from the query string (docs/API.md "Parameters and bodies").
 func preflightFree(contentType string) bool {
 	essence, _, _ := strings.Cut(contentType, ";")
 	switch strings.ToLower(strings.TrimSpace(essence)) {

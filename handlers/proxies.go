@@ -47,7 +47,7 @@ func (t trustedProxies) has(a netip.Addr) bool {
 }
 
 // clientAddr is the client's IP address: the connection's remote end, or, when that is a trusted
-// proxy, the right-most address of X-Forwarded-For that is not one (CONTRACT 7.3, 10.3 count by it).
+// proxy, the right-most address of X-Forwarded-For that is not one (docs/API.md "Authentication and permissions", "Limits" count by it).
 // A hop that does not read as an address ends the walk at the proxy that sent it.
 func (h *Handler) clientAddr(r *http.Request) string {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)

@@ -20,7 +20,7 @@ const maxPeriod = time.Hour
 // maxRateKeys bounds the buckets the limiter keeps (about 10 MiB at most).
 const maxRateKeys = 1 << 16
 
-// bucket is one client's token bucket (CONTRACT 10.3). A bucket that is full again carries no
+// bucket is one client's token bucket (docs/API.md "Limits"). A bucket that is full again carries no
 // information: it equals a new one, so the limiter may drop it.
 type bucket struct {
 	level int64 // in int64(per) units per token
@@ -126,7 +126,7 @@ func (l *limiter) sweep(now time.Time) {
 	l.nextSweep = now.Add(l.per)
 }
 
-// limitRate is step 2 of CONTRACT 1.6 (10.3): it spends a token of the caller's bucket, sees that
+// limitRate is step 2 of docs/API.md "Responses" (10.3): it spends a token of the caller's bucket, sees that
 // the response carries the bucket's headers, and returns how long until a token is back when none was
 // left (0: the request goes on). It needs the identity from authenticate (a valid user is keyed by
 // user ID, everyone else by remote IP).
@@ -143,7 +143,7 @@ func (h *Handler) limitRate(sw *statusWriter, rq *request) time.Duration {
 }
 
 // tooManyRequests is 429 with Retry-After: the whole seconds until wait has passed, at least 1
-// (CONTRACT 7.3, 10.3).
+// (docs/API.md "Authentication and permissions", "Limits").
 func tooManyRequests(wait time.Duration) error { return limitReached(wait, "") }
 
 // limitReached is tooManyRequests with message, when set, in place of the generic one: the write
@@ -152,7 +152,7 @@ func limitReached(wait time.Duration, message string) error {
 	return &detailed{kind: errTooManyRequests, message: message, retryAfter: max(1, int64((wait+time.Second-1)/time.Second))}
 }
 
-// rateKey is the client key of CONTRACT 10.3.
+// rateKey is the client key of docs/API.md "Limits".
 func (h *Handler) rateKey(rq *request) string {
 	if !rq.actor.Anonymous() {
 		return "user:" + utoa(rq.actor.UserID)

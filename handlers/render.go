@@ -17,13 +17,13 @@ import (
 
 const isoLayout = "2006-01-02T15:04:05-07:00"
 
-// ldWords bounds json_ld descriptions (CONTRACT 3.7).
+// ldWords bounds json_ld descriptions (docs/API.md "The event object").
 const ldWords = 55
 
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
 func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
-// langPart is lp(r) of CONTRACT 1.8.
+// langPart is lp(r) of docs/API.md "Responses".
 func (h *Handler) langPart(l storage.Lang) string {
 	if l == h.cfg.DefaultLang {
 		return ""
@@ -83,7 +83,7 @@ func (h *Handler) image(rel *storage.Related, id uint64) (obj, bool) {
 	return obj{{"url", img.URL}, {"id", img.ID}, {"extension", ext}}, true
 }
 
-// translations lists the other members of p's group that the caller may read (CONTRACT 3.1).
+// translations lists the other members of p's group that the caller may read (docs/API.md "Responses").
 func translations(rq *request, p *storage.Post, rel *storage.Related) obj {
 	out := obj{}
 	for _, m := range rel.Groups[p.Group] {
@@ -227,7 +227,7 @@ func appendNonEmpty(o obj, key, val string) obj {
 	return o
 }
 
-// placeHead renders the members venues and organizers start with (CONTRACT 3.3, 3.4): the common
+// placeHead renders the members venues and organizers start with (docs/API.md "The venue and organizer objects"): the common
 // head, the name under nameKey, description, slug and image; it returns the image for json_ld.
 func (h *Handler) placeHead(rq *request, p *storage.Post, nameKey string, rel *storage.Related) (o, img obj, hasImg bool) {
 	o = h.postHead(rq, p)
@@ -315,7 +315,7 @@ func (h *Handler) termRESTURL(rq *request, k *termKind, id uint64) string {
 	return rq.ns() + "/" + k.route + "/" + utoa(id)
 }
 
-// termPageURL is the term page URL of CONTRACT 1.8: categories carry their ancestors' slugs.
+// termPageURL is the term page URL of docs/API.md "Responses": categories carry their ancestors' slugs.
 func termPageURL(rq *request, t *storage.Term, rel *storage.Related) string {
 	if t.Taxonomy == storage.TaxTag {
 		return rq.origin + "/tag/" + t.Slug + "/"

@@ -14,7 +14,7 @@ import (
 
 const authenticatedCacheControl = "no-cache, must-revalidate, max-age=0, no-store, private"
 
-// commonHeaders sets the headers of CONTRACT 1.7 that every response carries, and nosniff: no answer
+// commonHeaders sets the headers of docs/API.md "Responses" that every response carries, and nosniff: no answer
 // is to be read by a browser as another type than it says (a JSON body quoting markup as HTML).
 func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
@@ -24,7 +24,7 @@ func (h *Handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 		hd.Set("Access-Control-Allow-Methods", "OPTIONS, GET, POST, PUT, PATCH, DELETE")
 		if h.trusted.has(origin) {
 			// Only a trusted origin may read answers to requests carrying the browser's cached
-			// credentials (CONTRACT 1.7): anywhere else, a page could read them in the user's name.
+			// credentials (docs/API.md "Responses"): anywhere else, a page could read them in the user's name.
 			hd.Set("Access-Control-Allow-Credentials", "true")
 		}
 		hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, X-HTTP-Method-Override, X-Calendar-Min-Revision")
@@ -59,7 +59,7 @@ func (h *Handler) writeJSON(w http.ResponseWriter, rq *request, status int, v an
 }
 
 // writeSingle writes a single record or term with its ETag, answering 304 when the client has it
-// (CONTRACT 11). The ETag is that of the representation sent: the gzip-encoded body's for a client
+// (docs/API.md "Responses"). The ETag is that of the representation sent: the gzip-encoded body's for a client
 // that accepts it (compress.go).
 func (h *Handler) writeSingle(w http.ResponseWriter, rq *request, v obj) {
 	buf := getBuffer()
@@ -158,7 +158,7 @@ func notModified(r *http.Request, answer http.Header) bool {
 func (h *Handler) finishHeaders(w http.ResponseWriter, rq *request) {
 	hd := w.Header()
 	hd.Set("Link", "<"+rq.base()+`/>; rel="https://api.w.org/"`)
-	// CONTRACT 11 sets no-cache on anonymous responses as 1.7 sets WordPress's value on authenticated
+	// docs/API.md "Responses" sets no-cache on anonymous responses as 1.7 sets WordPress's value on authenticated
 	// ones: on every response, lists and errors included.
 	if rq.actor.Anonymous() {
 		hd.Set("Cache-Control", "no-cache")
@@ -176,7 +176,7 @@ func (h *Handler) send(w http.ResponseWriter, rq *request, status int, body []by
 
 // sendAs writes a body of any media type with the headers every answer carries, gzip-encoded when the
 // answer is compressible and the client accepts it (compress.go). HEAD compresses the body too: its
-// headers are GET's (CONTRACT 1.5), Content-Length and ETag included.
+// headers are GET's (docs/API.md "Parameters and bodies"), Content-Length and ETag included.
 func (h *Handler) sendAs(w http.ResponseWriter, rq *request, status int, contentType string, body []byte) {
 	if h.encodes(w.Header(), rq, status, len(body)) {
 		buf := getBuffer()
@@ -192,7 +192,7 @@ func (h *Handler) sendAs(w http.ResponseWriter, rq *request, status int, content
 func (h *Handler) write(w http.ResponseWriter, rq *request, status int, contentType string, body []byte) {
 	h.finishHeaders(w, rq)
 	w.Header().Set("Content-Type", contentType)
-	// Set here, not left to net/http, so that HEAD answers with the same headers as GET (CONTRACT 1.5)
+	// Set here, not left to net/http, so that HEAD answers with the same headers as GET (docs/API.md "Parameters and bodies")
 	// and a large body is not chunked.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
@@ -201,7 +201,7 @@ func (h *Handler) write(w http.ResponseWriter, rq *request, status int, contentT
 	}
 }
 
-// writeError writes err in the contract's envelope (CONTRACT 2.6, 9).
+// writeError writes err in the contract's envelope (docs/API.md "Parameters and bodies", "Errors").
 func (h *Handler) writeError(w http.ResponseWriter, rq *request, err error) {
 	e := h.toEnvelope(rq, err)
 	data := obj{{"status", e.status}}

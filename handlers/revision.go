@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Read-your-writes across the nodes of a cluster (issue 18, DESIGN 8). Every answer carries
+// Read-your-writes across the nodes of a cluster (docs/CLUSTER.md). Every answer carries
 // X-Calendar-Revision: the change-log position its node's index had applied when the answer's header
 // was written (statusWriter). A write answers only once its node has indexed it, so a write's
 // revision includes the write. Positions are the store's change log's, the same on every node. A

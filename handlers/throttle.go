@@ -12,7 +12,7 @@ import (
 const MaxAuthFailuresPerMinute = 100
 
 const (
-	// failureWindow is the window of CONTRACT 7.3: N failures within it throttle a key.
+	// failureWindow is the window of docs/API.md "Authentication and permissions": N failures within it throttle a key.
 	failureWindow = time.Minute
 	// maxFailureKeys and failureBudget bound the table: at most maxFailureKeys keys, and at most
 	// failureBudget instants in all (8 MiB), so a table of N instants per key holds
@@ -25,7 +25,7 @@ const (
 )
 
 // failureTable counts failed authentications per (client address, presented login) and throttles a
-// key that failed N times within the window (CONTRACT 7.3).
+// key that failed N times within the window (docs/API.md "Authentication and permissions").
 //
 // Why not the rate limiter's token bucket: a bucket of N tokens refilled at N a minute lets one more
 // attempt through 60/N seconds after N quick failures, that is N+1 failures within a minute, where

@@ -186,7 +186,7 @@ func TestFailureTableConcurrent(t *testing.T) {
 	}
 }
 
-// TestAuthThrottle runs the throttle through the handler (CONTRACT 7.3): per remote address and
+// TestAuthThrottle runs the throttle through the handler (docs/API.md "Authentication and permissions"): per remote address and
 // login, 429 with Retry-After whatever the password, without a store lookup.
 func TestAuthThrottle(t *testing.T) {
 	const (

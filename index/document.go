@@ -59,7 +59,7 @@ func documents(page *storage.Records, venues map[uint64]*storage.Venue, parents 
 // record could take Bleve a hundred megabytes. Descriptions of real events are a few kilobytes.
 const maxSearchedText = 64 << 10
 
-// plain is the searched text of fields: words, not markup (CONTRACT 5.2), maxSearchedText of it at
+// plain is the searched text of fields: words, not markup (docs/API.md "Events list parameters"), maxSearchedText of it at
 // most, cut at a space.
 func plain(fields ...string) []string {
 	out := make([]string, 0, len(fields))

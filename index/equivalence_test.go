@@ -17,7 +17,7 @@ import (
 	"github.com/calendard/calendard/storage/richtext"
 )
 
-// --- the brute-force reading of CONTRACT 5, independent of the index's own code ---
+// --- the brute-force reading of docs/API.md "Lists", independent of the index's own code ---
 
 func readable(a storage.Actor, p *storage.Post, statuses []storage.Status) bool {
 	status := p.Status
@@ -59,7 +59,7 @@ func tokens(l *lang, analyzer, text string) []token {
 	return toks
 }
 
-// textMatch is CONTRACT 5.2's search rule read literally; with typos, issue 17's tolerance: each of
+// textMatch is docs/API.md "Events list parameters"'s search rule read literally; with typos, the typo tolerance: each of
 // the first maxTypoTerms words of the search that are not negated nor in a phrase also matches the
 // stemmed words within typoEdits of its stem, and the folded words beginning within typoEdits of it.
 func textMatch(l *lang, fields []string, search string, typos bool) bool {
@@ -185,7 +185,7 @@ func (w *world) bruteEvents(t *testing.T, f *EventFilter) Page {
 	return bruteTolerant(w.ix.langs[f.Lang], f.Search, func(typos bool) Page { return w.bruteEventsTyped(t, f, typos) })
 }
 
-// bruteTolerant is issue 17's fallback read literally: list answers a list with or without typo
+// bruteTolerant is the typo fallback read literally: list answers a list with or without typo
 // tolerance.
 func bruteTolerant(l *lang, search string, list func(typos bool) Page) Page {
 	page := list(false)

@@ -2,7 +2,7 @@ package index
 
 import "math"
 
-// earthRadiusKm is the mean Earth radius of CONTRACT 5.2.
+// earthRadiusKm is the mean Earth radius of docs/API.md "Events list parameters".
 const earthRadiusKm = 6371.0088
 
 // Distance is the great-circle (haversine) distance in kilometres between two points in degrees.

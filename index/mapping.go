@@ -46,7 +46,7 @@ const (
 // such a word, from 2 to maxPrefixRunes characters (edge n-grams, as Elasticsearch's index_prefixes),
 // so that a prefix search is one term lookup: expanding a prefix over the dictionary at search time
 // costs as many lookups as there are indexed words beginning with it, which anyone who may write a
-// draft can make thousands (issue 11).
+// draft can make thousands.
 const (
 	analyzerText     = "calendard_text"
 	analyzerPrefix   = "calendard_prefix"
@@ -59,7 +59,7 @@ const (
 const maxPrefixRunes = 20
 
 // foldName is the token filter that folds accented Latin letters to ASCII, so that `cafe` finds `café`
-// and `muller` finds `Müller` (CONTRACT 5.2). It runs after the language's stop words and Bleve's
+// and `muller` finds `Müller` (docs/API.md "Events list parameters"). It runs after the language's stop words and Bleve's
 // stemmers, which expect the real spelling (German's normalises `ä` to `a` itself), and before
 // calendard's Polish stemmer, which works on folded words so that `koncertow` typed without its
 // diacritics stems as `koncertów` does.

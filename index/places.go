@@ -52,7 +52,7 @@ func (l *lang) places(f *PlaceFilter, text *roaring64.Bitmap) Page {
 	return page
 }
 
-// hasEvents: linked to an event whose status is publish, future or private (CONTRACT 5.3).
+// hasEvents: linked to an event whose status is publish, future or private (docs/API.md "Venue and organizer list parameters").
 func (p *projection) hasEvents(events eventIDs, now time.Time) bool {
 	for _, id := range events {
 		if r := p.event(id); r != nil {

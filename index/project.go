@@ -679,7 +679,7 @@ func (p *projection) span(lo, hi int64) window {
 func (p *projection) window(w window) []eventRow {
 	from, _ := slices.BinarySearchFunc(p.events, w.lo+w.minOffset, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
 	to, _ := slices.BinarySearchFunc(p.events, w.hi+w.maxOffset+1, func(r eventRow, t int64) int { return cmp.Compare(r.startLocal, t) })
-	if to < from { // lo after hi: an empty window, not an error (CONTRACT 5.2)
+	if to < from { // lo after hi: an empty window, not an error (docs/API.md "Events list parameters")
 		return nil
 	}
 	return p.events[from:to]

@@ -15,14 +15,14 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
-// searchTerm is one term of a search string (CONTRACT 5.2): a word or a quoted phrase, maybe negated.
+// searchTerm is one term of a search string (docs/API.md "Events list parameters"): a word or a quoted phrase, maybe negated.
 type searchTerm struct {
 	text    string
 	phrase  bool
 	negated bool
 }
 
-// maxSearchTerms is how many distinct terms of a search are used (CONTRACT 5.2, 10.1): a bound on
+// maxSearchTerms is how many distinct terms of a search are used (docs/API.md "Events list parameters", "Limits"): a bound on
 // what one request can cost.
 const maxSearchTerms = 32
 
@@ -139,7 +139,7 @@ func termQuery(m *mapping.IndexMappingImpl, t searchTerm, typos bool) (q query.Q
 }
 
 // typoEdits is how many edits a searched word may be from an indexed one when a search is answered
-// with typo tolerance (issue 17, the rule of Meilisearch and Typesense): none below 5 letters, one
+// with typo tolerance (the rule of Meilisearch and Typesense): none below 5 letters, one
 // from 5 to 8, two from 9 on. It counts the letters of the word as typed, folded.
 func typoEdits(word string) int {
 	switch n := utf8.RuneCountInString(word); {

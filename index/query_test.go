@@ -101,7 +101,7 @@ func TestParseSearch(t *testing.T) {
 		{`"unterminated quote`, []searchTerm{{text: "unterminated quote", phrase: true}}},
 		{"a - b", []searchTerm{{text: "a"}, {text: "-"}, {text: "b"}}},
 		{`""  ,,`, nil},
-		// A repeated term counts once (CONTRACT 5.2); a negated or quoted one is another term.
+		// A repeated term counts once (docs/API.md "Events list parameters"); a negated or quoted one is another term.
 		{"jazz jazz,jazz+jazz", []searchTerm{{text: "jazz"}}},
 		{`jazz -jazz "jazz"`, []searchTerm{{text: "jazz"}, {text: "jazz", negated: true}, {text: "jazz", phrase: true}}},
 		{strings.Repeat("qx ", 5000) + "night", []searchTerm{{text: "qx"}, {text: "night"}}},
@@ -114,7 +114,7 @@ func TestParseSearch(t *testing.T) {
 }
 
 // TestSearchUsesTheFirst32Terms: of more than 32 distinct terms only the first 32 are used, and
-// repeats do not count towards them (CONTRACT 5.2, 10.1).
+// repeats do not count towards them (docs/API.md "Events list parameters", "Limits").
 func TestSearchUsesTheFirst32Terms(t *testing.T) {
 	var words []string
 	for i := range 40 {

@@ -27,7 +27,7 @@ func (w *world) reopenWithin(t *testing.T, dir string) {
 	w.ix = ix
 }
 
-// TestRestartsAfterTrims is the property behind the restart defect (issue 11): whatever the order of
+// TestRestartsAfterTrims is the property behind the restart defect: whatever the order of
 // writes (to some languages and not others), syncs, trims of the change log up to what the index
 // reports as stored, and restarts, every restart comes back and answers as the store does.
 func TestRestartsAfterTrims(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 )
 
 // answer answers a list: list pages the records text allows. A search that finds nothing is answered
-// again with typo tolerance (issue 17), and the page says so; one that finds something is never
+// again with typo tolerance, and the page says so; one that finds something is never
 // widened.
 func (l *lang) answer(ctx context.Context, search string, v Version, list func(text *roaring64.Bitmap) Page) (Page, error) {
 	text, err := l.textMatches(ctx, search, v, false)

@@ -16,7 +16,7 @@ import (
 )
 
 // TestLanguageSearch shows, per language, a stemmed match and an accent-folded match through the
-// query a search term becomes, on a real (in-memory) index with the language's mapping (CONTRACT 5.2).
+// query a search term becomes, on a real (in-memory) index with the language's mapping (docs/API.md "Events list parameters").
 func TestLanguageSearch(t *testing.T) {
 	tests := []struct {
 		lang              storage.Lang
@@ -76,7 +76,7 @@ func TestLanguageSearch(t *testing.T) {
 }
 
 // TestPrefixSearch: a term of two characters or more also matches every word that begins with it,
-// through the indexed prefixes, one term lookup whatever the dictionary holds (CONTRACT 5.2).
+// through the indexed prefixes, one term lookup whatever the dictionary holds (docs/API.md "Events list parameters").
 func TestPrefixSearch(t *testing.T) {
 	m, err := newMapping("en")
 	if err != nil {
@@ -224,7 +224,7 @@ func (c *expiringCtx) Err() error {
 
 // TestSearchStopsAtItsDeadline: a phrase that no document holds, over documents that all hold its
 // words, is one long step of Bleve's searcher; the search still stops when its context ends
-// (CONTRACT 10.2), because the postings it reads look at the context.
+// (docs/API.md "Limits"), because the postings it reads look at the context.
 func TestSearchStopsAtItsDeadline(t *testing.T) {
 	m, err := newMapping("en")
 	if err != nil {

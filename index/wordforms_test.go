@@ -16,7 +16,7 @@ import (
 )
 
 // minWordFormRecall is the share of word forms that must find the other forms of their word, in every
-// language (issue 17).
+// language.
 const minWordFormRecall = 0.95
 
 // readWordForms reads testdata/wordforms/<lang>.txt: one word a line, its forms separated by spaces;

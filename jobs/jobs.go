@@ -270,7 +270,7 @@ func (j *Jobs) count(name string, start time.Time, err error) {
 	}
 }
 
-// PublishDue publishes the scheduled records whose date has passed (CONTRACT 8.4).
+// PublishDue publishes the scheduled records whose date has passed (docs/API.md "Statuses").
 func (j *Jobs) PublishDue(ctx context.Context) error {
 	n, err := j.db.PublishDue(ctx)
 	if n > 0 {
@@ -297,7 +297,7 @@ func (j *Jobs) ExtendSeries(ctx context.Context) error {
 // the change feed's horizon rather than to its own checkpoint, since every node's index follows the
 // one log: a node further behind resyncs its index from the store (index.Index.Resync). It then
 // compacts the cluster's history (storage.DB.CompactHistory): trimming becomes etcd's compaction
-// (DESIGN 8).
+// (docs/CLUSTER.md).
 func (j *Jobs) TrimChanges(ctx context.Context) error {
 	upTo, err := j.ix.Checkpoint(ctx)
 	if err != nil {

@@ -129,7 +129,7 @@ func TestTrimInClusterMode(t *testing.T) {
 }
 
 // TestCompactAfterAFailedTrim: a trim that fails does not keep the cluster's history from being
-// compacted, and the run reports the failure (issue 41).
+// compacted, and the run reports the failure.
 func TestCompactAfterAFailedTrim(t *testing.T) {
 	j, f := newFake(t)
 	f.shared, f.trimErr = true, storage.ErrTooLarge
@@ -165,7 +165,7 @@ func TestScheduleTable(t *testing.T) {
 		if s.fn == nil {
 			t.Errorf("%s has no function", s.name)
 		}
-		// publish-due runs every minute (CONTRACT 8.4), extend-series daily, the others at least hourly.
+		// publish-due runs every minute (docs/API.md "Statuses"), extend-series daily, the others at least hourly.
 		next := sched.Next(testNow)
 		limit := time.Hour
 		if s.name == "extend-series" {

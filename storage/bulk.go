@@ -72,7 +72,7 @@ func (b *Bulk) PutTerm(tax Taxonomy, id uint64, in *TermInput) (created bool, er
 }
 
 // PutEvent writes event id as an importer does: it creates the event with that very ID when no
-// record has it (a TEC site's post IDs share our ID space, CONTRACT 0.1, and the post sequence moves
+// record has it (a TEC site's post IDs share our ID space, docs/API.md "Routes", and the post sequence moves
 // past them), and updates it otherwise, with every rule of CreateEvent and UpdateEvent; created says
 // which. lang applies to a new event only. Returns ErrWrongType when id is a venue or organizer.
 func (b *Bulk) PutEvent(id uint64, lang Lang, in *EventInput) (e *Event, created bool, err error) {
@@ -93,8 +93,8 @@ func (b *Bulk) PutEvent(id uint64, lang Lang, in *EventInput) (e *Event, created
 	return e, false, err
 }
 
-// PutVenue is PutEvent for a venue: the source's identity wins over duplicate detection (CONTRACT
-// 4.10), so two of its venues sharing a name stay two.
+// PutVenue is PutEvent for a venue: the source's identity wins over duplicate detection (docs/API.md
+// "Venue and organizer fields"), so two of its venues sharing a name stay two.
 func (b *Bulk) PutVenue(id uint64, lang Lang, in *VenueInput) (created bool, err error) {
 	return putPlace(b.w, TypeVenue, id, func() error {
 		_, err := b.w.createVenue(id, lang, in)

@@ -297,7 +297,7 @@ func TestGuardMirrored(t *testing.T) {
 		},
 		"delete tag": func() error { _, err := db.DeleteTerm(ctx, TaxTag, tag.ID); return err },
 	}
-	// The occurrences of a mirrored series are the series' (issue 36).
+	// The occurrences of a mirrored series are the series'.
 	for _, c := range occurrencesOf(t, db, series.ID) {
 		writes["update occurrence "+c.day()] = func() error {
 			_, err := db.UpdateEvent(ctx, admin, c.ID, &EventInput{PostInput: PostInput{Title: ptr("x")}})

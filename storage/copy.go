@@ -11,7 +11,7 @@ import (
 
 // Copying a store from one backend to another: `calendard migrate --to-etcd` copies a calendar.db
 // file into an etcd prefix, and `calendard backup` in cluster mode copies the etcd prefix into a
-// standalone calendar.db file, so that any backup restores into either mode (DESIGN 8).
+// standalone calendar.db file, so that any backup restores into either mode (docs/CLUSTER.md).
 
 // CopyLimits bound what one write transaction of a copy holds: a backend such as etcd refuses larger
 // ones (kv.ErrTooLarge). A zero field takes its default.

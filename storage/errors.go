@@ -97,7 +97,7 @@ type FieldError struct {
 	Field  string
 	Reason string
 	Kind   error
-	// Limit, when set, is the length the value exceeds (CONTRACT 10.1): the API reports it with the
+	// Limit, when set, is the length the value exceeds (docs/API.md "Limits"): the API reports it with the
 	// detail code rest_too_long.
 	Limit int
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // EventInput is an event create or update request with its values' types checked; nil means "not
-// sent" (CONTRACT 4.7). Its values are as sent: the write applies the input rules (normalize.go).
+// sent" (docs/API.md "Updates"). Its values are as sent: the write applies the input rules (normalize.go).
 type EventInput struct {
 	PostInput
 	Excerpt *string
@@ -24,7 +24,7 @@ type EventInput struct {
 	Cost    *[]string
 	Website *string
 	// NoWebsite forgets the stored website, as on an event that never had one: the response shows the
-	// event's page URL (CONTRACT 3.2), where Website "" on an update stores an empty one. It is an
+	// event's page URL (docs/API.md "The event object"), where Website "" on an update stores an empty one. It is an
 	// importer's, for a source's event without a website; Website is then ignored.
 	NoWebsite        bool
 	ShowMap          *bool
@@ -214,7 +214,7 @@ func (w *writer) trashEvent(e *Event) error {
 	return nil
 }
 
-// applyEvent applies in to e: business rules of CONTRACT 3.10.1, 4.6 and 8.
+// applyEvent applies in to e: business rules of docs/API.md "Event fields", "Statuses".
 func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 	if err := w.applyPost(&e.Post, &in.PostInput, create); err != nil {
 		return err
@@ -232,7 +232,7 @@ func (w *writer) applyEvent(e *Event, in *EventInput, create bool) error {
 	case in.Website != nil:
 		e.Website = in.Website
 		if create && *in.Website == "" {
-			e.Website = nil // on create "" means none yet, so the page URL is shown (CONTRACT 3.2)
+			e.Website = nil // on create "" means none yet, so the page URL is shown (docs/API.md "The event object")
 		}
 	}
 	if in.Cost != nil {
@@ -295,7 +295,7 @@ func setIf[T any](dst *T, v *T) {
 	}
 }
 
-// applyDates implements CONTRACT 3.10.1: wall clocks are kept in the event's zone and the UTC instants
+// applyDates implements docs/API.md "Event fields": wall clocks are kept in the event's zone and the UTC instants
 // derived from them.
 func (w *writer) applyDates(e *Event, in *EventInput) error {
 	if in.Timezone != nil {
@@ -462,7 +462,7 @@ func (db *DB) Event(ctx context.Context, id uint64) (*Event, *Related, error) {
 }
 
 // EventBySlug finds the event of language lang with slug s, preferring a non-trashed one and otherwise
-// the most recently trashed (CONTRACT 8.5). Returns ErrNotFound.
+// the most recently trashed (docs/API.md "Statuses"). Returns ErrNotFound.
 func (db *DB) EventBySlug(ctx context.Context, lang Lang, s string) (*Event, *Related, error) {
 	var e *Event
 	var rel *Related

@@ -11,16 +11,16 @@ import (
 	"github.com/calendard/calendard/storage/richtext"
 )
 
-// The input rules of a write (CONTRACT 3.9, 3.10, 10.1, Appendices C and D) live here, and every write
+// The input rules of a write (docs/API.md "Event fields", "Limits", Appendices C and D) live here, and every write
 // applies them, whoever sends it: the API, an importer, a series expansion. A write's input is
 // normalised once, at the start of the write: names cleaned, rich text filtered unless the actor may
 // post unfiltered HTML, short texts and cost items cleaned, term items cleaned, URLs, images and time
 // zones checked. The handlers only coerce request parameters to these inputs; to report a failure
-// against the parameter that broke it, among all of a request's failures (CONTRACT 1.6 step 8), they
+// against the parameter that broke it, among all of a request's failures (docs/API.md "Responses" step 8), they
 // call the same checks (CleanWebsite, CleanCost, CleanImageURL, CleanZone) and pass the value on as
 // it was sent.
 
-// Limits of CONTRACT 10.1. Lengths are counted in characters of the value as sent.
+// Limits of docs/API.md "Limits". Lengths are counted in characters of the value as sent.
 const (
 	MaxName      = 1000
 	MaxTermName  = 200
@@ -75,7 +75,7 @@ func CleanCost(items []string) ([]string, error) {
 
 var imageExtensions = []string{".jpg", ".jpeg", ".jpe", ".gif", ".png", ".bmp", ".tif", ".tiff", ".webp", ".avif", ".ico", ".heic"}
 
-// CleanImageURL checks the form of an image URL (CONTRACT 3.10.5): "" (none) or an absolute http(s)
+// CleanImageURL checks the form of an image URL (docs/API.md "Event fields"): "" (none) or an absolute http(s)
 // URL of an image file. Whether the caller may upload it is checked by the write.
 func CleanImageURL(s string) (string, error) {
 	s = strings.TrimSpace(s)
@@ -100,7 +100,7 @@ func CleanImageURL(s string) (string, error) {
 
 // CleanZone checks an event's time zone and returns its canonical name: "" (the site zone) or any
 // zone datetime.ParseZone reads, WordPress's quarter hours included, as a stored record may hold them.
-// The API accepts fewer forms from clients (CONTRACT 3.9.1): that rule is the handlers'.
+// The API accepts fewer forms from clients (docs/API.md "Event fields"): that rule is the handlers'.
 func CleanZone(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {

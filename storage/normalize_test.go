@@ -117,7 +117,7 @@ func TestEveryWriteAppliesTheInputRules(t *testing.T) {
 }
 
 // TestSingleLineFields: a single-line field keeps no control character, for every actor: line breaks
-// and tabs become spaces, the others are dropped; rich text keeps its line breaks (issue 40).
+// and tabs become spaces, the others are dropped; rich text keeps its line breaks.
 func TestSingleLineFields(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Jazz night", "Jazz night"},

@@ -15,7 +15,7 @@ type OrganizerInput struct {
 }
 
 // CreateOrganizer creates an organizer in language lang, or returns an existing one it duplicates
-// (CONTRACT 4.10), reporting which with existed. Errors as CreateEvent.
+// (docs/API.md "Venue and organizer fields"), reporting which with existed. Errors as CreateEvent.
 func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *OrganizerInput) (o *Organizer, existed bool, err error) {
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
@@ -35,7 +35,7 @@ func (db *DB) CreateOrganizer(ctx context.Context, a Actor, lang Lang, in *Organ
 	return o, existed, nil
 }
 
-// createOrganizer creates a organizer, or returns the one it duplicates (CONTRACT 4.10); with an ID
+// createOrganizer creates a organizer, or returns the one it duplicates (docs/API.md "Venue and organizer fields"); with an ID
 // (id > 0, an import keeping a source's IDs) it creates that record, the source's identity winning
 // over a name it shares with another.
 func (w *writer) createOrganizer(id uint64, lang Lang, in *OrganizerInput) (uint64, error) {
@@ -71,7 +71,7 @@ func (w *writer) applyOrganizer(o *Organizer, in *OrganizerInput, create bool) e
 	return w.updateSlug(&o.Post, in.Slug, create)
 }
 
-// resolveOrganizer implements CONTRACT 4.6 for one of an event's organizers.
+// resolveOrganizer implements docs/API.md "Event fields" for one of an event's organizers.
 func (w *writer) resolveOrganizer(lang Lang, ref OrganizerRef) (uint64, error) {
 	if ref.New != nil {
 		id, err := w.createOrganizer(0, lang, ref.New)

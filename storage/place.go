@@ -38,7 +38,7 @@ func loadWritable[T any, P record[T]](w *writer, t PostType, id uint64, may func
 }
 
 // notFound folds ErrWrongType into ErrNotFound: venue and organizer routes do not tell the two apart
-// (CONTRACT 4.3).
+// (docs/API.md "Venues and organizers").
 func notFound(err error) error {
 	if err == ErrWrongType {
 		return ErrNotFound

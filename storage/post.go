@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// PostType is the kind of a record that draws its ID from the shared post sequence (CONTRACT 0.1).
+// PostType is the kind of a record that draws its ID from the shared post sequence (docs/API.md "Routes").
 type PostType uint8
 
 // Post types. The values are stored in the change log and in record buckets' key space: never
@@ -31,7 +31,7 @@ func (t PostType) String() string {
 	return "unknown"
 }
 
-// Status is the post status of an event, venue or organizer (CONTRACT 8.1).
+// Status is the post status of an event, venue or organizer (docs/API.md "Statuses").
 type Status string
 
 // Statuses.
@@ -57,7 +57,7 @@ type Post struct {
 	TrashedFrom Status    `json:"trashed_from,omitempty"`
 	TrashedAt   time.Time `json:"trashed_at,omitzero"`
 	// Date is the publication instant. DateSet records that a client chose it, so that the first
-	// publication does not move it (CONTRACT 8.3).
+	// publication does not move it (docs/API.md "Statuses").
 	Date        time.Time `json:"date"`
 	DateSet     bool      `json:"date_set,omitempty"`
 	Modified    time.Time `json:"modified"`
@@ -88,7 +88,7 @@ func (p *Post) Untrashed() *Post {
 	return &q
 }
 
-// promote reports a due scheduled post as published (CONTRACT 8.4) without a write: every read goes
+// promote reports a due scheduled post as published (docs/API.md "Statuses") without a write: every read goes
 // through it, so no response shows a stale `future`.
 func (p *Post) promote(now time.Time) {
 	if s := Effective(p.Status, p.Date, now); s != p.Status {
@@ -117,7 +117,7 @@ type Event struct {
 	StartUTC time.Time `json:"start_utc"`
 	EndUTC   time.Time `json:"end_utc"`
 	Cost     []string  `json:"cost,omitempty"`
-	// Website is nil until a value has been stored, which the response distinguishes (CONTRACT 3.2).
+	// Website is nil until a value has been stored, which the response distinguishes (docs/API.md "The event object").
 	Website          *string  `json:"website,omitempty"`
 	ShowMap          bool     `json:"show_map,omitempty"`
 	ShowMapLink      bool     `json:"show_map_link,omitempty"`

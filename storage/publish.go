@@ -15,8 +15,8 @@ import (
 const publishBatch = 500
 
 // PublishDue rewrites every scheduled (`future`) event, venue and organizer whose date has passed as
-// `publish` (CONTRACT 8.4) and reports how many it rewrote. Reads already report such records as
-// published (Post.promote); the rewrite makes the stored status, the term counts (CONTRACT 3.5) and the
+// `publish` (docs/API.md "Statuses") and reports how many it rewrote. Reads already report such records as
+// published (Post.promote); the rewrite makes the stored status, the term counts (docs/API.md "The term object") and the
 // search index agree with them. `modified` is left unchanged: publication at the chosen date is not an
 // edit.
 //

@@ -104,7 +104,7 @@ func TestPublishDue(t *testing.T) {
 	}
 	gotEvent := storedStatus(t, db, bEvents, ev.ID)
 	if gotEvent.Status != StatusPublish || !gotEvent.Modified.Equal(ev.Modified) {
-		t.Errorf("event stored as %s modified %v, want publish modified %v (CONTRACT 8.4)", gotEvent.Status, gotEvent.Modified, ev.Modified)
+		t.Errorf("event stored as %s modified %v, want publish modified %v (docs/API.md, Statuses)", gotEvent.Status, gotEvent.Modified, ev.Modified)
 	}
 	if gotVenue := storedStatus(t, db, bVenues, venue.ID); gotVenue.Status != StatusPublish || !gotVenue.Modified.Equal(venue.Modified) {
 		t.Errorf("venue stored as %s modified %v, want publish modified %v", gotVenue.Status, gotVenue.Modified, venue.Modified)
@@ -113,7 +113,7 @@ func TestPublishDue(t *testing.T) {
 		t.Errorf("an already published event was rewritten")
 	}
 	if got := count(TaxCategory, jazz.ID); got != 1 {
-		t.Errorf("category count = %d, want 1 (CONTRACT 3.5)", got)
+		t.Errorf("category count = %d, want 1 (docs/API.md, The term object)", got)
 	}
 	if got := count(TaxTag, tag.ID); got != 1 {
 		t.Errorf("tag count = %d, want 1", got)
@@ -192,7 +192,7 @@ func TestTrimChanges(t *testing.T) {
 }
 
 // TestDueScheduledEventsAreCounted: a scheduled event reads as published from its date on, so its terms
-// count it from then, before PublishDue rewrites it, through every read of a term (CONTRACT 3.5, 8.4);
+// count it from then, before PublishDue rewrites it, through every read of a term (docs/API.md "The term object", "Statuses");
 // writes to it in between count it once, and an update that changes nothing does not count it.
 func TestDueScheduledEventsAreCounted(t *testing.T) {
 	now := testNow
@@ -250,7 +250,7 @@ func TestDueScheduledEventsAreCounted(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		if got := counts(); got != [3]int{s.want, s.want, s.want} {
-			t.Errorf("%s: counts by Term, Terms, embedded %v, want %d (CONTRACT 3.5, 8.4)", s.name, got, s.want)
+			t.Errorf("%s: counts by Term, Terms, embedded %v, want %d (docs/API.md, The term object, Statuses)", s.name, got, s.want)
 		}
 	}
 }

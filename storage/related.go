@@ -145,7 +145,7 @@ func (r *Related) addTerm(tx kv.Tx, tax Taxonomy, id uint64) error {
 	return nil
 }
 
-// idBySlug implements the by-slug lookup of CONTRACT 8.5: a non-trashed record first, else the most
+// idBySlug implements the by-slug lookup of docs/API.md "Statuses": a non-trashed record first, else the most
 // recently trashed one with that slug.
 func idBySlug(tx kv.Tx, t PostType, lang Lang, s string) (uint64, error) {
 	s = slug.Normalize(s)

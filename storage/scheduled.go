@@ -16,10 +16,10 @@ import (
 //
 // An event's entry holds its terms. Every read reports a scheduled record as published once its date
 // has passed (Post.promote), before PublishDue stores it so, and a term's count must include such an
-// event from that instant (CONTRACT 3.5, 8.4): reads add the due entries to the stored counts. Due
+// event from that instant (docs/API.md "The term object", "Statuses"): reads add the due entries to the stored counts. Due
 // entries are few (PublishDue clears them every minute), so a read usually finds none after one seek.
 
-// due is the rule of CONTRACT 8.4, kept in this one place: a record stored as scheduled is published
+// due is the rule of docs/API.md "Statuses", kept in this one place: a record stored as scheduled is published
 // from its date on. Every read applies it (Post.promote), so that responses follow it to the second
 // although PublishDue runs once a minute, and so do the status rules of writes (applyStatus) and
 // PublishDue. It compares whole seconds, as the bucket's keys hold them; publication dates are whole
@@ -83,7 +83,7 @@ func dueTermCounts(tx kv.Tx, now time.Time) map[uint64]int {
 }
 
 // NextScheduled returns the earliest publication date after now of a record stored as scheduled, or
-// zero if there is none: the next instant at which time alone changes a record (CONTRACT 8.4).
+// zero if there is none: the next instant at which time alone changes a record (docs/API.md "Statuses").
 func (db *DB) NextScheduled(ctx context.Context, now time.Time) (time.Time, error) {
 	var next time.Time
 	err := db.kv.View(ctx, func(tx kv.Tx) error {

@@ -7,7 +7,7 @@
 // Each exported method of DB runs exactly one transaction, so each write is atomic and durable when it
 // returns: an acknowledged write is never lost, and a failed one leaves nothing behind.
 //
-// Every transaction goes through the key-value seam of package kv (DESIGN 8): the rules are
+// Every transaction goes through the key-value seam of package kv (docs/CLUSTER.md): the rules are
 // here, and a backend only keeps bytes. The default backend, boltkv, keeps each bucket below as the
 // bbolt bucket of that name, so the format below is the bbolt file's, byte for byte (TestLayout).
 // What only a file has is asked of the backend: boltkv copies the file's pages for Backup
@@ -79,7 +79,7 @@
 //     children (touchTermEvents, DeleteTerm), a term given by name (resolveTerm);
 //   - addAppPassword and RevokeAppPassword (app_passwords): a user's application password by name;
 //   - TrimChanges and markChanges (outbox, outbox_marks): the entries up to a position, the marks
-//     a horizon old; in cluster mode trimming becomes etcd's compaction (DESIGN 8);
+//     a horizon old; in cluster mode trimming becomes etcd's compaction (docs/CLUSTER.md);
 //   - migrateScheduled: every record, term link and term, once, when a file of an older schema opens.
 //
 // The first four could become key reads with index buckets of their own (the links gathered per
@@ -303,7 +303,7 @@ func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
 }
 
 // Follow signals the subscribers after every commit by another process that appended to the change log, until
-// ctx is done: the other nodes of a cluster (DESIGN 8), whose writes this process's syncer must apply
+// ctx is done: the other nodes of a cluster (docs/CLUSTER.md), whose writes this process's syncer must apply
 // too. It returns ctx's error then, or the backend's if it can no longer watch. On a bbolt file, which
 // no other process writes, it only waits for ctx.
 func (db *DB) Follow(ctx context.Context) error {

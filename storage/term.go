@@ -25,8 +25,8 @@ type TermInput struct {
 }
 
 // CreateTerm creates a category or tag on behalf of a, whose right to post unfiltered HTML decides how
-// the name and description are cleaned. Returns *TermExistsError when the name is taken (CONTRACT
-// 4.5), a *FieldError for an unknown parent or a value breaking an input rule.
+// the name and description are cleaned. Returns *TermExistsError when the name is taken (docs/API.md
+// "Categories and tags"), a *FieldError for an unknown parent or a value breaking an input rule.
 func (db *DB) CreateTerm(ctx context.Context, a Actor, tax Taxonomy, in *TermInput) (*Term, error) {
 	var t *Term
 	err := db.update(ctx, func(tx kv.RwTx) error {
@@ -330,7 +330,7 @@ func allTerms(cur kv.Cursor, c *recordCache) ([]*Term, error) {
 	return out, nil
 }
 
-// resolveTerms turns an event's category or tag items into term IDs (CONTRACT 4.6): digits name an ID
+// resolveTerms turns an event's category or tag items into term IDs (docs/API.md "Event fields"): digits name an ID
 // (skipped when no such term exists), anything else an existing slug or name, or a new term.
 func (w *writer) resolveTerms(tax Taxonomy, items []string) ([]uint64, error) {
 	var ids []uint64
@@ -372,7 +372,7 @@ func (w *writer) resolveTerm(tax Taxonomy, item string, terms *[]*Term) (uint64,
 		}
 	}
 	// An unknown name creates the term: only for an actor who may create one on the term routes
-	// (CONTRACT 7.4), or naming terms in events would be a way round their permissions.
+	// (docs/API.md "Authentication and permissions"), or naming terms in events would be a way round their permissions.
 	if !w.a.Can(manageCap(tax)) {
 		field := "categories"
 		if tax == TaxTag {

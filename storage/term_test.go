@@ -3,7 +3,7 @@ package storage
 import "testing"
 
 // TestNamingTermsNeedsTheirRight: an event naming a term that does not exist creates it only for an
-// actor who may create such terms on their own routes (CONTRACT 7.4); anyone may name one that exists.
+// actor who may create such terms on their own routes (docs/API.md "Authentication and permissions"); anyone may name one that exists.
 func TestNamingTermsNeedsTheirRight(t *testing.T) {
 	db := mustOpenDB(t)
 	mustCreateEvent(t, db, admin, &EventInput{PostInput: PostInput{Title: ptr("Seed")}, Start: expr(t, "2026-12-01 20:00:00"),

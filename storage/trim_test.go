@@ -78,7 +78,7 @@ func (s *opLimit) Update(ctx context.Context, fn func(kv.RwTx) error) error {
 }
 
 // TestTrimPastTheTransactionLimit: a backlog larger than one transaction of the backend takes is
-// trimmed whole, in transactions it takes, and the count says what was deleted (issue 41).
+// trimmed whole, in transactions it takes, and the count says what was deleted.
 func TestTrimPastTheTransactionLimit(t *testing.T) {
 	limit := &opLimit{max: 128} // etcd's default
 	db, err := openTestDB(t, Options{Now: func() time.Time { return testNow }, Wrap: func(s kv.Store) kv.Store { limit.Store = s; return limit }})

@@ -1,6 +1,6 @@
 package storage
 
-// Role is a user's role; it fixes the user's capabilities (CONTRACT 7.4).
+// Role is a user's role; it fixes the user's capabilities (docs/API.md "Authentication and permissions").
 type Role string
 
 // The five roles, most powerful first.
@@ -15,7 +15,7 @@ const (
 // Roles lists every role, most powerful first.
 var Roles = []Role{RoleAdministrator, RoleEditor, RoleAuthor, RoleContributor, RoleSubscriber}
 
-// Cap is a capability of CONTRACT 7.4.
+// Cap is a capability of docs/API.md "Authentication and permissions".
 type Cap uint16
 
 // Capabilities. The bit values are not stored anywhere, so they may be renumbered.
@@ -77,7 +77,7 @@ func (a Actor) Can(c Cap) bool {
 	return roleCaps[a.Role]&c == c
 }
 
-// CanRead reports whether the actor may read p (CONTRACT 7.5).
+// CanRead reports whether the actor may read p (docs/API.md "Authentication and permissions").
 func (a Actor) CanRead(p *Post) bool {
 	switch {
 	case p.Status == StatusPublish:
@@ -91,12 +91,12 @@ func (a Actor) CanRead(p *Post) bool {
 	}
 }
 
-// CanEdit reports whether the actor may change p (CONTRACT 7.5).
+// CanEdit reports whether the actor may change p (docs/API.md "Authentication and permissions").
 func (a Actor) CanEdit(p *Post) bool {
 	return a.may(p, CapEditPosts, CapEditPublishedPosts, CapEditOthersPosts, CapEditPrivatePosts)
 }
 
-// CanDelete reports whether the actor may trash p (CONTRACT 7.5).
+// CanDelete reports whether the actor may trash p (docs/API.md "Authentication and permissions").
 func (a Actor) CanDelete(p *Post) bool {
 	return a.may(p, CapDeletePosts, CapDeletePublishedPosts, CapDeleteOthersPosts, CapDeletePrivatePosts)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/calendard/calendard/storage/kv"
 )
 
-// AppPasswordLen is the length of an application password (CONTRACT 7.2).
+// AppPasswordLen is the length of an application password (docs/API.md "Authentication and permissions").
 const AppPasswordLen = 24
 
 const appPasswordAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -44,7 +44,7 @@ func NewAppPassword() string {
 }
 
 // CleanAppPassword drops every character outside [A-Za-z0-9], so that the grouped form
-// "abcd efgh …" verifies (CONTRACT 7.2).
+// "abcd efgh …" verifies (docs/API.md "Authentication and permissions").
 func CleanAppPassword(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 128 && strings.ContainsRune(appPasswordAlphabet, r) {
@@ -59,7 +59,7 @@ func ValidAppPassword(s string) bool { return len(s) == AppPasswordLen && CleanA
 
 // passwordKey is a keyed SHA-256 of the password. Application passwords carry ≈143 bits of entropy,
 // so a fast keyed hash is as safe as a slow one and keeps authentication off the request's critical
-// path (DESIGN 5); the key lives in the store, so a leaked hash alone is not enough to test guesses.
+// path; the key lives in the store, so a leaked hash alone is not enough to test guesses.
 func (db *DB) passwordKey(password string) []byte {
 	m := hmac.New(sha256.New, db.hashKey)
 	m.Write([]byte(password))
@@ -223,13 +223,13 @@ func (db *DB) RevokeAppPassword(ctx context.Context, login, name string) error {
 	})
 }
 
-// AuthError says why credentials were rejected (CONTRACT 7.3).
+// AuthError says why credentials were rejected (docs/API.md "Authentication and permissions").
 type AuthError struct{ Code string }
 
 func (e *AuthError) Error() string { return "storage: authentication failed: " + e.Code }
 
 // Is reports whether target is an *AuthError with the same Code: errors.Is tells the reasons apart,
-// which clients are told (CONTRACT 7.3).
+// which clients are told (docs/API.md "Authentication and permissions").
 func (e *AuthError) Is(target error) bool {
 	t, ok := target.(*AuthError)
 	return ok && t.Code == e.Code
@@ -296,7 +296,7 @@ func (db *DB) AuthenticateBearer(ctx context.Context, password string) (*User, e
 // of the candidate's HMAC match a stored one, but without the key those bytes say nothing about the
 // password, and a guess cannot be steered towards a digest. The early return on length leaks only the
 // length, which is public (AppPasswordLen). What does differ in time, a known or unknown login, is told
-// openly by the error codes anyway (CONTRACT 7.3).
+// openly by the error codes anyway (docs/API.md "Authentication and permissions").
 func (db *DB) appPassword(tx kv.Getter, password string) (*AppPassword, error) {
 	password = CleanAppPassword(password)
 	if len(password) != AppPasswordLen {

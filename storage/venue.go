@@ -22,8 +22,8 @@ type VenueInput struct {
 	ClearGeo bool
 }
 
-// CreateVenue creates a venue in language lang, or returns an existing one it duplicates (CONTRACT
-// 4.10), reporting which with existed. Errors as CreateEvent.
+// CreateVenue creates a venue in language lang, or returns an existing one it duplicates (docs/API.md
+// "Venue and organizer fields"), reporting which with existed. Errors as CreateEvent.
 func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInput) (v *Venue, existed bool, err error) {
 	err = db.update(ctx, func(tx kv.RwTx) error {
 		w := db.newWriter(tx, a)
@@ -44,7 +44,7 @@ func (db *DB) CreateVenue(ctx context.Context, a Actor, lang Lang, in *VenueInpu
 	return v, existed, nil
 }
 
-// createVenue creates a venue, or returns the one it duplicates (CONTRACT 4.10); with an ID
+// createVenue creates a venue, or returns the one it duplicates (docs/API.md "Venue and organizer fields"); with an ID
 // (id > 0, an import keeping a source's IDs) it creates that record, the source's identity winning
 // over a name it shares with another.
 func (w *writer) createVenue(id uint64, lang Lang, in *VenueInput) (uint64, error) {
@@ -99,7 +99,7 @@ func (db *DB) Venue(ctx context.Context, id uint64) (*Venue, *Related, error) {
 	return readPlace[Venue](ctx, db, TypeVenue, id, "")
 }
 
-// VenueBySlug finds a venue by slug within a language (CONTRACT 8.5). Returns ErrNotFound.
+// VenueBySlug finds a venue by slug within a language (docs/API.md "Statuses"). Returns ErrNotFound.
 func (db *DB) VenueBySlug(ctx context.Context, lang Lang, s string) (*Venue, *Related, error) {
 	return readPlace[Venue](ctx, db, TypeVenue, 0, lang, s)
 }
@@ -136,7 +136,7 @@ func (w *writer) applyVenue(v *Venue, in *VenueInput, create bool) error {
 	return nil
 }
 
-// duplicate finds the record CONTRACT 4.10 says a create must return instead of creating one.
+// duplicate finds the record docs/API.md "Venue and organizer fields" says a create must return instead of creating one.
 func (w *writer) duplicate(t PostType, lang Lang, name, description *string) (uint64, bool) {
 	if name == nil {
 		return 0, false
@@ -162,7 +162,7 @@ func (w *writer) duplicate(t PostType, lang Lang, name, description *string) (ui
 	return 0, false
 }
 
-// unlinkEvents removes the link from every event to a trashed venue or organizer (CONTRACT 8.5); the
+// unlinkEvents removes the link from every event to a trashed venue or organizer (docs/API.md "Statuses"); the
 // events' other links stay.
 func (w *writer) unlinkEvents(bucket []byte, id uint64) error {
 	for _, eid := range linkedIDs(w.tx, bucket, id) {
@@ -196,7 +196,7 @@ func removeID(ids []uint64, id uint64) []uint64 {
 	return out
 }
 
-// resolveVenue implements CONTRACT 4.6 for an event's venue.
+// resolveVenue implements docs/API.md "Event fields" for an event's venue.
 func (w *writer) resolveVenue(lang Lang, ref VenueRef) (uint64, error) {
 	switch {
 	case ref.New != nil:

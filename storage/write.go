@@ -11,7 +11,7 @@ import (
 	"github.com/calendard/calendard/storage/slug"
 )
 
-// PostInput holds the fields every record type accepts. A nil pointer means "not sent" (CONTRACT 4.7).
+// PostInput holds the fields every record type accepts. A nil pointer means "not sent" (docs/API.md "Updates").
 type PostInput struct {
 	Title       *string
 	Description *string
@@ -155,7 +155,7 @@ func (w *writer) applyPost(p *Post, in *PostInput, create bool) error {
 	return w.applyStatus(p, in, create)
 }
 
-// applyStatus implements CONTRACT 8.2, 8.3 and the scale-back of 7.6.
+// applyStatus implements docs/API.md "Statuses" and the scale-back of 7.6.
 func (w *writer) applyStatus(p *Post, in *PostInput, create bool) error {
 	requested := p.Status
 	switch {
@@ -186,7 +186,7 @@ func (w *writer) applyStatus(p *Post, in *PostInput, create bool) error {
 		return nil // nothing that the rules depend on changed
 	}
 	if (requested == StatusPublish || requested == StatusFuture) && !p.DateSet {
-		p.Date = w.now // first publication without a chosen date: published now (CONTRACT 8.3)
+		p.Date = w.now // first publication without a chosen date: published now (docs/API.md "Statuses")
 	}
 	switch {
 	case requested == StatusPublish && !due(p.Date, w.now):
@@ -204,7 +204,7 @@ func (w *writer) applyStatus(p *Post, in *PostInput, create bool) error {
 	return nil
 }
 
-// trash moves p to the trash (CONTRACT 8.5): its slug stops blocking others and it leaves its group.
+// trash moves p to the trash (docs/API.md "Statuses"): its slug stops blocking others and it leaves its group.
 func (w *writer) trash(p *Post) error {
 	if p.Status == StatusTrash {
 		return ErrTrashed
@@ -288,7 +288,7 @@ func groupMembers(tx kv.Tx, group uint64) []uint64 {
 	return ids
 }
 
-// translationGroup checks CONTRACT 3.8's rules for translation_of and returns the group to join.
+// translationGroup checks docs/API.md "Languages"'s rules for translation_of and returns the group to join.
 func (w *writer) translationGroup(t PostType, of uint64) (uint64, error) {
 	r, err := w.anyPost(t, of)
 	if err != nil {
@@ -315,8 +315,8 @@ func (w *writer) anyPost(t PostType, id uint64) (rec, error) {
 	}
 }
 
-// claimSlug gives p the first free slug derived from base among its type and language (CONTRACT
-// 3.10.2); an empty base falls back to the record ID.
+// claimSlug gives p the first free slug derived from base among its type and language (docs/API.md
+// "Event fields"); an empty base falls back to the record ID.
 func (w *writer) claimSlug(p *Post, base string) error {
 	if base == "" {
 		base = utoa(p.ID)
@@ -371,7 +371,7 @@ func sameName(tx kv.RwTx, t PostType, l Lang, name string) []uint64 {
 	return ids
 }
 
-// resolveImage implements CONTRACT 3.10.5 for a validated reference.
+// resolveImage implements docs/API.md "Event fields" for a validated reference.
 func (w *writer) resolveImage(ref ImageRef) (uint64, error) {
 	switch {
 	case ref.ID != 0:

@@ -25,7 +25,7 @@ import (
 	"github.com/calendard/calendard/storage/kv/replica"
 )
 
-// Server timeouts (CONTRACT 10.2) and limits (10.1).
+// Server timeouts (docs/API.md "Limits") and limits (10.1).
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = 30 * time.Second
@@ -98,7 +98,7 @@ func openStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 }
 
 // openServedStore opens the store for the server: in cluster mode its reads are served by a copy of
-// the cluster in the data directory (replicaName), which it follows (package replica, DESIGN 8).
+// the cluster in the data directory (replicaName), which it follows (package replica, docs/CLUSTER.md).
 // Making a new copy, or catching up with the cluster, comes before the server answers.
 func openServedStore(cfg Config, log *zap.Logger) (*storage.DB, error) {
 	return openStoreFor(cfg, log, true)
@@ -228,7 +228,7 @@ func (a *app) load(ctx context.Context) error {
 	return nil
 }
 
-// bootstrapAdmin creates the first administrator when the store has no users (CONTRACT 7.7). The admin
+// bootstrapAdmin creates the first administrator when the store has no users (README "Users"). The admin
 // settings are checked only then: once users exist they are ignored, malformed or not.
 func (a *app) bootstrapAdmin(ctx context.Context, stderr io.Writer) error {
 	users, err := a.db.Users(ctx)
@@ -301,7 +301,7 @@ func (a *app) serveMetrics() (stop func()) {
 
 // serve answers requests until ctx is done, then shuts down gracefully: in-flight requests finish,
 // then the jobs and the index syncer stop. It listens first and loads the index while it answers
-// (CONTRACT 9 rest_not_ready); the syncer and the jobs start once the index is loaded, and a ctx done
+// (docs/API.md "Errors" rest_not_ready); the syncer and the jobs start once the index is loaded, and a ctx done
 // during the load ends it.
 func (a *app) serve(ctx context.Context) error {
 	// The control socket needs only the store, so operator commands work during a long load too.

@@ -36,7 +36,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestAuthentication covers CONTRACT 7.2 and 7.3 end to end, and checks that no password reaches the
+// TestAuthentication covers docs/API.md "Authentication and permissions" end to end, and checks that no password reaches the
 // logs.
 func TestAuthentication(t *testing.T) {
 	t.Parallel()

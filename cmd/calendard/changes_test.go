@@ -46,7 +46,7 @@ func (f feed) actions() map[string]string {
 
 const changesPath = "/calendar/events/v1/changes"
 
-// TestChangeFeed: list, then follow (issue 13, change feed).
+// TestChangeFeed: list, then follow (the change feed).
 func TestChangeFeed(t *testing.T) {
 	s := startServer(t)
 	start := s.changes(t, changesPath, "")

@@ -22,7 +22,7 @@ import (
 	"github.com/calendard/calendard/storage/kv/etcdkv/etcdtest"
 )
 
-// The tests of issue 18 on a three-member etcd cluster with two calendard nodes: what the cluster
+// The cluster tests on a three-member etcd cluster with two calendard nodes: what the cluster
 // mode promises when a member, a node or the job leader fails. Each test starts a cluster of its own
 // (a fraction of a second), since most stop a member of it.
 
@@ -94,7 +94,7 @@ type outcome struct {
 }
 
 // cleanFailure tells what is wrong with a write's answer that is not an acknowledgement, or "": a
-// failed write must be told with the error envelope (CONTRACT 9), as a 503 with Retry-After (the
+// failed write must be told with the error envelope (docs/API.md "Errors"), as a 503 with Retry-After (the
 // store out of reach: retry), never a 500.
 func cleanFailure(res *response) string {
 	var env struct {
@@ -358,7 +358,7 @@ func restartMembers(t *testing.T, c *etcdtest.Cluster) {
 // TestStopWithTheClusterDown: with every etcd member stopped, the job leader and a follower each stop
 // through the graceful stop within its bound (shutdownTimeout), whatever their campaign, watches and
 // resignation were waiting on; the writes they acknowledged before are all in the cluster once it is
-// back (issue 41).
+// back.
 func TestStopWithTheClusterDown(t *testing.T) {
 	c := startCluster3(t)
 	env := append(etcdEnv(c.Config()), "CALENDAR_ETCD_TIMEOUT=1s")

@@ -23,7 +23,7 @@ import (
 // TestTrimAndCompactPastTheTransactionLimit: 10,000 change-log entries on a cluster whose nodes keep
 // etcd's default limit of 128 operations a transaction are trimmed whole by the trim-changes job,
 // which then compacts etcd's history; a node stopped before them starts again behind both, copies
-// the cluster again, rebuilds its index and serves what it missed (issue 41).
+// the cluster again, rebuilds its index and serves what it missed.
 func TestTrimAndCompactPastTheTransactionLimit(t *testing.T) {
 	member, err := etcdtest.Start() // of its own: the test compacts the cluster's history
 	if err != nil {

@@ -484,7 +484,7 @@ func TestJobLeaderFailover(t *testing.T) {
 
 // TestRevokeAcrossNodes: users and application passwords live in etcd, and each node reads them from
 // its copy, which follows etcd: a user created on one node logs in on the other, and a password
-// revoked through one node is refused by the other within a second (issue 18).
+// revoked through one node is refused by the other within a second.
 func TestRevokeAcrossNodes(t *testing.T) {
 	cluster := clusterEnv(t)
 	a, b := startServer(t, cluster...), startServer(t, cluster...)
@@ -545,7 +545,7 @@ func TestReadYourWritesAcrossNodes(t *testing.T) {
 
 // TestWritesThroughAnyNode: an event created through one node is updated through the other at once,
 // without X-Calendar-Min-Revision: the other node's copy may not have the event yet, and its checks
-// must not answer 404 for a record the cluster holds (issue 41); some are trashed the same way. Two
+// must not answer 404 for a record the cluster holds; some are trashed the same way. Two
 // writers, one each way, make 100 such pairs (without the catch-up, about one in ten failed).
 func TestWritesThroughAnyNode(t *testing.T) {
 	cluster := clusterEnv(t)

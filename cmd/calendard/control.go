@@ -19,7 +19,7 @@ import (
 )
 
 // The control socket lets the operator commands work while a server holds the store's file lock: the
-// server carries them out (CONTRACT 7.7). It lives in the data directory, which only its owner can
+// server carries them out (README "Users"). It lives in the data directory, which only its owner can
 // enter, and is itself readable and writable by the owner only.
 const (
 	socketName     = "calendard.sock"

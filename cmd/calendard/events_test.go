@@ -250,7 +250,7 @@ func TestEventPersistsAcrossRestart(t *testing.T) {
 	}
 }
 
-// TestEventTimezoneForms: the zone forms CONTRACT 3.9.1 accepts from clients, and the fractional hours
+// TestEventTimezoneForms: the zone forms docs/API.md "Event fields" accepts from clients, and the fractional hours
 // it does not.
 func TestEventTimezoneForms(t *testing.T) {
 	s := startServer(t)

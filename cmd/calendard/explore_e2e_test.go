@@ -425,7 +425,7 @@ func searchWord(t *testing.T, s *server) string {
 }
 
 // TestE2ECrossSiteWriteRefused has a page of another site post a form, and send a credentialed simple
-// fetch, to the API: the service refuses both before it looks at credentials (CONTRACT 1.9), so a
+// fetch, to the API: the service refuses both before it looks at credentials (docs/API.md "Authentication and permissions"), so a
 // browser that holds the user's credentials lends them to no one, and nothing is created.
 func TestE2ECrossSiteWriteRefused(t *testing.T) {
 	s := startServer(t, "CALENDAR_BASE_URL=")

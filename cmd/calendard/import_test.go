@@ -217,7 +217,7 @@ func TestImportCommand(t *testing.T) {
 	if got := dst.do(req{method: "GET", path: recs[5].path}).json(t)["title"]; got != "Jazz Night (moved)" {
 		t.Errorf("changed event's title %v", got)
 	}
-	// A trashed event answers so (CONTRACT 4.2).
+	// A trashed event answers so (docs/API.md "Events").
 	if got := dst.do(req{method: "GET", path: recs[6].path, auth: adminAuth}).json(t)["code"]; got != "event-no-longer-available" {
 		t.Errorf("deleted event answers %v, want event-no-longer-available: it is in the trash", got)
 	}

@@ -53,7 +53,7 @@ func TestRunJob(t *testing.T) {
 	}
 }
 
-// TestRestartAfterTrimComesBack runs the sequence of the restart defect (issue 11): a fresh data
+// TestRestartAfterTrimComesBack runs the sequence of the restart defect: a fresh data
 // directory, one event written in English, a restart, the trim job's start-up run and its run ten
 // minutes later, a restart. The six languages no write concerned kept their first checkpoint; the
 // server must still come back, and answer with the event.

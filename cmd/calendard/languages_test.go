@@ -11,7 +11,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// End-to-end tests of the language rules for events: the selected language (CONTRACT 0.2, 1.1, 2.7),
+// End-to-end tests of the language rules for events: the selected language (docs/API.md "Languages", "Routes", "Common parameters"),
 // `language` and `translations` (3.1), translation groups and `translation_of` (3.8), the language part of
 // record URLs (1.8), slugs per type and language (3.10.2), links within one language (4.6), per-language
 // lists and search (5.2), and a trashed record leaving its group (8.5). Terms are shared (0.2, 3.8).
@@ -47,13 +47,13 @@ func createEvent(t *testing.T, s *server, r req, lp string, want map[string]any)
 	id := uint64(body["id"].(float64))
 	restURL := testOrigin + lp + "/calendar/events/v1/events/" + utoa(id)
 	if body["rest_url"] != restURL {
-		t.Errorf("%s %s: rest_url %v, want %s (CONTRACT 1.8)", r.method, r.path, body["rest_url"], restURL)
+		t.Errorf("%s %s: rest_url %v, want %s (docs/API.md, Responses)", r.method, r.path, body["rest_url"], restURL)
 	}
 	if got := res.header.Get("Location"); got != restURL {
-		t.Errorf("%s %s: Location %q, want %s (CONTRACT 1.7)", r.method, r.path, got, restURL)
+		t.Errorf("%s %s: Location %q, want %s (docs/API.md, Responses)", r.method, r.path, got, restURL)
 	}
 	if slug, _ := body["slug"].(string); body["url"] != testOrigin+lp+"/event/"+slug+"/" {
-		t.Errorf("%s %s: url %v, want %s (CONTRACT 1.8)", r.method, r.path, body["url"], testOrigin+lp+"/event/"+slug+"/")
+		t.Errorf("%s %s: url %v, want %s (docs/API.md, Responses)", r.method, r.path, body["url"], testOrigin+lp+"/event/"+slug+"/")
 	}
 	return id, res.body
 }
@@ -70,7 +70,7 @@ func listEventIDs(t *testing.T, s *server, auth, path, lang string) []uint64 {
 		id := uint64(it["id"].(float64))
 		ids = append(ids, id)
 		if it["language"] != lang {
-			t.Errorf("GET %s: event %d has language %v, want %s (CONTRACT 3.8)", path, id, it["language"], lang)
+			t.Errorf("GET %s: event %d has language %v, want %s (docs/API.md, Languages)", path, id, it["language"], lang)
 		}
 	}
 	return ids
@@ -375,10 +375,10 @@ func TestTranslationLanguageValidation(t *testing.T) {
 	}
 	runRouteCases(t, s, cases)
 	if got := len(storage.Langs); got != 7 {
-		t.Errorf("%d languages, want 7 (CONTRACT 0.2)", got)
+		t.Errorf("%d languages, want 7 (docs/API.md, Languages)", got)
 	}
 	if res := s.do(req{method: "GET", path: "/xx" + eventsPath}); res.status != 404 || res.json(t)["code"] != "rest_no_route" {
-		t.Errorf("GET /xx%s: %d %s, want 404 rest_no_route (CONTRACT 1.1)", eventsPath, res.status, res.body)
+		t.Errorf("GET /xx%s: %d %s, want 404 rest_no_route (docs/API.md, Routes)", eventsPath, res.status, res.body)
 	}
 }
 

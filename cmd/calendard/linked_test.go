@@ -6,7 +6,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// TestLinkedData covers CONTRACT 4.6 and the write rules of 7.6 that event writes enforce.
+// TestLinkedData covers docs/API.md "Event fields" and the write rules of 7.6 that event writes enforce.
 func TestLinkedData(t *testing.T) {
 	s := startServer(t)
 	contributor := s.user("carl", storage.RoleContributor)

@@ -324,7 +324,7 @@ func testListEvents(t *testing.T, f *listFixture) {
 		for _, it := range listItemsOf(body, "events") {
 			want := testOrigin + "/fr/calendar/events/v1/events/" + strconv.Itoa(int(it["id"].(float64)))
 			if it["rest_url"] != want {
-				t.Errorf("rest_url %v, want %s (CONTRACT 1.8)", it["rest_url"], want)
+				t.Errorf("rest_url %v, want %s (docs/API.md, Responses)", it["rest_url"], want)
 			}
 		}
 	})
@@ -347,7 +347,7 @@ func testListEvents(t *testing.T, f *listFixture) {
 	t.Run("_fields keep the normal order", func(t *testing.T) {
 		res := f.s.do(req{method: "GET", path: eventsPath + "?_fields=title,id&include=" + id("yoga")})
 		if want := `{"events":[{"id":` + id("yoga") + `,"title":"Early Bird Yoga"}],`; !strings.HasPrefix(string(res.body), want) {
-			t.Errorf("body %s, want it to start with %s (CONTRACT 1.5)", res.body, want)
+			t.Errorf("body %s, want it to start with %s (docs/API.md, Parameters and bodies)", res.body, want)
 		}
 	})
 	t.Run("GET bodies are ignored", func(t *testing.T) {
@@ -357,7 +357,7 @@ func testListEvents(t *testing.T, f *listFixture) {
 		} {
 			body := f.s.do(r).json(t)
 			if body["total"] != float64(len(defaultEvents)) || body["rest_url"] != u("") {
-				t.Errorf("GET with a %s body: total %v, rest_url %v (CONTRACT 2.1)", r.contentType, body["total"], body["rest_url"])
+				t.Errorf("GET with a %s body: total %v, rest_url %v (docs/API.md, Parameters and bodies)", r.contentType, body["total"], body["rest_url"])
 			}
 		}
 	})
@@ -369,14 +369,14 @@ func testListEvents(t *testing.T, f *listFixture) {
 		}
 		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages", "Content-Type", "Link", "Allow"} {
 			if head.header.Get(h) != get.header.Get(h) {
-				t.Errorf("HEAD %s %q, GET %q (CONTRACT 1.5)", h, head.header.Get(h), get.header.Get(h))
+				t.Errorf("HEAD %s %q, GET %q (docs/API.md, Parameters and bodies)", h, head.header.Get(h), get.header.Get(h))
 			}
 		}
 	})
 	t.Run("CORS exposes the totals", func(t *testing.T) {
 		res := f.s.do(req{method: "GET", path: eventsPath, header: map[string]string{"Origin": "https://app.example"}})
 		if got := res.header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "X-TEC-Total") || !strings.Contains(got, "X-TEC-TotalPages") {
-			t.Errorf("Access-Control-Expose-Headers %q (CONTRACT 1.7)", got)
+			t.Errorf("Access-Control-Expose-Headers %q (docs/API.md, Responses)", got)
 		}
 	})
 }
@@ -391,12 +391,12 @@ func fieldsOnly(key string, fields ...string) func(t *testing.T, body map[string
 				got = append(got, k)
 			}
 			if len(got) != len(fields) {
-				t.Errorf("item keys %v, want exactly %v (CONTRACT 1.5)", got, fields)
+				t.Errorf("item keys %v, want exactly %v (docs/API.md, Parameters and bodies)", got, fields)
 				continue
 			}
 			for _, k := range fields {
 				if _, ok := it[k]; !ok {
-					t.Errorf("item keys %v, want exactly %v (CONTRACT 1.5)", got, fields)
+					t.Errorf("item keys %v, want exactly %v (docs/API.md, Parameters and bodies)", got, fields)
 				}
 			}
 		}

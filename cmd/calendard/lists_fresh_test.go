@@ -10,7 +10,7 @@ import (
 )
 
 // TestListReadYourWrites: a write returns only after the index applied it, so the next list shows it
-// (CONTRACT 5.3 freshness, 0.3 acknowledged writes).
+// (docs/API.md "Venue and organizer list parameters" freshness, 0.3 acknowledged writes).
 func TestListReadYourWrites(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)

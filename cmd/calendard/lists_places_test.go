@@ -220,7 +220,7 @@ func testListTerms(t *testing.T, f *listFixture) {
 				for _, it := range listItemsOf(body, "categories") {
 					urls, _ := it["urls"].(map[string]any)
 					if self, _ := urls["self"].(string); !strings.HasPrefix(self, testOrigin+"/fr/calendar/events/v1/categories/") {
-						t.Errorf("urls.self %q keeps no prefix (CONTRACT 1.8)", self)
+						t.Errorf("urls.self %q keeps no prefix (docs/API.md, Responses)", self)
 					}
 				}
 			}},
@@ -270,7 +270,7 @@ func testListTerms(t *testing.T, f *listFixture) {
 			check: func(t *testing.T, body map[string]any) {
 				for _, it := range listItemsOf(body, "tags") {
 					if _, ok := it["parent"]; ok {
-						t.Errorf("tag with parent key (CONTRACT 3.5)")
+						t.Errorf("tag with parent key (docs/API.md, The term object)")
 					}
 				}
 			}},

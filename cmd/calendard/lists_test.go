@@ -13,7 +13,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// End-to-end tests of the list routes: GET events, venues, organizers, categories and tags (CONTRACT 5.1–5.5),
+// End-to-end tests of the list routes: GET events, venues, organizers, categories and tags (docs/API.md "Lists", "Events list parameters", "Venue and organizer list parameters", "Category and tag list parameters"),
 // with _fields (1.5), the list headers (1.7), parameter coercion and errors (2.4–2.6), the language of lists
 // (3.8) and per-caller visibility (7.5, 8). The clock is frozen at 2026-11-22T10:15:30Z (a Sunday), so on a UTC
 // site the default window of the events list is 2026-11-22 00:00:00 … 2028-11-22 23:59:59.
@@ -112,7 +112,7 @@ func (f *listFixture) id(name string) string {
 //	zebra, poetry 2027-01-15 19:00 (same start; zebra created first), zebra in ballet           — anon
 //	endgala       2028-11-22 23:00                                                              — anon, last day
 //	beyond        2028-11-23 00:30                                                              — after the window
-//	far           UTC+5 2032-06-02 02:00 = 2032-06-01 21:00 UTC, date 2026-01-01 (CONTRACT 5.2 example)
+//	far           UTC+5 2032-06-02 02:00 = 2032-06-01 21:00 UTC, date 2026-01-01 (docs/API.md "Events list parameters" example)
 //	draft, private, future (date 2027-01-01), trashed, hidden (hide_from_listings), fr1, fr2 (fr),
 //	de1 (de), conniedraft, conniepending, scrapped (trashed by contributor connie), codydraft (contributor cody)
 func seedLists(t *testing.T) *listFixture {
@@ -234,7 +234,7 @@ func seedLists(t *testing.T) *listFixture {
 	return f
 }
 
-// listCase is one list request and what CONTRACT 5 says it answers. For a 200, want holds the item IDs in
+// listCase is one list request and what docs/API.md "Lists" says it answers. For a 200, want holds the item IDs in
 // order (record names for events/venues/organizers, term names for categories/tags), and total defaults to
 // len(want); rest_url, next_rest_url and previous_rest_url are compared exactly ("" = must be absent; a
 // rest_url of "*" is not compared).
@@ -276,23 +276,23 @@ func (f *listFixture) checkList(t *testing.T, key string, tc listCase) {
 		wantParams: tc.wantParams, golden: tc.golden})
 	// 1.7: Allow lists the methods whose route-level check passes for this caller.
 	if got, want := res.header.Get("Allow"), f.allow(key, tc.auth); got != want {
-		t.Errorf("Allow %q, want %q (CONTRACT 1.7, 7.6)", got, want)
+		t.Errorf("Allow %q, want %q (docs/API.md, Responses, Authentication and permissions)", got, want)
 	}
 	// 11: lists carry no ETag; 1.7: authenticated responses carry the WordPress Cache-Control.
 	if etag := res.header.Get("ETag"); etag != "" {
-		t.Errorf("list response with ETag %q (CONTRACT 11)", etag)
+		t.Errorf("list response with ETag %q (docs/API.md, Responses)", etag)
 	}
-	wantCache := "no-cache" // CONTRACT 11
+	wantCache := "no-cache" // docs/API.md "Responses"
 	if tc.auth != "" {
 		wantCache = authCacheControl
 	}
 	if got := res.header.Get("Cache-Control"); got != wantCache {
-		t.Errorf("Cache-Control %q, want %q (CONTRACT 1.7, 11)", got, wantCache)
+		t.Errorf("Cache-Control %q, want %q (docs/API.md, Responses)", got, wantCache)
 	}
 	if status != http.StatusOK {
 		for _, h := range []string{"X-TEC-Total", "X-TEC-TotalPages"} {
 			if v, ok := res.header[http.CanonicalHeaderKey(h)]; ok {
-				t.Errorf("%d response with %s: %v (CONTRACT 1.7: successful list responses only)", status, h, v)
+				t.Errorf("%d response with %s: %v (docs/API.md, Responses: successful list responses only)", status, h, v)
 			}
 		}
 		return
@@ -314,11 +314,11 @@ func (f *listFixture) checkList(t *testing.T, key string, tc listCase) {
 		want = append(want, "total", "total_pages")
 	}
 	if diff := cmp.Diff(want, topKeys(t, res.body)); diff != "" {
-		t.Errorf("envelope keys (-want +got) (CONTRACT 5.1):\n%s", diff)
+		t.Errorf("envelope keys (-want +got) (docs/API.md, Lists):\n%s", diff)
 	}
 	for k, v := range map[string]string{"rest_url": tc.restURL, "next_rest_url": tc.next, "previous_rest_url": tc.prev} {
 		if got, _ := body[k].(string); got != v && !(k == "rest_url" && v == "*") {
-			t.Errorf("%s = %q\n      want %q (CONTRACT 5.1)", k, got, v)
+			t.Errorf("%s = %q\n      want %q (docs/API.md, Lists)", k, got, v)
 		}
 	}
 
@@ -339,10 +339,10 @@ func (f *listFixture) checkList(t *testing.T, key string, tc listCase) {
 		t.Errorf("total_pages = %v, want %d", body["total_pages"], pages)
 	}
 	if got := res.header.Get("X-TEC-Total"); got != strconv.Itoa(total) {
-		t.Errorf("X-TEC-Total %q, want %d (CONTRACT 5.1)", got, total)
+		t.Errorf("X-TEC-Total %q, want %d (docs/API.md, Lists)", got, total)
 	}
 	if got := res.header.Get("X-TEC-TotalPages"); got != strconv.Itoa(pages) {
-		t.Errorf("X-TEC-TotalPages %q, want %d (CONTRACT 5.1)", got, pages)
+		t.Errorf("X-TEC-TotalPages %q, want %d (docs/API.md, Lists)", got, pages)
 	}
 
 	// Items, in order.
@@ -363,14 +363,14 @@ func (f *listFixture) checkList(t *testing.T, key string, tc listCase) {
 		gotIDs[i] = uint64(id)
 		if key != "categories" && key != "tags" {
 			if _, ok := m["json_ld"]; ok {
-				t.Errorf("item %d has json_ld (CONTRACT 3.7)", gotIDs[i])
+				t.Errorf("item %d has json_ld (docs/API.md, The event object)", gotIDs[i])
 			}
 			lang := tc.lang
 			if lang == "" {
 				lang = "en"
 			}
 			if l, ok := m["language"]; ok && l != lang {
-				t.Errorf("item %d has language %v, want only %s (CONTRACT 3.8)", gotIDs[i], l, lang)
+				t.Errorf("item %d has language %v, want only %s (docs/API.md, Languages)", gotIDs[i], l, lang)
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func serveHeld(t *testing.T, dir string) (*loop, *heldStore) {
 
 // TestAliveWhileLoading: a server listens before its index is loaded; meanwhile /healthz is 200,
 // /readyz 503 with the progress, and every API request 503 rest_not_ready with Retry-After and the
-// common headers (CONTRACT 9); once loaded, it serves.
+// common headers (docs/API.md "Errors"); once loaded, it serves.
 func TestAliveWhileLoading(t *testing.T) {
 	dir, records := loadingDir(t)
 	l, h := serveHeld(t, dir)

@@ -84,7 +84,7 @@ func TestShutdownSavesProjections(t *testing.T) {
 }
 
 // TestStopOnAFullDisk: a server whose disk is full stops without waiting on an index checkpoint it
-// cannot write, and loses nothing it acknowledged: the next start replays the change log (issue 40).
+// cannot write, and loses nothing it acknowledged: the next start replays the change log.
 func TestStopOnAFullDisk(t *testing.T) {
 	dir := t.TempDir()
 	keepOnFile(t, dir) // the disk is the bbolt file's
@@ -167,7 +167,7 @@ func TestUserCommands(t *testing.T) {
 }
 
 // TestAdminSettings: the first administrator's settings abort start-up when malformed, but only while
-// the store has no users; once users exist they are ignored (CONTRACT 7.7).
+// the store has no users; once users exist they are ignored (README "Users").
 func TestAdminSettings(t *testing.T) {
 	openWith := func(dir string, vars map[string]string) error {
 		vars["CALENDAR_DATA_DIR"] = dir

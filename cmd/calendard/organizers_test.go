@@ -51,7 +51,7 @@ func TestOrganizerCreateAndGet(t *testing.T) {
 	})
 }
 
-// TestOrganizerDuplicateAvoidance: CONTRACT 4.10.
+// TestOrganizerDuplicateAvoidance: docs/API.md "Venue and organizer fields".
 func TestOrganizerDuplicateAvoidance(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -77,7 +77,7 @@ func TestOrganizerDuplicateAvoidance(t *testing.T) {
 	}
 }
 
-// TestOrganizerUpdateIsPartial: CONTRACT 4.7 for organizers.
+// TestOrganizerUpdateIsPartial: docs/API.md "Updates" for organizers.
 func TestOrganizerUpdateIsPartial(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)

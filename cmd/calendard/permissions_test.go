@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of CONTRACT 7 (authentication and authorization) with 4.2–4.5 (the code each route
+// End-to-end tests of docs/API.md "Authentication and permissions" (authentication and authorization) with 4.2–4.5 (the code each route
 // answers on denial), 5.5 (list visibility) and 8.1–8.2 (statuses, status on create).
 //
 // TestPermissionMatrix is the documentation of who may do what. Its expectations are written out in
@@ -35,7 +35,7 @@ var permRoles = []string{"anonymous", "subscriber", "contributor", "author", "ed
 // (7.5, "effective status").
 var permStatuses = []string{"publish", "future", "draft", "pending", "private", "trashed-draft", "trashed-publish"}
 
-// permGrid is CONTRACT 7.4 and 7.5 written out: what a caller may do with a record it owns (own) or
+// permGrid is docs/API.md "Authentication and permissions" written out: what a caller may do with a record it owns (own) or
 // that another user owns, in each status of permStatuses. R read, E edit, D delete (trash), - no.
 //
 // Read: publish → everyone; own → always; others' private → read_private_posts; others' future,
@@ -60,7 +60,7 @@ var permGrid = []struct {
 	{"administrator", true, [7]string{"RED", "RED", "RED", "RED", "RED", "RED", "RED"}},
 }
 
-// permOps is what each single-record operation answers (CONTRACT 4.2–4.4, 7.6, 8.5), by whether the
+// permOps is what each single-record operation answers (docs/API.md "Events", "Venues and organizers", "Authentication and permissions", "Statuses"), by whether the
 // caller holds the letters of permGrid the operation needs, for a live and for a trashed record. Every
 // operation runs by ID and by slug (4.2: a slug match behaves exactly like the ID route, per-record
 // check included), except trash-by-update, which runs by ID. "200 =" is 200 with the record's status
@@ -81,7 +81,7 @@ var permOps = []struct {
 	{"delete", "organizer", "D", "200 trash", "forbidden", "410 organizer-is-in-trash", "forbidden"},
 }
 
-// permCreate is POST /events, /venues and /organizers per caller (CONTRACT 7.6, 8.2): route-level
+// permCreate is POST /events, /venues and /organizers per caller (docs/API.md "Authentication and permissions", "Statuses"): route-level
 // edit_posts; publish, future and private from a caller without publish_posts become pending; trash on
 // create is a validation error (400 before the permission check, 1.6); author set to another user needs
 // edit_others_posts. "201 x" is created with status x; "" is not applicable.
@@ -99,7 +99,7 @@ var permCreate = []struct {
 
 var permCreateColumns = [9]string{"status omitted", "status publish", "status future", "status draft", "status pending", "status private", "status trash", "author self", "author other"}
 
-// permWriteRules are the rules inside write handlers (CONTRACT 7.6, 8.2, 8.3, 8.5), each applied to a
+// permWriteRules are the rules inside write handlers (docs/API.md "Authentication and permissions", "Statuses"), each applied to a
 // fresh record of every type. setAuthor is "self", "other" or "unknown" (a user ID that does not exist).
 var permWriteRules = []struct {
 	name                 string
@@ -129,7 +129,7 @@ var permWriteRules = []struct {
 	{"a subscriber cannot publish own draft", "subscriber", true, "draft", "publish", "", "forbidden"},
 }
 
-// permMissing is what a path that designates no record answers (CONTRACT 4.2–4.4, 4.9, 7.6): event
+// permMissing is what a path that designates no record answers (docs/API.md "Events", "Venues and organizers", "Routes", "Authentication and permissions"): event
 // writes check edit_posts / delete_posts before answering 404; unknown slugs, and unknown venue and
 // organizer IDs, are 400 rest_invalid_param for every caller and method. roles nil means every caller.
 var permMissing = []struct {
@@ -146,7 +146,7 @@ var permMissing = []struct {
 	{nil, "organizers/by-slug/no-such-organizer", "400 rest_invalid_param", "400 rest_invalid_param", "400 rest_invalid_param"},
 }
 
-// permTerms is CONTRACT 4.5 and 7.4 for categories and tags: terms are public; writes need edit_posts
+// permTerms is docs/API.md "Categories and tags", "Authentication and permissions" for categories and tags: terms are public; writes need edit_posts
 // and manage_categories (categories: authors included) or manage_tags (tags: authors excluded).
 var permTerms = []struct {
 	role          string
@@ -160,7 +160,7 @@ var permTerms = []struct {
 	{"administrator", [4]string{"200", "201", "200", "200"}, [4]string{"200", "201", "200", "200"}},
 }
 
-// permLists is CONTRACT 5.5: which fixture records each caller finds in the events, venues and
+// permLists is docs/API.md "Lists": which fixture records each caller finds in the events, venues and
 // organizers lists. want is "owner: statuses" groups separated by ";", where "*" is every owner
 // (subscriber contributor author editor administrator other), or an error.
 var permLists = []struct {
@@ -223,7 +223,7 @@ func TestPermissionMatrix(t *testing.T) {
 						return
 					}
 					if diff := diffStrings(permExpandList(tc.want), f.listed(t, path, tc.role)); diff != "" {
-						t.Errorf("GET %s as %s (CONTRACT 5.5): %s", path, tc.role, diff)
+						t.Errorf("GET %s as %s (docs/API.md, Lists): %s", path, tc.role, diff)
 					}
 				})
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// End-to-end tests of the single-record venue and organizer routes (CONTRACT 3.3, 3.4, 3.9.2, 3.9.3,
+// End-to-end tests of the single-record venue and organizer routes (docs/API.md "The venue and organizer objects", "Venue and organizer fields",
 // 4.3, 4.4, 4.7, 4.8, 4.10, 8.5, 11). Lists are out of scope here.
 
 const (
@@ -21,7 +21,7 @@ const (
 )
 
 // TestVenueAndOrganizerRouting: path matching, HEAD/OPTIONS, method override, _fields and Allow on the single
-// venue and organizer routes (CONTRACT 1.3, 1.5, 1.7).
+// venue and organizer routes (docs/API.md "Routes", "Parameters and bodies", "Responses").
 func TestVenueAndOrganizerRouting(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)

@@ -33,11 +33,11 @@ func checkResponse(t *testing.T, res *response, tc routeCase) {
 		}
 	}
 	if want := "<" + baseOf(tc.r.path) + `/>; rel="https://api.w.org/"`; tc.r.path != "" && res.header.Get("Link") != want {
-		t.Errorf("Link %q, want %q (CONTRACT 1.7)", res.header.Get("Link"), want)
+		t.Errorf("Link %q, want %q (docs/API.md, Responses)", res.header.Get("Link"), want)
 	}
 	if res.status == http.StatusUnauthorized {
 		if got := res.header.Get("WWW-Authenticate"); got != wwwAuthenticate {
-			t.Errorf("401 with WWW-Authenticate %q, want %q (CONTRACT 1.7)", got, wwwAuthenticate)
+			t.Errorf("401 with WWW-Authenticate %q, want %q (docs/API.md, Responses)", got, wwwAuthenticate)
 		}
 	}
 	if res.status == http.StatusNotModified || tc.r.method == "HEAD" {
@@ -47,7 +47,7 @@ func checkResponse(t *testing.T, res *response, tc routeCase) {
 		return
 	}
 	if got := res.header.Get("Content-Type"); got != "application/json; charset=UTF-8" {
-		t.Errorf("Content-Type %q (CONTRACT 1.7)", got)
+		t.Errorf("Content-Type %q (docs/API.md, Responses)", got)
 	}
 	body := res.json(t)
 	if tc.wantCode != "" || res.status >= 400 {
@@ -59,7 +59,7 @@ func checkResponse(t *testing.T, res *response, tc routeCase) {
 	}
 }
 
-// checkError checks the error envelope of CONTRACT 2.6.
+// checkError checks the error envelope of docs/API.md "Parameters and bodies".
 func checkError(t *testing.T, body map[string]any, tc routeCase) {
 	t.Helper()
 	if body["code"] != tc.wantCode {
@@ -148,7 +148,7 @@ func wantKeys(t testing.TB, body map[string]any, want map[string]any, absent ...
 }
 
 // wantChanged checks that after is before with the keys of changed set and the keys of removed gone:
-// everything else must be untouched (CONTRACT 4.7).
+// everything else must be untouched (docs/API.md "Updates").
 func wantChanged(t testing.TB, before, after map[string]any, changed map[string]any, removed ...string) {
 	t.Helper()
 	want := make(map[string]any, len(before))

@@ -98,7 +98,7 @@ func TestLinksFollowTheLanguagePrefix(t *testing.T) {
 	if got := res.header.Get("Link"); got != "<"+testOrigin+`/de/>; rel="https://api.w.org/"` {
 		t.Errorf("Link = %q", got)
 	}
-	// Term URLs keep the request's prefix; record URLs use the record's language (CONTRACT 1.8).
+	// Term URLs keep the request's prefix; record URLs use the record's language (docs/API.md "Responses").
 	body := res.json(t)
 	if got := body["rest_url"]; got != testOrigin+"/calendar/events/v1/events/1" {
 		t.Errorf("rest_url = %v", got)
@@ -133,7 +133,7 @@ func TestMethodOverride(t *testing.T) {
 }
 
 // TestCORS: every Origin is echoed, but only a trusted one gets credentials, on a preflight as on
-// the request itself (CONTRACT 1.7). Trusted origins are compared canonically (ParseOrigin).
+// the request itself (docs/API.md "Responses"). Trusted origins are compared canonically (ParseOrigin).
 func TestCORS(t *testing.T) {
 	s := startServer(t, "CALENDAR_CORS_TRUSTED_ORIGINS=https://App.example:443, http://admin.example:8080")
 	tests := []struct {

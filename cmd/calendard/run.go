@@ -173,7 +173,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return a.serve(ctx)
 }
 
-// admin runs the operator commands (CONTRACT 7.7): through the control socket of a server running on
+// admin runs the operator commands (README "Users"): through the control socket of a server running on
 // the data directory, or on the store itself when none is.
 func admin(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)

@@ -18,8 +18,8 @@ func (s *server) searchTotal(lp, search string) (int, string) {
 	return int(res.json(s.t)["total"].(float64)), res.header.Get("X-Calendar-Search")
 }
 
-// TestPolishWordFormsInTheDemoCalendar: in the demo calendar, the Polish forms of issue 17 find the
-// same events as each other, with and without diacritics (CONTRACT 5.2: word forms).
+// TestPolishWordFormsInTheDemoCalendar: in the demo calendar, the Polish word forms find the
+// same events as each other, with and without diacritics (docs/API.md "Events list parameters": word forms).
 func TestPolishWordFormsInTheDemoCalendar(t *testing.T) {
 	s := startServer(t, "CALENDAR_DEMO_EVENTS=2000")
 	for _, forms := range [][]string{

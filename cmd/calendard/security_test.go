@@ -10,7 +10,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// TestCrossSiteWrites is the header matrix of CONTRACT 1.9: a write a browser sends from another site
+// TestCrossSiteWrites is the header matrix of docs/API.md "Authentication and permissions": a write a browser sends from another site
 // in a form that needs no preflight is refused with 403 rest_cross_site_request and has no effect,
 // whoever's credentials it carries; every other request goes through. The effect is read from the
 // change log, which every write that changes a record appends to, so an allowed case proves that
@@ -142,7 +142,7 @@ func TestCrossSiteWrites(t *testing.T) {
 // TestTrustedProxies: behind a reverse proxy named in CALENDAR_TRUSTED_PROXIES, the failure throttle
 // counts each client by the address the proxy appended to X-Forwarded-For, so ten wrong passwords
 // from one client do not lock the login out for another; without the setting every request is the
-// proxy's, and a client's X-Forwarded-For is never believed (issue 40).
+// proxy's, and a client's X-Forwarded-For is never believed.
 func TestTrustedProxies(t *testing.T) {
 	const ns = "/calendar/events/v1"
 	for _, tc := range []struct {
@@ -181,7 +181,7 @@ func TestTrustedProxies(t *testing.T) {
 }
 
 // TestAuthFailureThrottling: failed authentications are throttled by default, per client address and
-// login (CONTRACT 7.3), and CALENDAR_AUTH_FAILURES_PER_MINUTE sets the limit or turns it off. The
+// login (docs/API.md "Authentication and permissions"), and CALENDAR_AUTH_FAILURES_PER_MINUTE sets the limit or turns it off. The
 // window passing and other addresses are covered by the handler's tests, which move the clock and
 // the remote address.
 func TestAuthFailureThrottling(t *testing.T) {

@@ -463,7 +463,7 @@ func (s *seeder) placesOf(l storage.Lang, events int) []func(*storage.Bulk) erro
 }
 
 // placeName makes a name not yet used in this language: the store would return the earlier record for
-// a repeated name (CONTRACT 4.10) and the calendar would have fewer places than asked for. A number
+// a repeated name (docs/API.md "Venue and organizer fields") and the calendar would have fewer places than asked for. A number
 // only comes in once the combinations of the vocabulary run short.
 func (s *seeder) placeName(tmpl string, kinds, names []string, c *seedCity, i int, used map[string]bool) string {
 	var name string

@@ -186,7 +186,7 @@ func TestSeriesRejectsRules(t *testing.T) {
 	}
 }
 
-// TestSeriesTextBound: the daily series with a 65 KB description that took a node down (issue 40)
+// TestSeriesTextBound: the daily series with a 65 KB description that took a node down
 // is refused whole with a 400 naming the bound, and nothing of it is stored.
 func TestSeriesTextBound(t *testing.T) {
 	s := startServer(t)

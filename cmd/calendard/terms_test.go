@@ -11,7 +11,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// End-to-end tests of the single-term category and tag routes (CONTRACT 3.5, 3.9.4, 4.5, 4.7, 4.8, 7.6,
+// End-to-end tests of the single-term category and tag routes (docs/API.md "The term object", "Category and tag fields", "Categories and tags", "Updates", "Statuses", "Authentication and permissions",
 // 11). Lists are out of scope here.
 
 const (
@@ -52,7 +52,7 @@ func TestCategoryCreateAndGet(t *testing.T) {
 		wantHeader: map[string]string{"Vary": "Authorization", "Cache-Control": "no-cache"}})
 	etag := get.header.Get("ETag")
 	if len(etag) != 66 {
-		t.Errorf("ETag %q is not a quoted SHA-256 (CONTRACT 11)", etag)
+		t.Errorf("ETag %q is not a quoted SHA-256 (docs/API.md, Responses)", etag)
 	}
 	p := categoriesPath + "/" + utoa(jazz)
 	runRouteCases(t, s, []routeCase{

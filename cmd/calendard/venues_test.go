@@ -44,7 +44,7 @@ func TestVenueCreateAndGet(t *testing.T) {
 	}
 	etag := get.header.Get("ETag")
 	if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) || len(etag) != 66 {
-		t.Errorf("ETag %q is not a quoted SHA-256 (CONTRACT 11)", etag)
+		t.Errorf("ETag %q is not a quoted SHA-256 (docs/API.md, Responses)", etag)
 	}
 
 	runRouteCases(t, s, []routeCase{
@@ -90,7 +90,7 @@ func TestVenueCreateAndGet(t *testing.T) {
 	})
 }
 
-// TestVenueDuplicateAvoidance: CONTRACT 4.10.
+// TestVenueDuplicateAvoidance: docs/API.md "Venue and organizer fields".
 func TestVenueDuplicateAvoidance(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -138,7 +138,7 @@ func TestVenueDuplicateAvoidance(t *testing.T) {
 	}
 }
 
-// TestVenueStateProvince: the stateprovince rule of CONTRACT 3.9.2.
+// TestVenueStateProvince: the stateprovince rule of docs/API.md "Venue and organizer fields".
 func TestVenueStateProvince(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -183,7 +183,7 @@ func TestVenueStateProvince(t *testing.T) {
 	checkResponse(t, res, routeCase{r: req{method: "PATCH"}, wantStatus: 200, want: map[string]any{"state": "NJ", "stateprovince": "NY"}})
 }
 
-// TestVenueGeo: geo_lat/geo_lng, CONTRACT 3.9.2 and 4.7.
+// TestVenueGeo: geo_lat/geo_lng, docs/API.md "Venue and organizer fields", "Updates".
 func TestVenueGeo(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -234,7 +234,7 @@ func TestVenueGeo(t *testing.T) {
 	})
 }
 
-// TestVenueUpdateIsPartial: CONTRACT 4.7 for venues, by ID and by slug.
+// TestVenueUpdateIsPartial: docs/API.md "Updates" for venues, by ID and by slug.
 func TestVenueUpdateIsPartial(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)

@@ -8,7 +8,7 @@ import (
 )
 
 // TypeError reports a value that does not fit a parameter's declared type
-// (CONTRACT 2.4). The handler reports it as rest_invalid_param.
+// (docs/API.md "Parameters and bodies"). The handler reports it as rest_invalid_param.
 type TypeError struct {
 	Want string // the declared type: "integer", "number", "boolean", "string" or "array"
 }
@@ -16,7 +16,7 @@ type TypeError struct {
 // Error implements error. The handler prefixes the parameter name.
 func (e *TypeError) Error() string { return "must be of type " + e.Want }
 
-// blanks are the characters "surrounding blanks" and the \s of CONTRACT 2.4
+// blanks are the characters "surrounding blanks" and the \s of docs/API.md "Parameters and bodies"
 // stand for: PCRE's \s, which is also the set PHP's is_numeric skips.
 const blanks = " \t\n\v\f\r"
 
@@ -87,7 +87,7 @@ func Number(v any) (float64, error) {
 // integers 0 and 1 (not 1.0, which PHP decodes as a float and the reference
 // rejects); and the strings "true", "false", "1", "0", "yes" and "no" in any
 // ASCII case. Strings are not trimmed: " true" is rejected, as in the
-// reference's rest_is_boolean, since CONTRACT 2.4 allows blanks only around
+// reference's rest_is_boolean, since docs/API.md "Parameters and bodies" allows blanks only around
 // integers and numbers.
 func Bool(v any) (bool, error) {
 	fail := &TypeError{Want: "boolean"}

@@ -401,7 +401,7 @@ func TestTypeError(t *testing.T) {
 	}
 }
 
-// TestEmptyString pins CONTRACT 2.4: "" is never an integer, number or
+// TestEmptyString pins docs/API.md "Parameters and bodies": "" is never an integer, number or
 // boolean, whatever the caller's default.
 func TestEmptyString(t *testing.T) {
 	coercions := []struct {

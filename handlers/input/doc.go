@@ -1,5 +1,5 @@
 // Package input turns request bodies and query strings into parameter values
-// and coerces those values to the declared parameter types (CONTRACT 2.1-2.4).
+// and coerces those values to the declared parameter types (docs/API.md "Parameters and bodies"-2.4).
 //
 // # Basics
 //
@@ -27,7 +27,7 @@
 //
 // # Caveats
 //
-// JSON null is "absent" (CONTRACT 2.3). [JSON] keeps null members so that a
+// JSON null is "absent" (docs/API.md "Parameters and bodies"). [JSON] keeps null members so that a
 // caller can see them, but [Merge] drops them, so a null in the body neither
 // sets a parameter nor hides the same name in a later source. The coercion
 // functions reject nil: callers test for absence before coercing.
@@ -55,5 +55,5 @@
 // Form values are byte strings exactly as sent: no UTF-8 validation and no
 // charset conversion happen here. PHP's max_input_vars (1000 by default, past
 // which PHP silently ignores variables) is not applied: the body size limit
-// (CONTRACT 10.1) bounds the work instead, and no parameter is lost silently.
+// (docs/API.md "Limits") bounds the work instead, and no parameter is lost silently.
 package input

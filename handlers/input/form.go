@@ -16,7 +16,7 @@ import (
 var ErrMultipart = errors.New("input: malformed multipart body")
 
 // Form decodes application/x-www-form-urlencoded data or a query string with
-// PHP's rules, as WordPress sees them (CONTRACT 2.2):
+// PHP's rules, as WordPress sees them (docs/API.md "Parameters and bodies"):
 //
 //   - pairs are separated by "&" only; empty pairs are skipped; a pair without
 //     "=" has the value "";

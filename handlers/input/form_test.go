@@ -30,7 +30,7 @@ func TestForm(t *testing.T) {
 		{name: "empty", raw: "", want: map[string]any{}},
 		{name: "plain", raw: "a=1&b=two", want: map[string]any{"a": "1", "b": "two"}},
 
-		// CONTRACT 2.2.
+		// docs/API.md "Parameters and bodies".
 		{name: "bracket list", raw: "a[]=1&a[]=2", want: map[string]any{"a": []any{"1", "2"}}},
 		{name: "indexed list", raw: "a[0]=x&a[1]=y", want: map[string]any{"a": []any{"x", "y"}}},
 		{name: "single index", raw: "a[0]=x", want: map[string]any{"a": []any{"x"}}},

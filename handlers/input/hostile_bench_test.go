@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// hostileBodies are request bodies of the largest size the server reads (1 MiB, CONTRACT 10.1)
+// hostileBodies are request bodies of the largest size the server reads (1 MiB, docs/API.md "Limits")
 // shaped to cost the decoders the most; docs/SECURITY.md quotes their costs. An anonymous write is
-// decoded before it is refused (CONTRACT 1.6), so these are what a stranger can make a request cost.
+// decoded before it is refused (docs/API.md "Responses"), so these are what a stranger can make a request cost.
 var hostileBodies = map[string]string{
 	"form-list-items":   strings.Repeat("a[]=1&", 1<<20/6),
 	"form-nested-names": strings.Repeat("a"+strings.Repeat("[a]", 60)+"=1&", 1<<20/186),

@@ -8,7 +8,7 @@ import (
 
 // MaxDepth is the deepest nesting accepted in a JSON body (the top-level object
 // is depth 1, every array or object inside adds one) and the most bracket pairs
-// accepted in a form or query-string name (CONTRACT 10.1).
+// accepted in a form or query-string name (docs/API.md "Limits").
 const MaxDepth = 32
 
 // JSON error codes, with the values of PHP's json_last_error so that clients

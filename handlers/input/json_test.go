@@ -25,7 +25,7 @@ func TestJSON(t *testing.T) {
 		want     map[string]any
 		wantCode int // 0: no error
 	}{
-		// CONTRACT 2.2: an empty body means "no parameters".
+		// docs/API.md "Parameters and bodies": an empty body means "no parameters".
 		{name: "empty", body: "", want: map[string]any{}},
 		{name: "whitespace only", body: " \t\r\n ", want: map[string]any{}},
 		{name: "empty object", body: "{}", want: map[string]any{}},
@@ -60,14 +60,14 @@ func TestJSON(t *testing.T) {
 		{name: "literal U+FFFD is not an error", body: "{\"a\":\"\uFFFD\"}", want: map[string]any{"a": "\uFFFD"}},
 		{name: "depth 32 is allowed", body: nest(32, "1"), want: map[string]any{"a": nestedList(31, json.Number("1"))}},
 
-		// CONTRACT 2.2: a non-object top level is rejected.
+		// docs/API.md "Parameters and bodies": a non-object top level is rejected.
 		{name: "top-level array", body: "[1,2]", wantCode: JSONErrorSyntax},
 		{name: "top-level string", body: `"text"`, wantCode: JSONErrorSyntax},
 		{name: "top-level number", body: "42", wantCode: JSONErrorSyntax},
 		{name: "top-level null", body: "null", wantCode: JSONErrorSyntax},
 		{name: "top-level true", body: "true", wantCode: JSONErrorSyntax},
 
-		// CONTRACT 2.2 and 10.1: nesting deeper than 32.
+		// docs/API.md "Parameters and bodies", "Limits": nesting deeper than 32.
 		{name: "depth 33 array", body: nest(33, "1"), wantCode: JSONErrorDepth},
 		{name: "depth 33 empty array", body: nest(33, ""), wantCode: JSONErrorDepth},
 		{name: "depth 33 objects", body: strings.Repeat(`{"a":`, 33) + "1" + strings.Repeat("}", 33), wantCode: JSONErrorDepth},

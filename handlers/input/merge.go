@@ -2,9 +2,9 @@ package input
 
 // Merge layers parameter sources into one map: for each name the first source
 // holding a non-nil value wins. Callers pass path, JSON body, form body and
-// query string, in that order (CONTRACT 2.1).
+// query string, in that order (docs/API.md "Parameters and bodies").
 //
-// A nil value (JSON null) counts as absent (CONTRACT 2.3): it is dropped, and
+// A nil value (JSON null) counts as absent (docs/API.md "Parameters and bodies"): it is dropped, and
 // it does not hide the same name in a later source. That is WordPress's
 // get_param, which skips a source whose value fails isset(). The merge is
 // shallow: "a[x]=1" in the query string does not fill in a body's "a".

@@ -16,7 +16,7 @@ func TestMerge(t *testing.T) {
 		{name: "no sources", want: map[string]any{}},
 		{name: "nil sources", sources: []map[string]any{nil, nil}, want: map[string]any{}},
 		{
-			// CONTRACT 2.1: path > JSON body > form body > query string.
+			// docs/API.md "Parameters and bodies": path > JSON body > form body > query string.
 			name: "earlier sources win",
 			sources: []map[string]any{
 				{"id": "7"},
@@ -27,7 +27,7 @@ func TestMerge(t *testing.T) {
 			want: map[string]any{"id": "7", "title": "json", "status": "draft", "page": "2"},
 		},
 		{
-			// CONTRACT 2.3: null is absent, so it neither sets a
+			// docs/API.md "Parameters and bodies": null is absent, so it neither sets a
 			// parameter nor hides a later source's value.
 			name: "null is absent",
 			sources: []map[string]any{

@@ -1,4 +1,4 @@
-// Package cost parses and formats event costs (CONTRACT 3.10.4, Appendix D).
+// Package cost parses and formats event costs (docs/API.md "Event fields").
 //
 // # Basics
 //
@@ -43,7 +43,7 @@ const (
 const free = "Free"
 
 // Details is what is stored with an event's cost items, computed at write
-// time by Parse. It is the event's cost_details (CONTRACT 3.6) less the
+// time by Parse. It is the event's cost_details (docs/API.md "The event object") less the
 // currency code, which is always "".
 type Details struct {
 	// Values holds the number tokens of the numeric items and the
@@ -184,7 +184,7 @@ func Format(items []string, d Details, defSymbol, defPosition string) string {
 	return render(lo) + " – " + render(hi)
 }
 
-// Price returns the json_ld offers price (CONTRACT 3.7): the lowest numeric
+// Price returns the json_ld offers price (docs/API.md "The event object"): the lowest numeric
 // value as written in d.Values ("0" when free), or the formatted cost when
 // there is no numeric value. ok is false when there are no items, and so no
 // offers.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The site defaults of CONTRACT 0.3.
+// The site defaults of README "Configuration".
 const (
 	defSymbol   = "$"
 	defPosition = cost.Prefix

@@ -1,13 +1,13 @@
 // Package datetime parses, resolves and formats the date-times of the calendar API: the time zones of
-// events and of the site (CONTRACT 3.9.1, 3.10.1), the "DB datetime" wall clocks the store keeps, and
-// the date-time expressions accepted by every date parameter (CONTRACT 2.5, Appendix A).
+// events and of the site (docs/API.md "Event fields"), the "DB datetime" wall clocks the store keeps, and
+// the date-time expressions accepted by every date parameter (docs/API.md "Parameters and bodies").
 //
 // # Basics
 //
 // A Zone is what a client may write in a timezone field: an IANA name, "UTC", or a fixed offset in the
 // WordPress style ("UTC+5", "UTC-3:30", "UTC+5.75"). A Wall is a civil date-time without a zone; the store
 // keeps walls and derives instants from them with Wall.In, which resolves the wall clocks that DST skips
-// or repeats the way CONTRACT 3.10.1 requires. An Expr is a parsed Appendix A expression ("tomorrow 9am",
+// or repeats the way docs/API.md "Event fields" requires. An Expr is a parsed Appendix A expression ("tomorrow 9am",
 // "2018-01-01T10:00:00Z", "1514764800"); Parse checks only its syntax, and Eval gives it a meaning in an
 // interpretation zone at a given current instant, so the same request evaluates the same way in tests.
 //
@@ -72,7 +72,7 @@ func WallOf(t time.Time) Wall {
 	return Wall{Year: y, Month: mo, Day: d, Hour: h, Min: mi, Sec: s}
 }
 
-// In returns the instant at which the clocks of loc show w, following CONTRACT 3.10.1. A wall clock
+// In returns the instant at which the clocks of loc show w, following docs/API.md "Event fields". A wall clock
 // that loc skips (a DST gap) moves forward by the length of the gap: 02:30 on a night that jumps from
 // 02:00 to 03:00 becomes 03:30. A wall clock that loc shows twice (a DST overlap) takes the earlier
 // instant. Out-of-range fields are normalised as time.Date does. In panics if loc is nil.

@@ -28,7 +28,7 @@ var quarterHours = map[string]int{".0": 0, ".00": 0, ".25": 15, ".5": 30, ".50":
 var locations sync.Map // string → *time.Location
 
 // ParseZone parses a time zone as records and the site setting may hold it, a superset of what
-// CONTRACT 3.9.1 accepts from clients (handlers narrow the fractional hours to ".5"):
+// docs/API.md "Event fields" accepts from clients (handlers narrow the fractional hours to ".5"):
 //   - "UTC", in any case;
 //   - a fixed offset "UTC±H", "UTC±HH", "UTC±H:MM", "UTC±HH:MM", or WordPress's fractional hours
 //     "UTC±H.25", "UTC±H.5", "UTC±H.75" (".0" and ".50" are accepted too), with hours from 0 to 14 and
@@ -64,7 +64,7 @@ func ParseZone(s string) (Zone, error) {
 	return Zone{Name: name, Loc: loc}, nil
 }
 
-// Abbr returns the timezone_abbr of CONTRACT 3.10.1 at instant t: for an IANA zone, the abbreviation in
+// Abbr returns the timezone_abbr of docs/API.md "Event fields" at instant t: for an IANA zone, the abbreviation in
 // effect at t ("EST", "CEST", or a numeric form such as "+03" where the database has no letters); for
 // "UTC" and "UTC±…" zones, the name itself. The zero Zone has the empty abbreviation.
 func (z Zone) Abbr(t time.Time) string {

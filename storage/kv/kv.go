@@ -1,6 +1,6 @@
 // Package kv is the transactional key-value interface the store keeps its records in: named buckets
 // of ordered keys, read in read transactions and changed in read-write ones. Package storage keeps
-// every rule that spans records; a backend only keeps bytes. This is the seam of DESIGN 8:
+// every rule that spans records; a backend only keeps bytes. This is the seam cluster mode plugs into (docs/CLUSTER.md):
 // boltkv is the embedded backend, the default, and etcdkv the cluster's, on etcd (in the shape of
 // clientv3/concurrency's STM), so that the store's logic does not fork.
 //
@@ -92,7 +92,7 @@ type Watcher interface {
 }
 
 // Elector is a Store that several processes share and that can choose one of them: etcdkv, whose
-// nodes run the cluster-wide jobs on one node (DESIGN 8).
+// nodes run the cluster-wide jobs on one node (docs/CLUSTER.md).
 type Elector interface {
 	// Elect campaigns for the leadership called name among the store's processes until ctx is done:
 	// lead(true) when this process becomes the leader, lead(false) when it stops being it (it can no
@@ -123,7 +123,7 @@ var ErrHistoryGone = errors.New("kv: history compacted past the revision asked f
 
 // Source is a Store that other processes write and that a process can keep a copy of: etcdkv,
 // whose cluster every node of calendard writes and which every node copies into a local file, so
-// that reads never leave the node (package replica, DESIGN 8). Each commit has a revision, and
+// that reads never leave the node (package replica, docs/CLUSTER.md). Each commit has a revision, and
 // revisions increase in commit order.
 type Source interface {
 	Store

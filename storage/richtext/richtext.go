@@ -1,5 +1,5 @@
 // Package richtext sanitises user text on write and renders it on read, as
-// CONTRACT Appendix C describes.
+// docs/API.md "Event fields" describes.
 //
 // # Basics
 //

@@ -1,5 +1,5 @@
 // Package slug turns titles, names and supplied slugs into URL slugs
-// (CONTRACT 3.10.2 and Appendix B).
+// (docs/API.md "Event fields").
 //
 // # Basics
 //

@@ -10,7 +10,7 @@ import (
 	"github.com/calendard/calendard/storage/ical"
 )
 
-// wallLayout is how a wall clock is written to the store's date inputs (CONTRACT Appendix A).
+// wallLayout is how a wall clock is written to the store's date inputs (docs/API.md "Parameters and bodies").
 const wallLayout = "2006-01-02 15:04:05"
 
 // eventInput is the store's input for one VEVENT: every field the event takes from the file, and
@@ -18,7 +18,7 @@ const wallLayout = "2006-01-02 15:04:05"
 // editor, the featured flag). floating is the zone the file's floating times are read in (its
 // X-WR-TIMEZONE when that is a zone the store knows; else "", the site zone).
 //
-// A LOCATION becomes a venue through duplicate detection (CONTRACT 4.10): its first comma-separated
+// A LOCATION becomes a venue through duplicate detection (docs/API.md "Venue and organizer fields"): its first comma-separated
 // part is the venue's name and the rest its address (splitLocation), the form Google, Apple and our
 // own feed write ("Salle Pleyel, 252 Rue du Faubourg Saint-Honoré, Paris"); GEO gives its coordinates. ORGANIZER
 // becomes an organizer named by its CN (else its address), CATEGORIES categories by name.
@@ -176,5 +176,5 @@ func richText(s string) string { return htmlText.Replace(strings.TrimSpace(s)) }
 var htmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // name is an iCalendar TEXT value as the store keeps a title or name: as typed, since names are
-// plain text with no entity encoding (CONTRACT Appendix C.1), only trimmed.
+// plain text with no entity encoding (docs/API.md "Event fields".1), only trimmed.
 func name(s string) string { return strings.TrimSpace(s) }

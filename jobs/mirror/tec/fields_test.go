@@ -77,7 +77,7 @@ func TestWebsiteNone(t *testing.T) {
 	}
 }
 
-// TestCost: an event's cost is kept as items from which our rules (CONTRACT Appendix D) give back the
+// TestCost: an event's cost is kept as items from which our rules (docs/API.md "Event fields") give back the
 // site's formatted cost and cost_details; where no such items exist, the site's text as it is. Our
 // site's default symbol is `$` before the amount, as the site's.
 func TestCost(t *testing.T) {

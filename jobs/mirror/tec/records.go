@@ -18,8 +18,8 @@ import (
 	"github.com/calendard/calendard/storage/richtext"
 )
 
-// zeroDate is what the reference reports for the UTC dates of an unpublished record (CONTRACT
-// Appendix F 20).
+// zeroDate is what the reference reports for the UTC dates of an unpublished record (docs/API.md
+// "Differences from The Events Calendar").
 const zeroDate = "0000-00-00 00:00:00"
 
 // dbLayout is the layout of a DB datetime, the reference's date format.
@@ -75,7 +75,7 @@ type costDetails struct {
 }
 
 // items are the cost's values with the currency symbol where the site shows it, from which our cost
-// rules (CONTRACT Appendix D) find the symbol and its position again.
+// rules (docs/API.md "Event fields") find the symbol and its position again.
 func (c *costDetails) items() []string {
 	items := make([]string, len(c.Values))
 	for i, v := range c.Values {
@@ -101,8 +101,8 @@ func (c *costDetails) position() string {
 
 // costItems are the items an event's cost is kept as, from the site's formatted cost (text) and its
 // cost_details; nil when the site sent neither (unchanged), none when its cost is empty. The store
-// keeps items and computes the formatted cost and cost_details from them by our rules (CONTRACT
-// Appendix D), which read some texts otherwise than the site does; so the items are those our rules
+// keeps items and computes the formatted cost and cost_details from them by our rules (docs/API.md
+// "Event fields"), which read some texts otherwise than the site does; so the items are those our rules
 // give back as the site has them: the site's text as one item when they give back that very text and
 // the site's cost_details from it (`20$`, `Donation`); else the site's values with its symbol when they
 // give back its cost_details (`Free – 30€` from values 0, 20, 30 and `€` after them), the formatted
@@ -303,7 +303,7 @@ func (p *post) localDate(site *time.Location) *time.Time {
 func gmtStamp(s string) string { return strings.Replace(s, "T", " ", 1) }
 
 // slug is the slug to keep: the site's; for a draft or pending record, to which WordPress gives no slug
-// until it is published, "", which the store turns into the record's ID (CONTRACT Appendix B step 9): a
+// until it is published, "", which the store turns into the record's ID (docs/API.md "Event fields"): a
 // slug made from its title here could be the one the site gives a published record later (or has given
 // one this run has not reached yet), which would then get another, changing its URL; a published slug
 // is the ID only when a title is that very number. Without a slug otherwise (a site that does not send
@@ -391,7 +391,7 @@ func (e *event) input() (*storage.EventInput, error) {
 	in.Cost = costItems(e.Cost, e.CostDetails)
 	if e.Website != nil {
 		// The reference escapes the URL for HTML. Without a website of its own an event reports its page
-		// URL (CONTRACT 3.2), and "" once a partial update on the site has reset it: both mean none, which
+		// URL (docs/API.md "The event object"), and "" once a partial update on the site has reset it: both mean none, which
 		// here is the website of an event that never had one (our page URL), whatever was stored before.
 		w := html.UnescapeString(*e.Website)
 		if w == "" || w == html.UnescapeString(e.URL) {

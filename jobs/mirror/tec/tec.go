@@ -1,6 +1,6 @@
 // Package tec mirrors a The Events Calendar (WordPress) site into the store through the site's REST
 // API: its events, venues, organizers, categories and tags keep their IDs and slugs (WordPress post and
-// term IDs share our ID spaces, CONTRACT 0.1).
+// term IDs share our ID spaces, docs/API.md "Routes").
 //
 // # Basics
 //
@@ -262,7 +262,7 @@ func (r *run) syncKind(ctx context.Context, k kind) error {
 	if err := r.walk(ctx, k); err != nil {
 		return err
 	}
-	// The events list leaves out events hidden from listings (CONTRACT 5.2), which /wp/v2 lists until
+	// The events list leaves out events hidden from listings (docs/API.md "Events list parameters"), which /wp/v2 lists until
 	// they end; and the next cheap run must know what /wp/v2 lists now to see what leaves it. What
 	// the walk met is counted already, so this fetches just the rest.
 	linked, err := r.im.Store.Linked(ctx, r.root.URL)

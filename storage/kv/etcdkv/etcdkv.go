@@ -1,4 +1,4 @@
-// Package etcdkv is the kv.Store on an etcd cluster: calendard's store in cluster mode (DESIGN 8).
+// Package etcdkv is the kv.Store on an etcd cluster: calendard's store in cluster mode (docs/CLUSTER.md).
 //
 // # Basics
 //

@@ -125,7 +125,7 @@ func TestElect(t *testing.T) {
 
 // TestElectEndsWithTheClusterDown: with the cluster out of reach, a campaign waiting to lead and a
 // leader each end once their context does, rather than when the cluster comes back: etcd's own
-// Campaign, cancelled, waits for the cluster to resign (issue 41).
+// Campaign, cancelled, waits for the cluster to resign.
 func TestElectEndsWithTheClusterDown(t *testing.T) {
 	member, err := etcdtest.Start()
 	if err != nil {
@@ -185,7 +185,7 @@ func TestElectEndsWithTheClusterDown(t *testing.T) {
 // TestWritesThroughALeaderChange: writes that go on while etcd's leader is killed all succeed,
 // each exactly once, within a request timeout several elections long: a commit or read whose member
 // lost its leader is sent again once another is elected, and a commit applied though its answer was
-// lost is found applied rather than run again (issue 41).
+// lost is found applied rather than run again.
 func TestWritesThroughALeaderChange(t *testing.T) {
 	c, err := etcdtest.StartCluster(3)
 	if err != nil {

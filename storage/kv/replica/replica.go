@@ -1,4 +1,4 @@
-// Package replica is the kv.Store of a cluster node (DESIGN 8): writes go to the cluster's store (a
+// Package replica is the kv.Store of a cluster node (docs/CLUSTER.md): writes go to the cluster's store (a
 // kv.Source: etcdkv), and reads are served by a copy of it in a local bbolt file, which the node keeps
 // current by following the source's commits. Reads never leave the node, so a node in cluster mode
 // serves lists as fast as the embedded store does, and keeps serving them, stale, while the cluster

@@ -1,6 +1,6 @@
 // Package tectest is a fake The Events Calendar site for tests and benchmarks: one REST root serving
 // tribe/events/v1's lists and single routes and WordPress core's /wp/v2 post lists, in the
-// reference's shapes and with its deviations from calendard (CONTRACT Appendix F).
+// reference's shapes and with its deviations from calendard (docs/API.md "Differences from The Events Calendar").
 //
 // Records are put as the JSON objects calendard itself answers (its shape is the reference's), and
 // served the way the reference would: the category taxonomy is tribe_events_cat, websites and costs
@@ -109,7 +109,7 @@ type record struct {
 	id               uint64
 	name             string // a term's, which its list is sorted by
 	status           string
-	hidden           bool // hide_from_listings: the reference's events list leaves it out (CONTRACT 5.2)
+	hidden           bool // hide_from_listings: the reference's events list leaves it out (docs/API.md "Events list parameters")
 	modified         time.Time
 	startDate, endDt string
 	terms            []uint64 // an event's categories and tags
@@ -136,8 +136,8 @@ func (s *Site) Put(kind string, obj map[string]any) uint64 {
 }
 
 // Update changes fields of a record as a partial update through the site's REST API does: the
-// others are kept, except an event's website, which the reference sets to "" when omitted (CONTRACT
-// Appendix F 3); modified becomes now unless fields say otherwise. It returns false when the site has
+// others are kept, except an event's website, which the reference sets to "" when omitted (docs/API.md
+// "Differences from The Events Calendar"); modified becomes now unless fields say otherwise. It returns false when the site has
 // no such record.
 func (s *Site) Update(kind string, id uint64, fields map[string]any) bool {
 	s.mu.Lock()
