@@ -157,9 +157,9 @@ func newHandler(d Deps) *Handler {
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
-		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
+		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour), feeds: newInFlight(cfg.FeedsPerClient),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
-		feedSlots: make(chan struct{}, feedRenders()), feeds: newInFlight(cfg.FeedsPerClient)}
+		feedSlots: make(chan struct{}, feedRenders())}
 	h.chain = h.links()
 	return h
 }
