@@ -10,8 +10,8 @@ import (
 // DefaultFeedsPerClient is the default of Config.FeedsPerClient: the iCalendar feed answers one client
 // may have in flight at a time. A calendar app polls each subscription now and then, one request at a
 // time, and a cached feed takes milliseconds to send on a LAN, so two leave room for a household
-// behind one address polling at the same moment; a script that opens eight connections gets two
-// feeds and six 429s.
+// behind one address polling at the same moment; a script that keeps eight feed requests in flight
+// gets two answered and six 429s.
 const DefaultFeedsPerClient = 2
 
 // feedRetryAfter is the Retry-After of a feed refused by FeedsPerClient: the feeds in flight end
@@ -67,12 +67,13 @@ func (f *inFlight) rejections() uint64 {
 
 // limitFeeds bounds the feed answers each client has in flight (Config.FeedsPerClient), keyed as the
 // rate limit keys its buckets (the user, else the client's address as clientAddr reads it behind
-// trusted proxies), and answers 429 with Retry-After past the bound. A cached feed costs the server
-// only its bytes, but 3.3 MB of them at 5,000 events: eight loops of one client pulling it, without
-// gzip, kept the server writing eight at a time, and another request's p99 at 6 to 12 times idle
-// (docs/BENCHMARKS.md, "The feed under hostile clients"). A place is held until the answer is
-// written, so a client that reads slowly holds its own places, no one else's; a render waits for a
-// render slot (feedRenders) holding its place too.
+// trusted proxies), and answers 429 with Retry-After past the bound. A place is held until the
+// answer is written, so what one client can hold at once is bounded however many connections it
+// opens: answers to a client that reads slowly (each a goroutine, a connection and, for a feed just
+// rendered, its 3.3 MB buffer at 5,000 events), and renders, which wait for a render slot
+// (feedRenders) holding their place. A cached answer that the kernel's socket buffers take whole
+// leaves at once, so pulls of a cached feed seldom meet the bound; how often a client may ask is the
+// rate limit's (docs/BENCHMARKS.md, "The feed under hostile clients").
 func (h *Handler) limitFeeds(fn handleFunc) handleFunc {
 	return func(w http.ResponseWriter, rq *request) error {
 		if h.feeds == nil {
