@@ -218,6 +218,14 @@ func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Locati
 // saved: docs/BENCHMARKS.md, section "Compression and caching").
 const promoteHits = 256
 
+// promoteBytes is the size from which an answer's plain body is kept unpacked from its first plain
+// hit, whatever promoteHits says. Unpacking the 3.3 MB feed of 5,000 events took 2.5 ms of a core and
+// a 3.3 MB buffer on every hit, more than writing it out: eight clients pulling one cached feed in a
+// loop, without Accept-Encoding, cost the server 10 ms of CPU each (docs/BENCHMARKS.md, "The feed
+// under hostile clients"). Such answers are few (a page of 100 events is 400 KB) and the plain body
+// counts against the cache's bound like any other.
+const promoteBytes = 1 << 20
+
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
 // client accepts it. hits is how often the entry has been hit since the last boundary.
 func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList, hits uint64) error {
@@ -247,7 +255,7 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 		return err
 	}
 	send(w, c, body, false)
-	if hits >= promoteHits {
+	if hits >= promoteHits || len(body) >= promoteBytes {
 		promoted := *c
 		promoted.plain = bytes.Clone(body)
 		h.lists.replace(key, c, &promoted)

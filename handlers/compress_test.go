@@ -325,6 +325,41 @@ func TestListCacheKeepsHotAnswersUnpacked(t *testing.T) {
 	}
 }
 
+// TestListCacheKeepsLargeAnswersUnpacked: an answer of promoteBytes or more, a large feed, is kept
+// unpacked from its first plain hit, so that no hit unpacks it again; every hit answers the bytes and
+// validators of the first answer, and a client holding them gets 304.
+func TestListCacheKeepsLargeAnswersUnpacked(t *testing.T) {
+	h := compressionHandler(t)
+	long := strings.Repeat("An evening of jazz standards. ", 60_000/30)
+	for i := range 20 {
+		writeSynced(t, h, "POST", "/calendar/events/v1/events", `{"title":"Long night `+strconv.Itoa(i)+`",`+
+			`"start_date":"2026-12-20 20:00","end_date":"2026-12-20 23:00","description":"`+long+`"}`)
+	}
+	const target = "/calendar/events/v1/events.ics"
+	first := ask(h, "GET", target, nil)
+	if first.Code != http.StatusOK || first.Body.Len() < promoteBytes {
+		t.Fatalf("the feed: %d, %d bytes, want at least %d", first.Code, first.Body.Len(), promoteBytes)
+	}
+	packed := len(pack(nil, first.Body.Bytes()))
+	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed) {
+		t.Fatalf("after the first answer: %+v, want one entry of its body packed (%d bytes)", st, packed)
+	}
+	etag := first.Header().Get("ETag")
+	for hit := 1; hit <= 2; hit++ {
+		again := ask(h, "GET", target, nil)
+		if !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) || again.Header().Get("ETag") != etag ||
+			again.Header().Get("Last-Modified") != first.Header().Get("Last-Modified") {
+			t.Fatalf("hit %d answers otherwise than the first answer", hit)
+		}
+		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed, first.Body.Len()) {
+			t.Fatalf("after hit %d: %+v, want one entry of its body packed and as it is (%d and %d bytes)", hit, st, packed, first.Body.Len())
+		}
+	}
+	if unchanged := ask(h, "GET", target, map[string]string{"If-None-Match": etag}); unchanged.Code != http.StatusNotModified || unchanged.Body.Len() != 0 {
+		t.Errorf("If-None-Match the ETag: %d with %d bytes, want 304", unchanged.Code, unchanged.Body.Len())
+	}
+}
+
 // TestListCacheCompressesOnDemand is TestListCacheKeepsPlainOnDemand the other way round: an answer
 // recorded for a client without Accept-Encoding is kept packed, not gzip-compressed, until a client
 // that accepts gzip asks; that one gets what a fresh gzip answer would be, and the entry keeps both.

@@ -55,6 +55,9 @@ type Config struct {
 	// SeriesPerHour is the new series an hour each user below editor may create (writelimits.go): 0
 	// turns the limit off; above MaxRateLimitPerMinute it is clamped.
 	SeriesPerHour int
+	// FeedsPerClient is how many iCalendar feed answers each client may have in flight
+	// (feedlimit.go): 0 turns the bound off.
+	FeedsPerClient int
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
 	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
 	TrustedOrigins []string
@@ -96,6 +99,8 @@ type Handler struct {
 	proxies trustedProxies
 	// feedSlots holds a token for each feed being rendered (feed.go).
 	feedSlots chan struct{}
+	// feeds bounds the feed answers in flight per client (feedlimit.go); nil: no bound.
+	feeds *inFlight
 	// failures counts failed authentications (throttle.go); nil: no throttling.
 	failures *failureTable
 	// loading is set on the handler of a server whose index is still loading (Loading).
@@ -164,7 +169,7 @@ func newHandler(d Deps) *Handler {
 	}
 	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
 		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
-		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour),
+		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour), feeds: newInFlight(cfg.FeedsPerClient),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
 		feedSlots: make(chan struct{}, feedRenders())}
 	h.chain = h.root()

@@ -193,7 +193,7 @@ func newScrape(serving *atomic.Pointer[Handler]) *scrape {
 		jobLastSuccess: prometheus.NewDesc("calendard_job_last_success_timestamp_seconds",
 			"When the job's last successful run ended (Unix time); absent until one has.", job, nil),
 		rejections: prometheus.NewDesc("calendard_rate_limit_rejections_total",
-			"Requests refused with 429: limit=requests by the rate limit (CONTRACT 10.3), limit=auth_failures by the authentication throttle (7.3).",
+			"Requests refused with 429: limit=requests by the rate limit (CONTRACT 10.3), limit=auth_failures by the authentication throttle (7.3), limit=feeds by the bound on iCalendar feeds in flight per client.",
 			[]string{"limit"}, nil),
 	}
 }
@@ -258,13 +258,17 @@ func (s *scrape) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	var limited, throttled uint64
+	var limited, throttled, feeds uint64
 	if h.rate != nil {
 		limited = h.rate.rejections()
 	}
 	if h.failures != nil {
 		throttled = h.failures.rejections()
 	}
+	if h.feeds != nil {
+		feeds = h.feeds.rejections()
+	}
 	counter(s.rejections, float64(limited), "requests")
 	counter(s.rejections, float64(throttled), "auth_failures")
+	counter(s.rejections, float64(feeds), "feeds")
 }

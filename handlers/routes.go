@@ -75,7 +75,7 @@ func (h *Handler) routeTable() []*route {
 		h.termCollection(tagKind),
 		h.termSingle(tagKind),
 		{pattern: changesPattern, endpoints: []*endpoint{{methods: get, params: changesParams, handle: h.listChanges}}},
-		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, handle: conditional(h.cached(feedRoute, h.eventFeed))}}},
+		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, handle: h.limitFeeds(conditional(h.cached(feedRoute, h.eventFeed)))}}},
 	}
 }
 

@@ -38,6 +38,9 @@ type Config struct {
 	// WriteRateLimitPerMinute and SeriesPerHour are the write limits of users below editor, 0 = off
 	// (handlers.Config).
 	WriteRateLimitPerMinute, SeriesPerHour int
+	// FeedsPerClient is how many iCalendar feed answers each client may have in flight, 0 = off
+	// (handlers.Config).
+	FeedsPerClient int
 	// CORSTrustedOrigins is the comma-separated list of CALENDAR_CORS_TRUSTED_ORIGINS, as given.
 	CORSTrustedOrigins string
 	// TrustedProxies is the comma-separated list of CALENDAR_TRUSTED_PROXIES, as given.
@@ -173,6 +176,8 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"writes per minute per user below editor, 0 = off (CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE)")
 	seriesPerHour := fs.String("series-per-hour", envOr(getenv, "CALENDAR_SERIES_PER_HOUR", strconv.Itoa(handlers.DefaultSeriesPerHour)),
 		"new recurring series per hour per user below editor, 0 = off (CALENDAR_SERIES_PER_HOUR)")
+	feedsPerClient := fs.String("feeds-per-client", envOr(getenv, "CALENDAR_FEEDS_PER_CLIENT", strconv.Itoa(handlers.DefaultFeedsPerClient)),
+		"iCalendar feed answers in flight per client at a time, 0 = off (CALENDAR_FEEDS_PER_CLIENT)")
 	authFailures := fs.String("auth-failures-per-minute", envOr(getenv, "CALENDAR_AUTH_FAILURES_PER_MINUTE", "10"),
 		"failed authentications per minute per client address and login before 429, 0 = off (CALENDAR_AUTH_FAILURES_PER_MINUTE)")
 	demo := fs.String("demo-events", envOr(getenv, "CALENDAR_DEMO_EVENTS", "0"), "generated events to seed into a store without events at start-up, 0 = off (CALENDAR_DEMO_EVENTS)")
@@ -216,6 +221,9 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	}
 	if c.SeriesPerHour, err = strconv.Atoi(*seriesPerHour); err != nil || c.SeriesPerHour < 0 {
 		return c, errors.New("series-per-hour must be a non-negative integer")
+	}
+	if c.FeedsPerClient, err = strconv.Atoi(*feedsPerClient); err != nil || c.FeedsPerClient < 0 {
+		return c, errors.New("feeds-per-client must be a non-negative integer")
 	}
 	if c.AuthFailuresPerMinute, err = strconv.Atoi(*authFailures); err != nil || c.AuthFailuresPerMinute < 0 ||
 		c.AuthFailuresPerMinute > handlers.MaxAuthFailuresPerMinute {
@@ -418,6 +426,7 @@ func (c *Config) handlerConfig(b memoryBudget) handlers.Config {
 		RateLimitPerMinute:      c.RateLimitPerMinute,
 		WriteRateLimitPerMinute: c.WriteRateLimitPerMinute,
 		SeriesPerHour:           c.SeriesPerHour,
+		FeedsPerClient:          c.FeedsPerClient,
 		TrustedOrigins:          c.trustedOrigins,
 		TrustedProxies:          c.trustedProxies,
 		AuthFailuresPerMinute:   c.AuthFailuresPerMinute,

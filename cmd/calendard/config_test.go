@@ -106,27 +106,30 @@ func TestParseConfigAuthFailures(t *testing.T) {
 	}
 }
 
-// TestParseConfigWriteLimits: CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE and CALENDAR_SERIES_PER_HOUR, and
-// their flags: on by default at 60 writes a minute and 20 series an hour, 0 turns each off, the flag
-// wins, and anything but a non-negative integer aborts start-up with a message naming the setting.
-func TestParseConfigWriteLimits(t *testing.T) {
+// TestParseConfigPerClientLimits: CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE, CALENDAR_SERIES_PER_HOUR and
+// CALENDAR_FEEDS_PER_CLIENT, and their flags: on by default at 60 writes a minute, 20 series an hour
+// and 2 feeds in flight, 0 turns each off, the flag wins, and anything but a non-negative integer
+// aborts start-up with a message naming the setting.
+func TestParseConfigPerClientLimits(t *testing.T) {
 	tests := []struct {
-		name                   string
-		env                    map[string]string
-		args                   []string
-		wantWrites, wantSeries int
-		wantErr                string
+		name                              string
+		env                               map[string]string
+		args                              []string
+		wantWrites, wantSeries, wantFeeds int
+		wantErr                           string
 	}{
-		{name: "on by default", wantWrites: 60, wantSeries: 20},
-		{name: "variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5"},
-			wantWrites: 30, wantSeries: 5},
-		{name: "off", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "0", "CALENDAR_SERIES_PER_HOUR": "0"}},
-		{name: "flags over variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5"},
-			args: []string{"--write-rate-limit-per-minute", "0", "--series-per-hour", "100"}, wantWrites: 0, wantSeries: 100},
+		{name: "on by default", wantWrites: 60, wantSeries: 20, wantFeeds: 2},
+		{name: "variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5", "CALENDAR_FEEDS_PER_CLIENT": "4"},
+			wantWrites: 30, wantSeries: 5, wantFeeds: 4},
+		{name: "off", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "0", "CALENDAR_SERIES_PER_HOUR": "0", "CALENDAR_FEEDS_PER_CLIENT": "0"}},
+		{name: "flags over variables", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "30", "CALENDAR_SERIES_PER_HOUR": "5", "CALENDAR_FEEDS_PER_CLIENT": "4"},
+			args: []string{"--write-rate-limit-per-minute", "0", "--series-per-hour", "100", "--feeds-per-client", "1"}, wantWrites: 0, wantSeries: 100, wantFeeds: 1},
 		{name: "negative writes", env: map[string]string{"CALENDAR_WRITE_RATE_LIMIT_PER_MINUTE": "-1"}, wantErr: "write-rate-limit-per-minute"},
 		{name: "writes not a number", args: []string{"--write-rate-limit-per-minute", "sixty"}, wantErr: "write-rate-limit-per-minute"},
 		{name: "negative series", env: map[string]string{"CALENDAR_SERIES_PER_HOUR": "-1"}, wantErr: "series-per-hour"},
 		{name: "series not a number", args: []string{"--series-per-hour", "1.5"}, wantErr: "series-per-hour"},
+		{name: "negative feeds", env: map[string]string{"CALENDAR_FEEDS_PER_CLIENT": "-2"}, wantErr: "feeds-per-client"},
+		{name: "feeds not a number", args: []string{"--feeds-per-client", "two"}, wantErr: "feeds-per-client"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,9 +138,9 @@ func TestParseConfigWriteLimits(t *testing.T) {
 				return
 			}
 			hc := cfg.handlerConfig(cfg.budget())
-			if hc.WriteRateLimitPerMinute != tc.wantWrites || hc.SeriesPerHour != tc.wantSeries {
-				t.Errorf("got %d writes a minute and %d series an hour, want %d and %d",
-					hc.WriteRateLimitPerMinute, hc.SeriesPerHour, tc.wantWrites, tc.wantSeries)
+			if hc.WriteRateLimitPerMinute != tc.wantWrites || hc.SeriesPerHour != tc.wantSeries || hc.FeedsPerClient != tc.wantFeeds {
+				t.Errorf("got %d writes a minute, %d series an hour and %d feeds in flight, want %d, %d and %d",
+					hc.WriteRateLimitPerMinute, hc.SeriesPerHour, hc.FeedsPerClient, tc.wantWrites, tc.wantSeries, tc.wantFeeds)
 			}
 		})
 	}
