@@ -79,6 +79,9 @@ const (
 	// DefaultMaxTxnOps and DefaultMaxRequestBytes are etcd's own defaults.
 	DefaultMaxTxnOps       = 128
 	DefaultMaxRequestBytes = 1536 * 1024
+	// grpcOverhead is what a request's gRPC message may hold beyond its etcd request: the margin the
+	// etcd server allows over --max-request-bytes.
+	grpcOverhead = 512 * 1024
 	// maxAttempts bounds the runs of one Update that keeps conflicting: past it the store is too
 	// contended for the write, which fails rather than spinning until its context ends.
 	maxAttempts = 64
@@ -164,8 +167,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
+	// The client sends at most 2 MiB a request unless told otherwise, less than the limits docs/CLUSTER.md
+	// sets: it may send what the cluster takes, with the room gRPC's framing needs (etcd's own margin).
 	ccfg := clientv3.Config{Endpoints: cfg.Endpoints, DialTimeout: cfg.DialTimeout, Username: cfg.Username,
-		Password: cfg.Password, Logger: cfg.Logger}
+		Password: cfg.Password, Logger: cfg.Logger, MaxCallSendMsgSize: cfg.MaxRequestBytes + grpcOverhead}
 	if cfg.CAFile != "" || cfg.CertFile != "" || cfg.KeyFile != "" {
 		tlsInfo := transport.TLSInfo{TrustedCAFile: cfg.CAFile, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile}
 		tc, err := tlsInfo.ClientConfig()
@@ -225,6 +230,10 @@ func classify(ctx context.Context, err error) error {
 	}
 	if st, ok := status.FromError(err); ok && (st.Code() == codes.Unavailable || st.Code() == codes.DeadlineExceeded) {
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if st, ok := status.FromError(err); ok && st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "larger than max") {
+		// A message larger than a gRPC limit of the client or the server: nothing of it was sent on.
+		return fmt.Errorf("%w: %v", ErrTooLarge, err)
 	}
 	return fmt.Errorf("etcdkv: %w", err)
 }

@@ -212,6 +212,8 @@ func TestTooLarge(t *testing.T) {
 		{"more operations than the client's limit", nil, many(etcdkv.DefaultMaxTxnOps + 1)},
 		{"more bytes than the client's limit", nil, putOne(recs, "big", strings.Repeat("x", etcdkv.DefaultMaxRequestBytes))},
 		{"more operations than the server's limit", func(c *etcdkv.Config) { c.MaxTxnOps = 2 * etcdtest.MaxTxnOps }, many(etcdtest.MaxTxnOps + 1)},
+		{"more bytes than the server's limit", func(c *etcdkv.Config) { c.MaxRequestBytes = 2 * etcdtest.MaxRequestBytes },
+			putOne(recs, "big", strings.Repeat("x", etcdtest.MaxRequestBytes+1))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,6 +234,18 @@ func TestTooLarge(t *testing.T) {
 	// The limit is etcd's default: a write of exactly that many operations passes.
 	s := open(t, func(c *etcdkv.Config) { c.MaxTxnOps = 0 })
 	mustUpdate(t, s, many(etcdkv.DefaultMaxTxnOps))
+}
+
+// TestLargeWrite: a transaction of several MiB within the cluster's limits is written, beyond the
+// 2 MiB the etcd client sends by default.
+func TestLargeWrite(t *testing.T) {
+	s := open(t, nil)
+	big := strings.Repeat("x", etcdtest.MaxRequestBytes/2)
+	mustUpdate(t, s, putOne(recs, "big", big))
+	var got []byte
+	if err := s.View(ctx, func(tx kv.Tx) error { got = tx.Get(recs, []byte("big")); return nil }); err != nil || string(got) != big {
+		t.Errorf("read back %d bytes (%v), want %d", len(got), err, len(big))
+	}
 }
 
 // TestConcurrentWritersAllLand: writers that all take the change log's next sequence number
