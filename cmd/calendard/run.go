@@ -92,9 +92,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return fmt.Errorf("unknown command %q; run calendard help", cmd)
 }
 
-// newLogger builds the process's logger from the configuration, writing to out: JSON lines (or a
-// console form for people) with ISO-8601 timestamps, at the configured level. Stack traces are off:
-// expected conditions are logged without one, and a panic's recovery adds its own.
 // docOrigin is the origin `calendard doc` writes into the document without a --base-url.
 const docOrigin = "http://127.0.0.1:8080"
 
@@ -119,6 +116,9 @@ func printDoc(args []string, getenv func(string) string, stdout, stderr io.Write
 	return err
 }
 
+// newLogger builds the process's logger from the configuration, writing to out: JSON lines (or a
+// console form for people) with ISO-8601 timestamps, at the configured level. Stack traces are off:
+// expected conditions are logged without one, and a panic's recovery adds its own.
 func newLogger(c Config, out io.Writer) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
