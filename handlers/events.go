@@ -78,9 +78,9 @@ func eventInput(vals values) *storage.EventInput {
 // after the permission check, and a trashed event is gone for readers.
 var eventKind = &recordKind{
 	postType: storage.TypeEvent, route: "events", params: eventParams,
-	listParams: eventListParams,
-	list:       func(h *Handler, _ *recordKind) handleFunc { return h.listEvents },
-	trashGone:  true,
+	listParams: eventListParams, listQuery: newEventQuery,
+	list:      func(h *Handler, _ *recordKind) handleFunc { return h.listEvents },
+	trashGone: true,
 	// A create with a rule makes a series, and so does an update that gives a rule to an event
 	// without one; a new rule for a series replaces its future occurrences rather than adding more.
 	makesSeries: func(vals values, old *record) bool {

@@ -149,16 +149,16 @@ func (h *Handler) feedModified(rq *request, etag string) time.Time {
 // is not named.
 func (h *Handler) feedName(rq *request) (string, error) {
 	ctx := rq.r.Context()
+	q := rq.query.(*eventQuery)
 	var parts []string
-	if s := rq.vals.str("search"); s != nil {
-		parts = append(parts, "“"+*s+"”")
+	if q.Search != "" {
+		parts = append(parts, "“"+q.Search+"”")
 	}
 	for _, f := range []struct {
-		param string
-		tax   storage.Taxonomy
-	}{{"categories", storage.TaxCategory}, {"tags", storage.TaxTag}} {
-		tf, _ := rq.vals[f.param].(termFilter)
-		for _, id := range tf.ids {
+		ids []uint64
+		tax storage.Taxonomy
+	}{{q.categories, storage.TaxCategory}, {q.Tags, storage.TaxTag}} {
+		for _, id := range f.ids {
 			t, _, err := h.db.Term(ctx, f.tax, id)
 			if err != nil {
 				return "", err
@@ -167,18 +167,17 @@ func (h *Handler) feedName(rq *request) (string, error) {
 		}
 	}
 	for _, f := range []struct {
-		param string
-		t     storage.PostType
-	}{{"venue", storage.TypeVenue}, {"organizer", storage.TypeOrganizer}} {
-		ids, ok := rq.vals[f.param].(idList)
-		if !ok {
+		ids []uint64
+		t   storage.PostType
+	}{{q.Venues, storage.TypeVenue}, {q.Orgs, storage.TypeOrganizer}} {
+		if f.ids == nil {
 			continue
 		}
-		recs, _, err := h.db.Load(ctx, f.t, ids)
+		recs, _, err := h.db.Load(ctx, f.t, f.ids)
 		if err != nil {
 			return "", err
 		}
-		posts := make([]*storage.Post, 0, len(ids))
+		posts := make([]*storage.Post, 0, len(f.ids))
 		for _, v := range recs.Venues {
 			posts = append(posts, &v.Post)
 		}

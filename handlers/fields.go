@@ -193,7 +193,7 @@ func parseVenue(rq *request, v any) (any, *problem) {
 	if !ok {
 		return nil, bad("must be a venue ID or venue data")
 	}
-	vals, err := validate(rq, venueParams, m)
+	vals, err := validate(rq, venueParams, m, nil)
 	if err == nil {
 		err = checkGeo(vals)
 	}
@@ -235,7 +235,7 @@ func parseOrganizers(rq *request, v any) (any, *problem) {
 		if !ok {
 			return nil, bad("must be organizer IDs or organizer data")
 		}
-		vals, err := validate(rq, organizerParams, m)
+		vals, err := validate(rq, organizerParams, m, nil)
 		if err != nil {
 			return nil, nestedProblem(err)
 		}

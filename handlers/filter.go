@@ -9,66 +9,59 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// eventFilter turns the parsed eventFilterParams of rq into the index's query of the events list
-// (CONTRACT 5.2), for the caller's language and visibility, with the default window where a date
-// bound is not sent, and asks for the events offset to offset+limit. The JSON list and every other
-// representation of it (the iCalendar feed, facets) build their query here, so that they never
-// disagree on which events a request names; they differ only in the page they ask for. It returns
-// the 400 of a geoloc point missing one coordinate, or the store's error.
+// defaultRadiusKm is geoloc_radius when it is not sent.
+const defaultRadiusKm = 25
+
+// eventQuery is the events list's query as the rows of eventFilterParams write it: the index's filter,
+// and what of the parameters the filter takes only once eventFilter has completed it.
+type eventQuery struct {
+	paging
+	index.EventFilter
+	// categories are the categories filter's IDs as sent; the filter's add their descendants.
+	categories []uint64
+	// geoloc asks for a venue with coordinates, within radiusKm of (lat, lng) when both are sent.
+	geoloc   bool
+	lat, lng *float64
+	radiusKm float64
+}
+
+// newEventQuery is the query of an events list request before its parameters: the first page of the
+// default date window (defaultWindow).
+func newEventQuery(rq *request) any {
+	q := &eventQuery{paging: firstPage, radiusKm: defaultRadiusKm}
+	q.Start, q.End = defaultWindow(rq.now, rq.site.Loc)
+	return q
+}
+
+// eventFilter completes the events list's query of rq into the index's (CONTRACT 5.2), for the
+// caller's language and visibility, and asks for the events offset to offset+limit. The JSON list and
+// every other representation of it (the iCalendar feed, facets) build their query here, so that they
+// never disagree on which events a request names; they differ only in the page they ask for. It
+// returns the 400 of a geoloc point missing one coordinate, or the store's error.
 func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilter, error) {
-	f := &index.EventFilter{Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,
-		Offset: offset, Limit: limit, Featured: rq.vals.boolean("featured")}
-	f.Start, f.End = defaultWindow(rq.now, rq.site.Loc)
-	if b, ok := rq.vals["start_date"].(dayBound); ok {
-		f.Start = b.t
-	}
-	if b, ok := rq.vals["end_date"].(dayBound); ok {
-		f.End = b.t
-	}
-	if s := rq.vals.str("search"); s != nil {
-		f.Search = *s
-	}
-	if c, ok := rq.vals["categories"].(termFilter); ok {
+	q := rq.query.(*eventQuery)
+	f := q.EventFilter
+	f.Lang, f.Actor, f.Now, f.Offset, f.Limit = rq.lang, rq.actor, rq.now, offset, limit
+	if q.categories != nil {
 		terms, err := h.db.Terms(rq.r.Context(), storage.TaxCategory)
 		if err != nil {
 			return nil, err
 		}
-		f.Categories = withDescendants(terms, c.ids)
+		f.Categories = withDescendants(terms, q.categories)
 	}
-	if t, ok := rq.vals["tags"].(termFilter); ok {
-		f.Tags = t.ids
-	}
-	if v, ok := rq.vals["venue"].(idList); ok {
-		f.Venues = v
-	}
-	if o, ok := rq.vals["organizer"].(idList); ok {
-		f.Orgs = o
-	}
-	if inc, ok := rq.vals["include"].(idList); ok {
-		f.Include = inc
-	}
-	if p, ok := rq.vals["post_parent"].(int64); ok {
-		f.Parent = uint64(p)
-	}
-	if h := rq.vals.boolean("hide_subsequent_recurrences"); h != nil {
-		f.Collapse = *h
-	}
-	if geo := rq.vals.boolean("geoloc"); geo != nil && *geo {
-		lat, hasLat := rq.vals["geoloc_lat"].(float64)
-		lng, hasLng := rq.vals["geoloc_lng"].(float64)
+	if q.geoloc {
 		switch {
-		case hasLat && !hasLng:
+		case q.lat != nil && q.lng == nil:
 			return nil, invalidParam("geoloc_lng", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
-		case hasLng && !hasLat:
+		case q.lng != nil && q.lat == nil:
 			return nil, invalidParam("geoloc_lat", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
 		}
-		radius := 25.0
-		if r, ok := rq.vals["geoloc_radius"].(float64); ok {
-			radius = r
+		f.Geo = &index.Geo{RadiusKm: q.radiusKm}
+		if q.lat != nil {
+			f.Geo.Point, f.Geo.Lat, f.Geo.Lng = true, *q.lat, *q.lng
 		}
-		f.Geo = &index.Geo{Point: hasLat, Lat: lat, Lng: lng, RadiusKm: radius}
 	}
-	return f, nil
+	return &f, nil
 }
 
 // defaultWindow is the date window of the events list when no bound is sent (CONTRACT 5.2): from
@@ -94,16 +87,6 @@ func dayEdge(t time.Time, loc *time.Location, end bool) time.Time {
 		w.Hour, w.Min, w.Sec = 23, 59, 59
 	}
 	return w.In(loc)
-}
-
-// visibility is what the caller may see of a list (CONTRACT 5.5): its own capabilities, narrowed by a
-// `status` parameter.
-func visibility(rq *request) index.Visibility {
-	v := index.Visibility{Actor: rq.actor}
-	if s, ok := rq.vals["status"].([]storage.Status); ok {
-		v.Statuses = s
-	}
-	return v
 }
 
 // withDescendants adds every descendant category of ids (CONTRACT 5.2: a category filter matches its

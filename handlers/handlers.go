@@ -200,6 +200,8 @@ type request struct {
 	pathID string
 	params map[string]any
 	vals   values
+	// query is the typed query of a list request (endpoint.query), as its parameters set it.
+	query  any
 	fields fields
 	// now is the clock reading of the whole request; site the site zone.
 	now  time.Time

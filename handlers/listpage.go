@@ -18,11 +18,27 @@ const (
 	maxPage        = 2147483647
 )
 
-// pageParams begin every list table (CONTRACT 5.1).
+// pageParams begin every list table (CONTRACT 5.1); each list's query embeds the paging they write.
 var pageParams = []Param{
-	{Name: "page", Type: tInt, Default: 1, parse: parseBounded(1, maxPage), Desc: "Page of the list to return."},
-	{Name: "per_page", Type: tInt, Default: DefaultPerPage, parse: parsePerPage, Desc: "Items per page (at most 100)."},
+	{Name: "page", Type: tInt, Default: 1, parse: parseBounded(1, maxPage), Desc: "Page of the list to return.",
+		set: into(func(q paged, n int64) { q.pages().page = int(n) })},
+	{Name: "per_page", Type: tInt, Default: DefaultPerPage, parse: parsePerPage, Desc: "Items per page (at most 100).",
+		set: into(func(q paged, n int64) { q.pages().perPage = int(n) })},
 }
+
+// paging is the page of a list a request asks for (page, per_page).
+type paging struct{ page, perPage int }
+
+// firstPage is the paging of a request that sends neither parameter.
+var firstPage = paging{page: 1, perPage: DefaultPerPage}
+
+// paged is a list's query, which embeds its paging.
+type paged interface{ pages() *paging }
+
+func (p *paging) pages() *paging { return p }
+
+// offset is the position in the list of the page's first item.
+func (p paging) offset() int { return (p.page - 1) * p.perPage }
 
 func parseBounded(lo, hi int64) func(*request, any) (any, *problem) {
 	return func(_ *request, v any) (any, *problem) {
@@ -49,26 +65,13 @@ func parsePerPage(_ *request, v any) (any, *problem) {
 	return min(n, MaxPerPage), nil
 }
 
-// pageOf reads page and per_page.
-func pageOf(rq *request) (page, perPage int) {
-	page, perPage = 1, DefaultPerPage
-	if n, ok := rq.vals["page"].(int64); ok {
-		page = int(n)
-	}
-	if n, ok := rq.vals["per_page"].(int64); ok {
-		perPage = int(n)
-	}
-	return page, perPage
-}
-
 // listing is the envelope of one list response.
 type listing struct {
 	key string // events, venues, organizers, categories, tags
 	// items are objs, or rawJSON when no _fields parameter asks to cut them down.
-	items   []any
-	total   int
-	page    int
-	perPage int
+	items []any
+	total int
+	paging
 	// doc is the kind of the listed documents, which names the error of a page past the end.
 	doc    storage.DocKind
 	params []Param

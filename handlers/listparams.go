@@ -17,56 +17,87 @@ import (
 // eventListParams is the events list table (CONTRACT 5.2), in the order rest_url echoes them.
 var eventListParams = append(slices.Clone(pageParams), eventFilterParams...)
 
-// eventFilterParams are the parameters that choose the listed events, all that eventFilter reads: a
-// representation of the events list that is not paged in the list's way takes them without
-// pageParams.
+// eventFilterParams are the parameters that choose the listed events, each written into the events
+// list's query (eventQuery): a representation of the events list that is not paged in the list's way
+// takes them without pageParams. A new filter is a row here that sets a field of index.EventFilter.
 var eventFilterParams = []Param{
-	{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date."},
-	{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date."},
-	{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant."},
-	{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs."},
-	{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs."},
-	{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs."},
-	{Name: "organizer", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeOrganizer), Desc: "Organizer IDs."},
-	{Name: "featured", Type: tBool, Desc: "Only featured (true) or only non-featured (false) events."},
-	{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
-	{Name: "geoloc", Type: tBool, Desc: "Only events whose venue has coordinates."},
-	{Name: "geoloc_lat", Type: tNumber, parse: parseRange(-90, 90, false), Desc: "Latitude of the centre."},
-	{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre."},
-	{Name: "geoloc_radius", Type: tNumber, Default: 25, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres."},
-	{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored."},
-	{Name: "post_parent", Type: tInt, parse: parseEventRef, Desc: "Parent event ID."},
-	{Name: "hide_subsequent_recurrences", Type: tBool, Default: false, Desc: "Only the first occurrence of each series."},
+	{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date.",
+		set: into(func(q *eventQuery, b dayBound) { q.Start = b.t })},
+	{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date.",
+		set: into(func(q *eventQuery, b dayBound) { q.End = b.t })},
+	{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the title, excerpt or description. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant.",
+		set: into(func(q *eventQuery, s string) { q.Search = s })},
+	{Name: "categories", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxCategory), Desc: "Category IDs or slugs.",
+		set: into(func(q *eventQuery, t termFilter) { q.categories = t.ids })},
+	{Name: "tags", Type: tList, Items: tInt, parse: parseTermFilter(storage.TaxTag), Desc: "Tag IDs or slugs.",
+		set: into(func(q *eventQuery, t termFilter) { q.Tags = t.ids })},
+	{Name: "venue", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeVenue), Desc: "Venue IDs.",
+		set: into(func(q *eventQuery, ids idList) { q.Venues = ids })},
+	{Name: "organizer", Type: tList, Items: tInt, parse: parseLinkedFilter(storage.TypeOrganizer), Desc: "Organizer IDs.",
+		set: into(func(q *eventQuery, ids idList) { q.Orgs = ids })},
+	{Name: "featured", Type: tBool, Desc: "Only featured (true) or only non-featured (false) events.",
+		set: into(func(q *eventQuery, b bool) { q.Featured = &b })},
+	{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses.",
+		set: into(func(q *eventQuery, s []storage.Status) { q.Statuses = s })},
+	{Name: "geoloc", Type: tBool, Desc: "Only events whose venue has coordinates.",
+		set: into(func(q *eventQuery, b bool) { q.geoloc = b })},
+	{Name: "geoloc_lat", Type: tNumber, parse: parseRange(-90, 90, false), Desc: "Latitude of the centre.",
+		set: into(func(q *eventQuery, f float64) { q.lat = &f })},
+	{Name: "geoloc_lng", Type: tNumber, parse: parseRange(-180, 180, false), Desc: "Longitude of the centre.",
+		set: into(func(q *eventQuery, f float64) { q.lng = &f })},
+	{Name: "geoloc_radius", Type: tNumber, Default: defaultRadiusKm, parse: parseRange(0, 20000, true), Desc: "Radius in kilometres.",
+		set: into(func(q *eventQuery, f float64) { q.radiusKm = f })},
+	{Name: "include", Type: tList, Items: tInt, parse: parseInclude, Desc: "Only these event IDs; date bounds are ignored.",
+		set: into(func(q *eventQuery, ids idList) { q.Include = ids })},
+	{Name: "post_parent", Type: tInt, parse: parseEventRef, Desc: "Parent event ID.",
+		set: into(func(q *eventQuery, id int64) { q.Parent = uint64(id) })},
+	{Name: "hide_subsequent_recurrences", Type: tBool, Default: false, Desc: "Only the first occurrence of each series.",
+		set: into(func(q *eventQuery, b bool) { q.Collapse = b })},
 }
 
-// placeListParams is the venues and organizers list table (CONTRACT 5.3).
+// placeListParams is the venues and organizers list table (CONTRACT 5.3), written into placeQuery.
 var placeListParams = append(slices.Clone(pageParams),
-	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant."},
-	Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Only records linked to this event."},
-	Param{Name: "has_events", Type: tTruthy, Desc: "Only records with (true) or without (false) events."},
-	Param{Name: "only_with_upcoming", Type: tTruthy, Default: false, Desc: "Only records with upcoming events."},
-	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses."},
+	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant.",
+		set: into(func(q *placeQuery, s string) { q.Search = s })},
+	Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Only records linked to this event.",
+		set: into(func(q *placeQuery, id int64) { q.event = uint64(id) })},
+	Param{Name: "has_events", Type: tTruthy, Desc: "Only records with (true) or without (false) events.",
+		set: into(func(q *placeQuery, b bool) { q.HasEvents = &b })},
+	Param{Name: "only_with_upcoming", Type: tTruthy, Default: false, Desc: "Only records with upcoming events.",
+		set: into(func(q *placeQuery, b bool) { q.Upcoming = b })},
+	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses.",
+		set: into(func(q *placeQuery, s []storage.Status) { q.Statuses = s })},
 )
 
 var termOrderby = []string{"id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"}
 
-// termListParams is the categories and tags list table (CONTRACT 5.4).
+// termListParams is the categories and tags list table (CONTRACT 5.4), written into termQuery.
 func termListParams(k *termKind) []Param {
 	params := append(slices.Clone(pageParams),
-		Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Text contained in the name or slug."},
-		Param{Name: "exclude", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Term IDs to leave out."},
-		Param{Name: "include", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Only these term IDs."},
-		Param{Name: "order", Type: tString, Default: "asc", parse: parseLowerEnum("asc", "desc"), Desc: "Sort direction."},
-		Param{Name: "orderby", Type: tString, Default: "name", Enum: termOrderby, Desc: "Term attribute to sort by."},
-		Param{Name: "hide_empty", Type: tBool, Default: true, Desc: "Hide terms assigned to no published event."},
+		Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Text contained in the name or slug.",
+			set: into(func(q *termQuery, s string) { q.search = s })},
+		Param{Name: "exclude", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Term IDs to leave out.",
+			set: into(func(q *termQuery, ids idList) { q.exclude = ids })},
+		Param{Name: "include", Type: tList, Items: tInt, parse: parseTermIDs(k.tax), Desc: "Only these term IDs.",
+			set: into(func(q *termQuery, ids idList) { q.include = ids })},
+		Param{Name: "order", Type: tString, Default: "asc", parse: parseLowerEnum("asc", "desc"), Desc: "Sort direction.",
+			set: into(func(q *termQuery, s string) { q.desc = strings.ToLower(s) == "desc" })},
+		Param{Name: "orderby", Type: tString, Default: defaultTermOrderby, Enum: termOrderby, Desc: "Term attribute to sort by.",
+			set: into(func(q *termQuery, s string) { q.orderby = s })},
+		Param{Name: "hide_empty", Type: tBool, Default: true, Desc: "Hide terms assigned to no published event.",
+			set: into(func(q *termQuery, b bool) { q.hideEmpty = b })},
 	)
 	if k.tax == storage.TaxCategory {
-		params = append(params, Param{Name: "parent", Type: tInt, parse: parseParentFilter, Desc: "Only children of this category (0: top level)."})
+		params = append(params, Param{Name: "parent", Type: tInt, parse: parseParentFilter, Desc: "Only children of this category (0: top level).",
+			set: into(func(q *termQuery, id int64) { q.parent = &id })})
 	}
 	return append(params,
-		Param{Name: "post", Type: tInt, parse: parseEventRef, Desc: "Only terms of this event."},
-		Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Alias of post."},
-		Param{Name: "slug", Type: tList, Items: tString, parse: parseSlugs, Desc: "Only terms with these slugs."},
+		Param{Name: "post", Type: tInt, parse: parseEventRef, Desc: "Only terms of this event.",
+			set: into(func(q *termQuery, id int64) { q.post = uint64(id) })},
+		Param{Name: "event", Type: tInt, parse: parseEventRef, Desc: "Alias of post.",
+			set: into(func(q *termQuery, id int64) { q.event = uint64(id) })},
+		Param{Name: "slug", Type: tList, Items: tString, parse: parseSlugs, Desc: "Only terms with these slugs.",
+			set: into(func(q *termQuery, f slugFilter) { q.slugs = f.slugs })},
 	)
 }
 

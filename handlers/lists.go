@@ -8,8 +8,8 @@ import (
 )
 
 func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
-	page, perPage := pageOf(rq)
-	f, err := h.eventFilter(rq, (page-1)*perPage, perPage)
+	q := rq.query.(*eventQuery)
+	f, err := h.eventFilter(rq, q.offset(), q.perPage)
 	if err != nil {
 		return err
 	}
@@ -22,23 +22,27 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	markTypoTolerant(w, res)
-	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, page: page, perPage: perPage,
+	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, paging: q.paging,
 		doc: storage.DocEvent, params: eventListParams})
 }
 
+// placeQuery is the venues and organizers lists' query as the rows of placeListParams write it: the
+// index's filter, and the event whose venue or organizers it lists (0: none).
+type placeQuery struct {
+	paging
+	index.PlaceFilter
+	event uint64
+}
+
+func newPlaceQuery(*request) any { return &placeQuery{paging: firstPage} }
+
 func (h *Handler) listPlaces(k *recordKind) handleFunc {
 	return func(w http.ResponseWriter, rq *request) error {
-		page, perPage := pageOf(rq)
-		f := &index.PlaceFilter{Type: k.postType, Lang: rq.lang, Visibility: visibility(rq), Now: rq.now,
-			Offset: (page - 1) * perPage, Limit: perPage, HasEvents: rq.vals.boolean("has_events")}
-		if s := rq.vals.str("search"); s != nil {
-			f.Search = *s
-		}
-		if up := rq.vals.boolean("only_with_upcoming"); up != nil {
-			f.Upcoming = *up
-		}
-		if id, ok := rq.vals["event"].(int64); ok {
-			e, _, err := h.db.Event(rq.r.Context(), uint64(id))
+		q := rq.query.(*placeQuery)
+		f := q.PlaceFilter
+		f.Type, f.Lang, f.Actor, f.Now, f.Offset, f.Limit = k.postType, rq.lang, rq.actor, rq.now, q.offset(), q.perPage
+		if q.event != 0 {
+			e, _, err := h.db.Event(rq.r.Context(), q.event)
 			if err != nil {
 				return err
 			}
@@ -49,7 +53,7 @@ func (h *Handler) listPlaces(k *recordKind) handleFunc {
 				f.Linked = append(f.Linked, e.OrganizerIDs...)
 			}
 		}
-		res, err := h.index.Places(rq.r.Context(), f)
+		res, err := h.index.Places(rq.r.Context(), &f)
 		if err != nil {
 			return err
 		}
@@ -58,7 +62,7 @@ func (h *Handler) listPlaces(k *recordKind) handleFunc {
 			return err
 		}
 		markTypoTolerant(w, res)
-		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, page: page, perPage: perPage,
+		return h.writeList(w, rq, listing{key: k.route, items: items, total: res.Total, paging: q.paging,
 			doc: k.postType.DocKind(), params: placeListParams})
 	}
 }

@@ -48,6 +48,17 @@ type Param struct {
 	// parse replaces the type's coercion for parameters whose rules go beyond their type; it gets the
 	// raw value and returns the coerced one or a problem.
 	parse func(rq *request, v any) (any, *problem)
+	// set, on a row of a list table, stores the coerced value in the list's query (endpoint.query),
+	// where the list reads it as a field of its own type; into makes it.
+	set func(q, v any)
+}
+
+// into makes a list row's set from a typed one: Q is the query of the row's table (or an interface
+// the queries of several tables share), T the type the row's coercion yields. The conversions cannot
+// fail while the row's type and parser yield a T and its table is served with a Q, which
+// TestListRowsWriteTheirQuery checks for every row of every list table.
+func into[Q, T any](set func(Q, T)) func(q, v any) {
+	return func(q, v any) { set(q.(Q), v.(T)) }
 }
 
 // values are the coerced parameters of one request: absent parameters have no key.
@@ -83,8 +94,9 @@ func (v values) expr(name string) *datetime.Expr {
 }
 
 // validate runs steps 6 and 7 of CONTRACT 1.6 over a route's table: missing required parameters first
-// (and instead of anything else), then every invalid parameter at once.
-func validate(rq *request, params []Param, src map[string]any) (values, error) {
+// (and instead of anything else), then every invalid parameter at once. The rows of a list table also
+// write their values into q, the list's query; q is nil for the other tables.
+func validate(rq *request, params []Param, src map[string]any, q any) (values, error) {
 	var missing []string
 	for _, p := range params {
 		if p.Required && p.In == "" && src[p.Name] == nil {
@@ -111,6 +123,9 @@ func validate(rq *request, params []Param, src map[string]any) (values, error) {
 			continue
 		}
 		vals[p.Name] = v
+		if p.set != nil {
+			p.set(q, v)
+		}
 	}
 	if len(problems) > 0 {
 		return nil, invalidParams(problems)

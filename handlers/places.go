@@ -122,7 +122,7 @@ func organizerRecord(o *storage.Organizer, rel *storage.Related) record {
 // ID or slug is a parameter failure.
 var venueKind = &recordKind{
 	postType: storage.TypeVenue, route: "venues", params: venueParams,
-	listParams: placeListParams, list: (*Handler).listPlaces, check: checkGeo, lookupIsParam: true,
+	listParams: placeListParams, listQuery: newPlaceQuery, list: (*Handler).listPlaces, check: checkGeo, lookupIsParam: true,
 	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
 		v, rel, err := loadBy(ctx, id, lang, slug, db.Venue, db.VenueBySlug)
 		if err != nil {
@@ -149,7 +149,7 @@ var venueKind = &recordKind{
 
 var organizerKind = &recordKind{
 	postType: storage.TypeOrganizer, route: "organizers", params: organizerParams,
-	listParams: placeListParams, list: (*Handler).listPlaces, lookupIsParam: true,
+	listParams: placeListParams, listQuery: newPlaceQuery, list: (*Handler).listPlaces, lookupIsParam: true,
 	load: func(ctx context.Context, db Store, id uint64, lang storage.Lang, slug string) (record, error) {
 		o, rel, err := loadBy(ctx, id, lang, slug, db.Organizer, db.OrganizerBySlug)
 		if err != nil {

@@ -17,8 +17,10 @@ type recordKind struct {
 	postType storage.PostType
 	route    string // events, venues, organizers
 	params   []Param
-	// listParams and list are the collection's GET.
+	// listParams, listQuery and list are the collection's GET: its table, the query the table's rows
+	// write and its handler.
 	listParams []Param
+	listQuery  func(rq *request) any
 	list       func(h *Handler, k *recordKind) handleFunc
 	// check, when set, validates the fields of a write beyond their table (step 8 of CONTRACT 1.6).
 	check func(vals values) error
@@ -75,7 +77,7 @@ type lookup struct {
 
 func (h *Handler) recordCollection(k *recordKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
-		{methods: []string{"GET"}, params: k.listParams, handle: h.cached(k.route, k.list(h, k))},
+		{methods: []string{"GET"}, params: k.listParams, query: k.listQuery, handle: h.cached(k.route, k.list(h, k))},
 		{methods: []string{"POST"}, params: creating(k.params), handle: h.createRecord(k), allowed: need(storage.CapEditPosts)},
 	}}
 }

@@ -25,7 +25,10 @@ type handleFunc func(w http.ResponseWriter, rq *request) error
 type endpoint struct {
 	methods []string
 	params  []Param
-	handle  handleFunc
+	// query, on a list's GET, makes the query the rows of its table write (Param.set); the handler
+	// reads it from the request.
+	query  func(rq *request) any
+	handle handleFunc
 	// allowed is the route-level permission check (CONTRACT 7.6) as the Allow header reports it; nil
 	// means public. rec finds the record the path designates (nil when none). Handlers apply the
 	// check themselves, at the point of CONTRACT 1.6 their route requires (venue and term routes
@@ -75,7 +78,7 @@ func (h *Handler) routeTable() []*route {
 		h.termCollection(tagKind),
 		h.termSingle(tagKind),
 		{pattern: changesPattern, endpoints: []*endpoint{{methods: get, params: changesParams, handle: h.listChanges}}},
-		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, handle: h.limitFeeds(conditional(h.cached(feedRoute, h.eventFeed)))}}},
+		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, query: newEventQuery, handle: h.limitFeeds(conditional(h.cached(feedRoute, h.eventFeed)))}}},
 	}
 }
 
@@ -188,7 +191,10 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint
 		return err
 	}
 	rq.params = params
-	if rq.vals, err = validate(rq, ep.params, params); err != nil {
+	if ep.query != nil {
+		rq.query = ep.query(rq)
+	}
+	if rq.vals, err = validate(rq, ep.params, params, rq.query); err != nil {
 		return err
 	}
 	if l := rq.vals.str("translation_language"); l != nil {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,29 +10,42 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
+// defaultTermOrderby is orderby when it is not sent.
+const defaultTermOrderby = "name"
+
+// termQuery is the categories and tags lists' query as the rows of termListParams write it. A nil
+// include, slugs or parent, an empty search and a zero post or event filter nothing.
+type termQuery struct {
+	paging
+	search           string
+	include, exclude []uint64
+	slugs            []string
+	parent           *int64
+	// post and event name the same filter; event wins when both are sent.
+	post, event uint64
+	orderby     string
+	desc        bool
+	hideEmpty   bool
+}
+
+func newTermQuery(*request) any {
+	return &termQuery{paging: firstPage, orderby: defaultTermOrderby, hideEmpty: true}
+}
+
 func (h *Handler) listTerms(k *termKind) handleFunc {
 	return func(w http.ResponseWriter, rq *request) error {
-		page, perPage := pageOf(rq)
+		q := rq.query.(*termQuery)
 		all, err := h.db.Terms(rq.r.Context(), k.tax)
 		if err != nil {
 			return err
 		}
-		terms, err := h.filterTerms(rq, all)
+		terms, err := h.filterTerms(rq.r.Context(), q, all)
 		if err != nil {
 			return err
 		}
-		orderby, order := "name", "asc"
-		if s := rq.vals.str("orderby"); s != nil {
-			orderby = *s
-		}
-		if s := rq.vals.str("order"); s != nil {
-			order = strings.ToLower(*s)
-		}
-		include, _ := rq.vals["include"].(idList)
-		slugs, _ := rq.vals["slug"].(slugFilter)
-		sortTerms(terms, orderby, order == "desc", include, slugs.slugs)
+		sortTerms(terms, q.orderby, q.desc, q.include, q.slugs)
 		total := len(terms)
-		terms = terms[min((page-1)*perPage, total):min(page*perPage, total)]
+		terms = terms[min(q.offset(), total):min(q.offset()+q.perPage, total)]
 		rel := &storage.Related{Terms: map[uint64]*storage.Term{}}
 		for _, t := range all {
 			rel.Terms[t.ID] = t
@@ -40,45 +54,33 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 		for i, t := range terms {
 			items[i] = h.renderTerm(rq, t, rel)
 		}
-		return h.writeList(w, rq, listing{key: k.route, items: items, total: total, page: page, perPage: perPage,
+		return h.writeList(w, rq, listing{key: k.route, items: items, total: total, paging: q.paging,
 			doc: k.tax.DocKind(), params: termListParams(k)})
 	}
 }
 
 // filterTerms applies every term-list filter of CONTRACT 5.4.
-func (h *Handler) filterTerms(rq *request, all []*storage.Term) ([]*storage.Term, error) {
+func (h *Handler) filterTerms(ctx context.Context, q *termQuery, all []*storage.Term) ([]*storage.Term, error) {
 	var assigned []uint64
-	postID, hasPost := rq.vals["post"].(int64)
-	if id, ok := rq.vals["event"].(int64); ok {
-		postID, hasPost = id, true // event wins over post
-	}
-	if hasPost {
+	post := cmp.Or(q.event, q.post)
+	if post != 0 {
 		// Validation found the event, and events are never removed: any error is the store's.
-		e, _, err := h.db.Event(rq.r.Context(), uint64(postID))
+		e, _, err := h.db.Event(ctx, post)
 		if err != nil {
 			return nil, err
 		}
 		assigned = append(slices.Clone(e.Categories), e.Tags...)
 	}
-	search := rq.vals.str("search")
-	include, hasInclude := rq.vals["include"].(idList)
-	exclude, _ := rq.vals["exclude"].(idList)
-	slugs, hasSlugs := rq.vals["slug"].(slugFilter)
-	parent, hasParent := rq.vals["parent"].(int64)
-	hideEmpty := true
-	if b := rq.vals.boolean("hide_empty"); b != nil {
-		hideEmpty = *b
-	}
 	var out []*storage.Term
 	for _, t := range all {
 		switch {
-		case hasInclude && !slices.Contains(include, t.ID),
-			slices.Contains(exclude, t.ID),
-			hasSlugs && !slices.Contains(slugs.slugs, t.Slug),
-			hasParent && t.Parent != uint64(parent),
-			hasPost && !slices.Contains(assigned, t.ID),
-			search != nil && !containsFold(t.Name, *search) && !containsFold(t.Slug, *search),
-			hideEmpty && t.Count == 0 && !hasCountedDescendant(all, t.ID):
+		case q.include != nil && !slices.Contains(q.include, t.ID),
+			slices.Contains(q.exclude, t.ID),
+			q.slugs != nil && !slices.Contains(q.slugs, t.Slug),
+			q.parent != nil && t.Parent != uint64(*q.parent),
+			post != 0 && !slices.Contains(assigned, t.ID),
+			q.search != "" && !containsFold(t.Name, q.search) && !containsFold(t.Slug, q.search),
+			q.hideEmpty && t.Count == 0 && !hasCountedDescendant(all, t.ID):
 			continue
 		}
 		out = append(out, t)

@@ -8,8 +8,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-
-	"github.com/calendard/calendard/storage"
 )
 
 // Events answers an events list.
@@ -91,20 +89,16 @@ type keyFilter struct {
 	disjoint bool
 }
 
-// listedPage answers f from the keys of the listed rows, when it can: a list that anyone may see
-// (the front page of a calendar, of each category, tag and venue, a search, a geo filter, the
-// featured events, and their combinations: no filter but the dates, categories, tags, venues, geo, a
-// search and featured=true; featured=false is left to the scan) for a caller who
-// sees no more than that (without edit_posts, no status filter), while no scheduled row is due
-// (dueFrom). At 1M events visiting their windows' rows was most of their cost. The filter with the
+// listedPage answers f from the keys of the listed rows, when it can: a filter keyable accepts (the
+// front page of a calendar, of each category, tag and venue, a search, a geo filter, the featured
+// events, and their combinations), while no scheduled row is due (dueFrom). At 1M events visiting their windows' rows was most of their cost. The filter with the
 // fewest keys within the window leads, and the others test its rows by event ID; a search leads with
 // the positions of its listed rows in listed (textAt: remembered beside its matches, or found, at
 // about the cost of one scan, and remembered), and several terms (a category with its subcategories)
 // whose windows hold many keys with their union (unionOf). A geo filter that would not lead leaves
 // the list to the scan, which tests positions row by row.
 func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt func() *roaring.Bitmap, unionOf func(ids []uint64) *termUnion) (Page, bool) {
-	if len(f.Include)+len(f.Orgs) > 0 || f.Parent != 0 || f.Featured != nil && !*f.Featured || f.Collapse || f.Statuses != nil ||
-		f.Actor.Can(storage.CapEditPosts) || f.Now.Unix() >= p.dueFrom || !p.keysReady {
+	if !f.keyable() || f.Now.Unix() >= p.dueFrom || !p.keysReady {
 		return Page{}, false
 	}
 	w := p.span(f.Start.Unix(), f.End.Unix())
