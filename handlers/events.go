@@ -13,7 +13,7 @@ var (
 	slugParams = []Param{{Name: "slug", Type: tString, Required: true, In: "path", Desc: "Slug of the record."}}
 )
 
-// eventParams is the event field table (SEED 2.2, CONTRACT 3.9.1), in the seed's order.
+// eventParams is the event field table (SEED 2.2, docs/API.md "Event fields"), in the seed's order.
 var eventParams = []Param{
 	{Name: "author", Type: tInt, Desc: "Author ID."},
 	{Name: "date", Type: tString, parse: parseInstant(false), Desc: "Publication date, site time zone."},
@@ -74,7 +74,7 @@ func eventInput(vals values) *storage.EventInput {
 	return in
 }
 
-// eventKind describes the event routes (CONTRACT 4.2): an unknown ID is a missing record (404) found
+// eventKind describes the event routes (docs/API.md "Events"): an unknown ID is a missing record (404) found
 // after the permission check, and a trashed event is gone for readers.
 var eventKind = &recordKind{
 	postType: storage.TypeEvent, route: "events", params: eventParams,

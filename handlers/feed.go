@@ -15,7 +15,7 @@ import (
 	"github.com/calendard/calendard/storage/richtext"
 )
 
-// The iCalendar feed, GET {ns}/events.ics (issue 14; an extension of the contract, additive): the
+// The iCalendar feed, GET {ns}/events.ics (an extension of the contract, additive): the
 // events an events-list request names, as one RFC 5545 calendar that Google Calendar, Apple Calendar
 // and Outlook subscribe to. It takes the list's parameters but its paging (eventFilter builds both
 // queries), has no pages, and answers like the lists through the list cache; calendar apps poll it,
@@ -199,7 +199,7 @@ func (h *Handler) feedName(rq *request) (string, error) {
 
 // vevent is the VEVENT of e, with the same venue, organizers and terms its list item shows.
 //
-// UID is "<id>@<host>", host the origin's (CONTRACT 1.1: the configured base URL's, else the
+// UID is "<id>@<host>", host the origin's (docs/API.md "Routes": the configured base URL's, else the
 // request's), as in global_id: an event ID is unique across languages, and a subscription is always
 // read through one origin. DTSTAMP and LAST-MODIFIED are both the event's `modified`: RFC 5545 has
 // DTSTAMP the time the object was written, but a feed that stamped every event with the time of the

@@ -10,7 +10,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// Field limits of CONTRACT 10.1: the store's, which applies them to every write.
+// Field limits of docs/API.md "Limits": the store's, which applies them to every write.
 const (
 	maxName      = storage.MaxName
 	maxTermName  = storage.MaxTermName
@@ -36,7 +36,7 @@ func ruleProblem(err error) *problem {
 	return bad(fe.Reason)
 }
 
-// parseZone accepts "" (the site zone) or a zone of CONTRACT 3.9.1.
+// parseZone accepts "" (the site zone) or a zone of docs/API.md "Event fields".
 func parseZone(_ *request, v any) (any, *problem) {
 	s, err := input.String(v)
 	if err != nil {
@@ -47,7 +47,7 @@ func parseZone(_ *request, v any) (any, *problem) {
 		return nil, ruleProblem(err)
 	}
 	// The store also reads WordPress's quarter hours (UTC+5.75), which a stored or imported record
-	// may hold; a client may send only ".5" (CONTRACT 3.9.1). IANA names hold no dot.
+	// may hold; a client may send only ".5" (docs/API.md "Event fields"). IANA names hold no dot.
 	if strings.Contains(z, ".") && !strings.HasSuffix(z, ".5") {
 		return nil, bad("must be an IANA time zone name, UTC, UTC±H, UTC±H:MM or UTC±H.5")
 	}
@@ -120,7 +120,7 @@ func parseCost(_ *request, v any) (any, *problem) {
 	return items, nil
 }
 
-// termItems reads categories/tags: a CSV string, a number, or an array of IDs and names (CONTRACT 4.6).
+// termItems reads categories/tags: a CSV string, a number, or an array of IDs and names (docs/API.md "Event fields").
 func termItems(_ *request, v any) (any, *problem) {
 	list, err := input.List(v)
 	if err != nil {
@@ -140,7 +140,7 @@ func termItems(_ *request, v any) (any, *problem) {
 	return items, nil
 }
 
-// noneValue reports the inputs that mean "no venue / no organizers" (CONTRACT 4.6).
+// noneValue reports the inputs that mean "no venue / no organizers" (docs/API.md "Event fields").
 func noneValue(v any) bool {
 	switch v := v.(type) {
 	case string:
@@ -171,7 +171,7 @@ func linkedID(v any) (uint64, bool) {
 	return uint64(n), true
 }
 
-// parseVenue implements the venue row of CONTRACT 4.6.
+// parseVenue implements the venue row of docs/API.md "Event fields".
 func parseVenue(rq *request, v any) (any, *problem) {
 	if list, ok := v.([]any); ok {
 		switch len(list) {
@@ -203,7 +203,7 @@ func parseVenue(rq *request, v any) (any, *problem) {
 	return storage.VenueRef{New: venueInput(vals)}, nil
 }
 
-// parseOrganizers implements the organizer row of CONTRACT 4.6.
+// parseOrganizers implements the organizer row of docs/API.md "Event fields".
 func parseOrganizers(rq *request, v any) (any, *problem) {
 	if noneValue(v) {
 		return []storage.OrganizerRef{}, nil
@@ -289,7 +289,7 @@ func parseInstant(utc bool) func(rq *request, v any) (any, *problem) {
 	}
 }
 
-// publicationDate resolves `date` and `date_utc`; date_utc wins (CONTRACT 3.9.1).
+// publicationDate resolves `date` and `date_utc`; date_utc wins (docs/API.md "Event fields").
 func publicationDate(vals values) *time.Time {
 	for _, name := range []string{"date_utc", "date"} {
 		if t, ok := vals[name].(time.Time); ok {

@@ -33,7 +33,7 @@ func newEventQuery(rq *request) any {
 	return q
 }
 
-// eventFilter completes the events list's query of rq into the index's (CONTRACT 5.2), for the
+// eventFilter completes the events list's query of rq into the index's (docs/API.md "Events list parameters"), for the
 // caller's language and visibility, and asks for the events offset to offset+limit. The JSON list and
 // every other representation of it (the iCalendar feed, facets) build their query here, so that they
 // never disagree on which events a request names; they differ only in the page they ask for. It
@@ -64,7 +64,7 @@ func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilte
 	return &f, nil
 }
 
-// defaultWindow is the date window of the events list when no bound is sent (CONTRACT 5.2): from
+// defaultWindow is the date window of the events list when no bound is sent (docs/API.md "Events list parameters"): from
 // 00:00:00 today to 23:59:59 on the date 24 months ahead, both in loc, as instants. It is computed
 // per request rather than by a job, so it moves at midnight in loc without anything to schedule.
 func defaultWindow(now time.Time, loc *time.Location) (start, end time.Time) {
@@ -89,7 +89,7 @@ func dayEdge(t time.Time, loc *time.Location, end bool) time.Time {
 	return w.In(loc)
 }
 
-// withDescendants adds every descendant category of ids (CONTRACT 5.2: a category filter matches its
+// withDescendants adds every descendant category of ids (docs/API.md "Events list parameters": a category filter matches its
 // subtree).
 func withDescendants(terms []*storage.Term, ids []uint64) []uint64 {
 	out := slices.Clone(ids)

@@ -11,14 +11,14 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// List limits (CONTRACT 5.1, 10.1).
+// List limits (docs/API.md "Lists", "Limits").
 const (
 	DefaultPerPage = 100
 	MaxPerPage     = 100
 	maxPage        = 2147483647
 )
 
-// pageParams begin every list table (CONTRACT 5.1); each list's query embeds the paging they write.
+// pageParams begin every list table (docs/API.md "Lists"); each list's query embeds the paging they write.
 var pageParams = []Param{
 	{Name: "page", Type: tInt, Default: 1, parse: parseBounded(1, maxPage), Desc: "Page of the list to return.",
 		set: into(func(q paged, n int64) { q.pages().page = int(n) })},
@@ -53,7 +53,7 @@ func parseBounded(lo, hi int64) func(*request, any) (any, *problem) {
 	}
 }
 
-// parsePerPage clamps any larger integer to MaxPerPage (CONTRACT 5.1), however large.
+// parsePerPage clamps any larger integer to MaxPerPage (docs/API.md "Lists"), however large.
 func parsePerPage(_ *request, v any) (any, *problem) {
 	n, err := input.Int(v)
 	if err != nil {
@@ -77,7 +77,7 @@ type listing struct {
 	params []Param
 }
 
-// writeList writes a list page (CONTRACT 5.1), or 404 for a page past the end.
+// writeList writes a list page (docs/API.md "Lists"), or 404 for a page past the end.
 func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error {
 	if len(l.items) == 0 && l.page > 1 {
 		return &storage.Error{Op: storage.OpList, Resource: l.doc, Err: storage.ErrNotFound}
@@ -132,7 +132,7 @@ func appendLinks(body obj, next, prev string) obj {
 	return body
 }
 
-// listURL is rest_url of CONTRACT 5.1: the supplied parameters, in table order, with their effective
+// listURL is rest_url of docs/API.md "Lists": the supplied parameters, in table order, with their effective
 // values; translation_language after them when sent, and page last.
 func (h *Handler) listURL(rq *request, key string, params []Param) string {
 	var parts []string

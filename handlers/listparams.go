@@ -11,10 +11,10 @@ import (
 	"github.com/calendard/calendard/storage/slug"
 )
 
-// The parameter tables of the lists (CONTRACT 5.2–5.4), and the parsers of the values that name no
+// The parameter tables of the lists (docs/API.md "Events list parameters", "Venue and organizer list parameters", "Category and tag list parameters"), and the parsers of the values that name no
 // record; those that do read the store and are in listrefs.go. Paging is in listpage.go.
 
-// eventListParams is the events list table (CONTRACT 5.2), in the order rest_url echoes them.
+// eventListParams is the events list table (docs/API.md "Events list parameters"), in the order rest_url echoes them.
 var eventListParams = append(slices.Clone(pageParams), eventFilterParams...)
 
 // eventFilterParams are the parameters that choose the listed events, each written into the events
@@ -55,7 +55,7 @@ var eventFilterParams = []Param{
 		set: into(func(q *eventQuery, b bool) { q.Collapse = b })},
 }
 
-// placeListParams is the venues and organizers list table (CONTRACT 5.3), written into placeQuery.
+// placeListParams is the venues and organizers list table (docs/API.md "Venue and organizer list parameters"), written into placeQuery.
 var placeListParams = append(slices.Clone(pageParams),
 	Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Words in the name, description or contact fields. Any form of a word counts, and so does the beginning of a word. A search that finds nothing is answered with typo tolerance and the header X-Calendar-Search: typo-tolerant.",
 		set: into(func(q *placeQuery, s string) { q.Search = s })},
@@ -71,7 +71,7 @@ var placeListParams = append(slices.Clone(pageParams),
 
 var termOrderby = []string{"id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"}
 
-// termListParams is the categories and tags list table (CONTRACT 5.4), written into termQuery.
+// termListParams is the categories and tags list table (docs/API.md "Category and tag list parameters"), written into termQuery.
 func termListParams(k *termKind) []Param {
 	params := append(slices.Clone(pageParams),
 		Param{Name: "search", Type: tString, NonEmpty: true, Desc: "Text contained in the name or slug.",
@@ -105,7 +105,7 @@ func termListParams(k *termKind) []Param {
 type dayBound struct{ t time.Time }
 
 // parseDayBound reads a date-time in the site zone and widens it to the start (or end) of its day
-// there (CONTRACT 5.2).
+// there (docs/API.md "Events list parameters").
 func parseDayBound(end bool) func(*request, any) (any, *problem) {
 	return func(rq *request, v any) (any, *problem) {
 		e, err := parseDateTime(v)
@@ -168,7 +168,7 @@ func parseIDs(v any) (idList, *problem) {
 	}
 	var ids idList
 	for _, item := range items {
-		// Each item is an integer as CONTRACT 2.4 reads one, sign included.
+		// Each item is an integer as docs/API.md "Parameters and bodies" reads one, sign included.
 		n, err := input.Int(item)
 		if err != nil || n < 1 {
 			return nil, &problem{code: "rest_invalid_type", message: "must be a list of positive integers"}
@@ -182,7 +182,7 @@ func parseInclude(_ *request, v any) (any, *problem) {
 	return parseIDs(v)
 }
 
-// parseStatusFilter implements the `status` filter of CONTRACT 5.5.
+// parseStatusFilter implements the `status` filter of docs/API.md "Lists".
 func parseStatusFilter(rq *request, v any) (any, *problem) {
 	items, prob := listItems(v)
 	if prob != nil {

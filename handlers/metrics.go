@@ -20,10 +20,10 @@ import (
 const metricsPath = "/metrics"
 
 // noRoute is the route label of a request no route matched, and of one answered before routing (while
-// the index loads, or refused by the steps of CONTRACT 1.6 that come first).
+// the index loads, or refused by the steps of docs/API.md "Responses" that come first).
 const noRoute = "none"
 
-// Metrics is what GET /metrics reports, in Prometheus's text format. DESIGN 9: the HTTP layer owns the
+// Metrics is what GET /metrics reports, in Prometheus's text format. The HTTP layer owns the
 // registry; storage, index and jobs keep plain figures, which a scrape reads.
 //
 // The process builds one (NewMetrics) and gives it to Loading, then to New, through Deps.Metrics: the
@@ -193,7 +193,7 @@ func newScrape(serving *atomic.Pointer[Handler]) *scrape {
 		jobLastSuccess: prometheus.NewDesc("calendard_job_last_success_timestamp_seconds",
 			"When the job's last successful run ended (Unix time); absent until one has.", job, nil),
 		rejections: prometheus.NewDesc("calendard_rate_limit_rejections_total",
-			"Requests refused with 429: limit=requests by the rate limit (CONTRACT 10.3), limit=auth_failures by the authentication throttle (7.3), limit=feeds by the bound on iCalendar feeds in flight per client.",
+			"Requests refused with 429: limit=requests by the rate limit (docs/API.md, Limits), limit=auth_failures by the authentication throttle (7.3), limit=feeds by the bound on iCalendar feeds in flight per client.",
 			[]string{"limit"}, nil),
 	}
 }

@@ -174,7 +174,7 @@ calendard_job_run_seconds_total{job="publish-due"} 1.5
 # TYPE calendard_job_runs_total counter
 calendard_job_runs_total{job="consistency-check"} 1
 calendard_job_runs_total{job="publish-due"} 3
-# HELP calendard_rate_limit_rejections_total Requests refused with 429: limit=requests by the rate limit (CONTRACT 10.3), limit=auth_failures by the authentication throttle (7.3), limit=feeds by the bound on iCalendar feeds in flight per client.
+# HELP calendard_rate_limit_rejections_total Requests refused with 429: limit=requests by the rate limit (docs/API.md, Limits), limit=auth_failures by the authentication throttle (7.3), limit=feeds by the bound on iCalendar feeds in flight per client.
 # TYPE calendard_rate_limit_rejections_total counter
 calendard_rate_limit_rejections_total{limit="auth_failures"} 1
 calendard_rate_limit_rejections_total{limit="feeds"} 0

@@ -12,7 +12,7 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// ptype is a parameter's declared type (CONTRACT 2.4).
+// ptype is a parameter's declared type (docs/API.md "Parameters and bodies").
 type ptype int
 
 const (
@@ -93,7 +93,7 @@ func (v values) expr(name string) *datetime.Expr {
 	return nil
 }
 
-// validate runs steps 6 and 7 of CONTRACT 1.6 over a route's table: missing required parameters first
+// validate runs steps 6 and 7 of docs/API.md "Responses" over a route's table: missing required parameters first
 // (and instead of anything else), then every invalid parameter at once. The rows of a list table also
 // write their values into q, the list's query; q is nil for the other tables.
 func validate(rq *request, params []Param, src map[string]any, q any) (values, error) {
@@ -218,7 +218,7 @@ func tooLong(n int, unit string) *problem {
 	return &problem{code: "rest_too_long", message: "must be at most " + itoa(int64(n)) + " " + unit}
 }
 
-// langParam is defined on every route (CONTRACT 2.7).
+// langParam is defined on every route (docs/API.md "Common parameters").
 var langParam = Param{Name: "translation_language", Type: tString, Enum: langCodes(),
 	Desc: "Language of the content addressed."}
 
@@ -231,7 +231,7 @@ func langCodes() []string {
 }
 
 // creating returns a copy of params for a create endpoint: `trash` is not a status a record can be
-// created in (CONTRACT 8.2), and rejecting it here answers 400 before the permission check (1.6).
+// created in (docs/API.md "Statuses"), and rejecting it here answers 400 before the permission check (1.6).
 func creating(params []Param) []Param {
 	out := slices.Clone(params)
 	for i := range out {
@@ -243,7 +243,7 @@ func creating(params []Param) []Param {
 }
 
 // optional returns a copy of params with nothing required: update endpoints take every body field as
-// optional (CONTRACT 4.7).
+// optional (docs/API.md "Updates").
 func optional(params []Param) []Param {
 	out := slices.Clone(params)
 	for i := range out {

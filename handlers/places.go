@@ -7,7 +7,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// venueParams is the venue field table (SEED 2.3, CONTRACT 3.9.2).
+// venueParams is the venue field table (SEED 2.3, docs/API.md "Venue and organizer fields").
 var venueParams = []Param{
 	{Name: "author", Type: tInt, Desc: "Author ID."},
 	{Name: "date", Type: tString, parse: parseInstant(false), Desc: "Publication date, site time zone."},
@@ -32,7 +32,7 @@ var venueParams = []Param{
 	{Name: "translation_of", Type: tInt, Desc: "ID of a record this one translates."},
 }
 
-// organizerParams is the organizer field table (SEED 2.4, CONTRACT 3.9.3).
+// organizerParams is the organizer field table (SEED 2.4, docs/API.md "Venue and organizer fields").
 var organizerParams = []Param{
 	{Name: "author", Type: tInt, Default: null{}, Desc: "Author ID."},
 	{Name: "date", Type: tString, Default: null{}, parse: parseInstant(false), Desc: "Publication date, site time zone."},
@@ -88,7 +88,7 @@ func venueInput(vals values) *storage.VenueInput {
 	return in
 }
 
-// checkGeo reports the coordinate sent without its partner (CONTRACT 3.9.2).
+// checkGeo reports the coordinate sent without its partner (docs/API.md "Venue and organizer fields").
 func checkGeo(vals values) error {
 	lat, hasLat := vals["geo_lat"].(coordinate)
 	lng, hasLng := vals["geo_lng"].(coordinate)
@@ -118,7 +118,7 @@ func organizerRecord(o *storage.Organizer, rel *storage.Related) record {
 	return record{post: &o.Post, render: func(h *Handler, rq *request, ld bool) obj { return h.renderOrganizer(rq, o, rel, ld) }}
 }
 
-// venueKind and organizerKind describe the venue and organizer routes (CONTRACT 4.3, 4.4): an unknown
+// venueKind and organizerKind describe the venue and organizer routes (docs/API.md "Venues and organizers"): an unknown
 // ID or slug is a parameter failure.
 var venueKind = &recordKind{
 	postType: storage.TypeVenue, route: "venues", params: venueParams,

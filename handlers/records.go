@@ -10,7 +10,7 @@ import (
 )
 
 // recordKind is what differs between the routes of the three record types, events, venues and
-// organizers, which otherwise behave alike (CONTRACT 4.2–4.4): one descriptor per type, and the
+// organizers, which otherwise behave alike (docs/API.md "Events", "Venues and organizers"): one descriptor per type, and the
 // routes below built from it. A new kind of record route (a series, its occurrences) is a new
 // descriptor, not a new set of handlers.
 type recordKind struct {
@@ -22,16 +22,16 @@ type recordKind struct {
 	listParams []Param
 	listQuery  func(rq *request) any
 	list       func(h *Handler, k *recordKind) handleFunc
-	// check, when set, validates the fields of a write beyond their table (step 8 of CONTRACT 1.6).
+	// check, when set, validates the fields of a write beyond their table (step 8 of docs/API.md "Responses").
 	check func(vals values) error
 	// makesSeries, when set, reports whether a write of vals makes a new series, which the series
 	// limit counts (writelimits.go): old is the record an update changes, nil on a create.
 	makesSeries func(vals values, old *record) bool
 	// lookupIsParam: a path that designates no record fails validation (400, step 8), before the
 	// permission check; otherwise the record is looked for in the handler (404, step 10), after it,
-	// whose check then falls back on the capability (CONTRACT 4.2 against 4.3, 4.4).
+	// whose check then falls back on the capability (docs/API.md "Events" against 4.3, 4.4).
 	lookupIsParam bool
-	// trashGone: a trashed record is gone for readers (403 on GET, CONTRACT 4.2) rather than shown to
+	// trashGone: a trashed record is gone for readers (403 on GET, docs/API.md "Events") rather than shown to
 	// those who may read it.
 	trashGone bool
 	// load finds the record by ID (slug == "") or by slug in lang.
@@ -67,7 +67,7 @@ func loadBy[T any](ctx context.Context, id uint64, lang storage.Lang, slug strin
 // lookup is the record a single-record route's path designates, looked up once per request: the
 // permission check of the Allow header and the handler share it (a write loads its record once
 // before it writes). It is looked up again only if the language changed in between, as a by-slug
-// lookup depends on it (translation_language in a body, CONTRACT 0.2).
+// lookup depends on it (translation_language in a body, docs/API.md "Languages").
 type lookup struct {
 	done bool
 	lang storage.Lang
@@ -117,7 +117,7 @@ func (h *Handler) findRecord(rq *request, k *recordKind) (record, error) {
 	return rq.lookup.rec, rq.lookup.err
 }
 
-// checkRecord applies the record-level permission of a write route (CONTRACT 7.6) and returns the
+// checkRecord applies the record-level permission of a write route (docs/API.md "Authentication and permissions") and returns the
 // record: may, the caller's right on the record when there is one; where the lookup is not a
 // parameter, the capability when there is none, and only then the lookup's own error.
 func (h *Handler) checkRecord(rq *request, k *recordKind, may func(storage.Actor, *storage.Post) bool, fallback storage.Cap) (record, error) {
@@ -216,7 +216,7 @@ func (h *Handler) deleteRecord(k *recordKind) handleFunc {
 }
 
 // respondRecord answers a write with the record as it is now, read again after the write (no
-// json_ld, CONTRACT 3.7), and the Location of a created one.
+// json_ld, docs/API.md "The event object"), and the Location of a created one.
 func (h *Handler) respondRecord(w http.ResponseWriter, rq *request, k *recordKind, id uint64, status int) error {
 	h.settle(rq)
 	rec, err := k.load(rq.r.Context(), h.db, id, "", "")

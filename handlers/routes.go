@@ -29,9 +29,9 @@ type endpoint struct {
 	// reads it from the request.
 	query  func(rq *request) any
 	handle handleFunc
-	// allowed is the route-level permission check (CONTRACT 7.6) as the Allow header reports it; nil
+	// allowed is the route-level permission check (docs/API.md "Authentication and permissions") as the Allow header reports it; nil
 	// means public. rec finds the record the path designates (nil when none). Handlers apply the
-	// check themselves, at the point of CONTRACT 1.6 their route requires (venue and term routes
+	// check themselves, at the point of docs/API.md "Responses" their route requires (venue and term routes
 	// validate the ID first).
 	allowed func(rq *request, rec func() *storage.Post) bool
 }
@@ -45,7 +45,7 @@ const (
 	pathSlug
 )
 
-// route is one path pattern of CONTRACT 1.2.
+// route is one path pattern of docs/API.md "Routes".
 type route struct {
 	pattern   string // as the namespace index names it
 	kind      pathKind
@@ -57,7 +57,7 @@ type route struct {
 	media string
 }
 
-// routeTable is the route table of CONTRACT 1.2, in the order of the namespace index (6.1).
+// routeTable is the route table of docs/API.md "Routes", in the order of the namespace index (6.1).
 func (h *Handler) routeTable() []*route {
 	ns := "/" + namespace
 	get := []string{"GET"}
@@ -88,7 +88,7 @@ func (h *Handler) routeTable() []*route {
 func (h *Handler) routes() *httprouter.Router {
 	r := h.newRouter()
 	table := h.routeTable()
-	// The root index (CONTRACT 6.3) is a route like the others, though the namespace index omits it.
+	// The root index (docs/API.md "Namespace index and documentation") is a route like the others, though the namespace index omits it.
 	root := &route{endpoints: []*endpoint{{methods: []string{"GET"}, handle: h.rootIndex}}}
 	for _, rt := range append(slices.Clone(table), root) {
 		path := routerPath(rt)
@@ -128,7 +128,7 @@ func routerPath(rt *route) string {
 }
 
 // wrongMethod answers a method the route does not have: 404 rest_no_route, as WordPress does, with
-// the route's methods in Allow (CONTRACT 1.4).
+// the route's methods in Allow (docs/API.md "Routes").
 func (h *Handler) wrongMethod(rt *route) httprouter.Handle {
 	label := routeLabel(rt)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -151,7 +151,7 @@ func (h *Handler) writeWrongMethod(w http.ResponseWriter, rt *route, rq *request
 	h.writeError(w, rq, errNoRoute)
 }
 
-// dispatch runs steps 4 to 9 of CONTRACT 1.6 for one endpoint (ep nil: OPTIONS).
+// dispatch runs steps 4 to 9 of docs/API.md "Responses" for one endpoint (ep nil: OPTIONS).
 func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 	label := routeLabel(rt)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -214,7 +214,7 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint
 	return ep.handle(w, rq)
 }
 
-// matchRef checks the variable segment the router matched loosely (CONTRACT 1.3).
+// matchRef checks the variable segment the router matched loosely (docs/API.md "Routes").
 func matchRef(rt *route, rq *request, ps httprouter.Params) bool {
 	ref := ps.ByName("ref")
 	switch rt.kind {
@@ -255,7 +255,7 @@ func (h *Handler) allow(rt *route, rq *request) string {
 	return strings.Join(methods, ", ")
 }
 
-// readParams decodes the request's parameter sources and merges them (CONTRACT 2.1, 2.2).
+// readParams decodes the request's parameter sources and merges them (docs/API.md "Parameters and bodies").
 func (h *Handler) readParams(rq *request) (map[string]any, error) {
 	r := rq.r
 	query := input.Form(r.URL.RawQuery)
@@ -296,12 +296,12 @@ func bodyError(err error) error {
 	if errors.As(err, &tooLarge) {
 		return errTooLarge
 	}
-	// No code of the catalog (CONTRACT 9) fits a body that cannot be read or a malformed multipart
+	// No code of the catalog (docs/API.md "Errors") fits a body that cannot be read or a malformed multipart
 	// form; rest_invalid_json does, with the data every rest_invalid_json carries (2.2).
 	return invalidJSON("The request body could not be read.", &input.JSONError{Code: input.JSONErrorSyntax, Message: "Syntax error"})
 }
 
-// invalidJSON is 400 rest_invalid_json with the json_error_code and json_error_message of CONTRACT 2.2.
+// invalidJSON is 400 rest_invalid_json with the json_error_code and json_error_message of docs/API.md "Parameters and bodies".
 func invalidJSON(message string, je *input.JSONError) error {
 	return &detailed{kind: errInvalidJSON, message: message, data: obj{{"json_error_code", je.Code}, {"json_error_message", je.Message}}}
 }

@@ -59,7 +59,7 @@ func (h *Handler) listTerms(k *termKind) handleFunc {
 	}
 }
 
-// filterTerms applies every term-list filter of CONTRACT 5.4.
+// filterTerms applies every term-list filter of docs/API.md "Category and tag list parameters".
 func (h *Handler) filterTerms(ctx context.Context, q *termQuery, all []*storage.Term) ([]*storage.Term, error) {
 	var assigned []uint64
 	post := cmp.Or(q.event, q.post)
@@ -103,7 +103,7 @@ func hasCountedDescendant(all []*storage.Term, id uint64) bool {
 	return false
 }
 
-// sortTerms orders terms for the term lists (CONTRACT 5.4).
+// sortTerms orders terms for the term lists (docs/API.md "Category and tag list parameters").
 func sortTerms(terms []*storage.Term, orderby string, desc bool, include []uint64, slugs []string) {
 	position := func(t *storage.Term) int {
 		switch {

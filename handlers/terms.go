@@ -7,7 +7,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// termParams is the category and tag field table (SEED 2.5, 2.6, CONTRACT 3.9.4).
+// termParams is the category and tag field table (SEED 2.5, 2.6, docs/API.md "Category and tag fields").
 func termParams(k *termKind) []Param {
 	params := []Param{
 		{Name: "name", Type: tString, Required: true, NonEmpty: true, MaxLen: maxTermName, Desc: "Name."},
@@ -52,7 +52,7 @@ func (h *Handler) termSingle(k *termKind) *route {
 	}}
 }
 
-// findTerm loads the term of the route's taxonomy (a term of the other one is not found, CONTRACT 4.5).
+// findTerm loads the term of the route's taxonomy (a term of the other one is not found, docs/API.md "Categories and tags").
 func (h *Handler) findTerm(rq *request, k *termKind) (*storage.Term, *storage.Related, error) {
 	id, err := strconv.ParseUint(rq.pathID, 10, 64)
 	if err != nil { // beyond 2^64-1: matches the route, designates nothing

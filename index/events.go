@@ -63,7 +63,7 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 		count++
 	}
 	if !c.bounded {
-		// Included events are listed by publication date (CONTRACT 5.2).
+		// Included events are listed by publication date (docs/API.md "Events list parameters").
 		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
 		matched = slices.DeleteFunc(matched, c.repeats)
 		count = len(matched)
@@ -103,7 +103,7 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 	}
 	w := p.span(f.Start.Unix(), f.End.Unix())
 	if w.hi < w.lo {
-		return Page{IDs: []uint64{}}, true // an empty window, not an error (CONTRACT 5.2)
+		return Page{IDs: []uint64{}}, true // an empty window, not an error (docs/API.md "Events list parameters")
 	}
 	var filters []keyFilter
 	for _, by := range []struct {

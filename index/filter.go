@@ -7,7 +7,7 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// Visibility says which records a caller may see in a list (CONTRACT 5.5).
+// Visibility says which records a caller may see in a list (docs/API.md "Lists").
 type Visibility struct {
 	Actor storage.Actor
 	// Statuses is the `status` filter; nil means the default for the caller.
@@ -42,7 +42,7 @@ type Geo struct {
 	Lat, Lng, RadiusKm float64
 }
 
-// EventFilter is a validated events-list query (CONTRACT 5.2). Zero values mean "no filter".
+// EventFilter is a validated events-list query (docs/API.md "Events list parameters"). Zero values mean "no filter".
 type EventFilter struct {
 	Lang storage.Lang
 	Visibility
@@ -76,7 +76,7 @@ func (f *EventFilter) keyable() bool {
 		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts)
 }
 
-// PlaceFilter is a validated venues or organizers list query (CONTRACT 5.3).
+// PlaceFilter is a validated venues or organizers list query (docs/API.md "Venue and organizer list parameters").
 type PlaceFilter struct {
 	Type storage.PostType
 	Lang storage.Lang

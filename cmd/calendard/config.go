@@ -21,7 +21,7 @@ import (
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 )
 
-// Config is the effective configuration of the service (CONTRACT 0.3): defaults, overridden by
+// Config is the effective configuration of the service (README "Configuration"): defaults, overridden by
 // CALENDAR_* variables, overridden by flags.
 type Config struct {
 	ListenAddr         string
@@ -45,7 +45,7 @@ type Config struct {
 	CORSTrustedOrigins string
 	// TrustedProxies is the comma-separated list of CALENDAR_TRUSTED_PROXIES, as given.
 	TrustedProxies string
-	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling, 0 = off.
+	// AuthFailuresPerMinute is N of docs/API.md "Authentication and permissions"'s failure throttling, 0 = off.
 	AuthFailuresPerMinute int
 	AdminLogin            string
 	AdminEmail            string
@@ -84,7 +84,7 @@ type Config struct {
 	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
 	ICSFrom string
 	// EtcdEndpoints is the comma-separated list of CALENDAR_ETCD_ENDPOINTS, as given: when set, the
-	// records live in that etcd cluster under EtcdPrefix (cluster mode, DESIGN 8) and DataDir holds
+	// records live in that etcd cluster under EtcdPrefix (cluster mode, docs/CLUSTER.md) and DataDir holds
 	// only what a node rebuilds (its indexes). EtcdCA, EtcdCert and EtcdKey are TLS's PEM files,
 	// EtcdUser and EtcdPassword etcd's authentication.
 	EtcdEndpoints, EtcdPrefix, EtcdCA, EtcdCert, EtcdKey, EtcdUser, EtcdPassword string

@@ -13,8 +13,8 @@ import (
 	"github.com/calendard/calendard/storage"
 )
 
-// TestParseConfigTrustedOrigins: CALENDAR_CORS_TRUSTED_ORIGINS and --cors-trusted-origins (CONTRACT
-// 0.3) are parsed into canonical origins, the flag over the variable, and a malformed entry aborts
+// TestParseConfigTrustedOrigins: CALENDAR_CORS_TRUSTED_ORIGINS and --cors-trusted-origins (README
+// "Configuration") are parsed into canonical origins, the flag over the variable, and a malformed entry aborts
 // start-up with a message naming it.
 func TestParseConfigTrustedOrigins(t *testing.T) {
 	tests := []struct {
@@ -62,7 +62,7 @@ func TestParseConfigTrustedOrigins(t *testing.T) {
 }
 
 // TestParseConfigAuthFailures: CALENDAR_AUTH_FAILURES_PER_MINUTE and --auth-failures-per-minute
-// (CONTRACT 0.3, 7.3): 10 by default, 0 turns throttling off, the flag wins, and a value the throttle
+// (docs/API.md "Authentication and permissions"; README "Configuration"): 10 by default, 0 turns throttling off, the flag wins, and a value the throttle
 // cannot honour aborts start-up.
 func TestParseConfigAuthFailures(t *testing.T) {
 	tests := []struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/calendard/calendard/storage/datetime"
 )
 
-// End-to-end tests of the iCalendar feed, GET {ns}/events.ics (issue 14). Every feed is read back with
+// End-to-end tests of the iCalendar feed, GET {ns}/events.ics. Every feed is read back with
 // arran4/golang-ical, an RFC 5545 parser that shares no code with storage/ical, and compared with the
 // JSON the API answers for the same events.
 
