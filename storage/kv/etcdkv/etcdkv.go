@@ -220,6 +220,10 @@ func classify(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, rpctypes.ErrTooManyOps), errors.Is(err, rpctypes.ErrRequestTooLarge):
 		return fmt.Errorf("%w: %w", ErrTooLarge, err)
+	case errors.Is(err, rpctypes.ErrNoSpace):
+		// The cluster's space quota is used up (its NOSPACE alarm): no write is taken until an
+		// operator compacts, defragments and disarms it (docs/CLUSTER.md), as on a full disk.
+		return fmt.Errorf("%w: %v", kv.ErrNoSpace, err)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, rpctypes.ErrNoLeader),
 		errors.Is(err, rpctypes.ErrTimeout), errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail),
 		errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost), errors.Is(err, rpctypes.ErrLeaderChanged),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -329,5 +330,27 @@ func TestLanded(t *testing.T) {
 				t.Errorf("landed = %d, %v; want %v at the commit's revision %d", found, ok, tc.want, committed)
 			}
 		})
+	}
+}
+
+// TestQuotaUsedUp: a cluster whose space quota is used up (etcd's NOSPACE alarm) refuses writes with
+// kv.ErrNoSpace, as a full disk does, and still serves reads.
+func TestQuotaUsedUp(t *testing.T) {
+	srv, err := etcdtest.StartWithQuota(4 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s := openConfig(t, srv.Config())
+	value := strings.Repeat("x", 512<<10)
+	var werr error
+	for i := 0; i < 64 && werr == nil; i++ {
+		werr = s.Update(ctx, putOne(recs, fmt.Sprint(i), value))
+	}
+	if !errors.Is(werr, kv.ErrNoSpace) {
+		t.Fatalf("writes past the quota: %v, want kv.ErrNoSpace", werr)
+	}
+	if got := keys(t, s, recs); len(got) == 0 {
+		t.Error("no key readable after the quota was used up")
 	}
 }

@@ -64,6 +64,8 @@ func freePorts(n int) ([]int, error) {
 type member struct {
 	name, dir string
 	noFsync   bool
+	// quota is the member's --quota-backend-bytes; zero is etcd's default.
+	quota int64
 	// client is the URL clients use; listen is where the member serves them, the same unless a
 	// gate stands between the two.
 	client, listen, peer url.URL
@@ -119,6 +121,7 @@ func (m *member) launch() (*embed.Etcd, error) {
 	cfg.UnsafeNoFsync = m.noFsync
 	cfg.MaxTxnOps = MaxTxnOps
 	cfg.MaxRequestBytes = MaxRequestBytes
+	cfg.QuotaBackendBytes = m.quota
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{m.listen}, []url.URL{m.client}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{m.peer}, []url.URL{m.peer}
@@ -152,18 +155,23 @@ func waitReady(e *embed.Etcd) error {
 
 // Start starts a single-member cluster with its data in a new temporary directory. Writes are not
 // synced to disk (etcd's --unsafe-no-fsync): a test's data need not outlive the machine.
-func Start() (*Server, error) { return start(true) }
+func Start() (*Server, error) { return start(true, 0) }
 
 // StartDurable is Start with every commit synced to disk, as a production member does: for
 // benchmarks comparing etcd's write latency with the bbolt file's, which syncs too.
-func StartDurable() (*Server, error) { return start(false) }
+func StartDurable() (*Server, error) { return start(false, 0) }
 
-func start(noFsync bool) (*Server, error) {
+// StartWithQuota is Start with a space quota of that many bytes (etcd's --quota-backend-bytes): once
+// the member's data passes it, etcd raises its NOSPACE alarm and refuses every write.
+func StartWithQuota(bytes int64) (*Server, error) { return start(true, bytes) }
+
+func start(noFsync bool, quota int64) (*Server, error) {
 	ms, err := newMembers(1, noFsync, false)
 	if err != nil {
 		return nil, err
 	}
 	m := ms[0]
+	m.quota = quota
 	e, err := m.launch()
 	if err == nil {
 		err = waitReady(e)
