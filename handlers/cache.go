@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/calendard/calendard/handlers/input"
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/klauspost/compress/s2"
@@ -58,7 +59,7 @@ type cachedList struct {
 	from, until time.Time
 	status      int
 	header      http.Header
-	// packed is the plain body, the one a client without gzip gets, s2-compressed (pack); gz is the
+	// packed is the plain body, the one a client without gzip gets, s2-compressed (respcache.Pack); gz is the
 	// body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag when the
 	// answer has one; gz is nil when the answer is not compressible.
 	//
@@ -78,7 +79,7 @@ type cachedList struct {
 	gz     []byte
 	gzETag string
 	// deps are, for a list item, the documents it embeds (renderItems), and dict the dictionary it
-	// is packed with (packItem).
+	// is packed with (respcache.Dicts).
 	deps []storage.Doc
 	dict *s2.Dict
 }
@@ -230,7 +231,7 @@ const promoteBytes = 1 << 20
 // client accepts it. hits is how often the entry has been hit since the last boundary.
 func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList, hits uint64) error {
 	var err error
-	if acceptsGzip(rq.r) && (c.gz != nil || compressible(c.status, packedLen(c.packed))) {
+	if acceptsGzip(rq.r) && (c.gz != nil || compressible(c.status, respcache.PackedLen(c.packed))) {
 		if c.gz == nil {
 			if c, err = h.lists.gzOf(key, c); err != nil {
 				return err
@@ -250,7 +251,7 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cach
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, c.packed, nil)
+	body, err := respcache.Unpack(buf, c.packed, nil)
 	if err != nil {
 		return err
 	}
@@ -442,7 +443,7 @@ func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
 		return nil, fmt.Errorf("handlers: decompress a cached list: %w", err)
 	}
 	both := *e
-	both.packed = pack(nil, body)
+	both.packed = respcache.Pack(nil, body)
 	c.replace(key, e, &both)
 	return &both, nil
 }
@@ -452,7 +453,7 @@ func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
 func (c *listCache) gzOf(key string, e *cachedList) (*cachedList, error) {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, e.packed, nil)
+	body, err := respcache.Unpack(buf, e.packed, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +476,7 @@ func (c *listCache) replace(key string, e, e2 *cachedList) {
 // encoded, else its packed plain body.
 func (e *cachedList) keep(plain []byte, encoded bool) {
 	if !encoded {
-		e.packed = pack(nil, plain)
+		e.packed = respcache.Pack(nil, plain)
 		return
 	}
 	e.gz = gzipped(plain)
@@ -495,43 +496,4 @@ func (e *cachedList) size() int {
 		}
 	}
 	return n
-}
-
-// pack returns body s2-compressed, with dictionary d unless nil, in a slice of its own and of its
-// length: the encoder wants room for the worst case, more than the body itself, and the cache must
-// not keep that.
-func pack(d *s2.Dict, body []byte) []byte {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	n := s2.MaxEncodedLen(len(body))
-	buf.Grow(n)
-	if d != nil {
-		return bytes.Clone(d.Encode(buf.AvailableBuffer()[:n], body))
-	}
-	return bytes.Clone(s2.Encode(buf.AvailableBuffer()[:n], body))
-}
-
-// packedLen is the length of the body that packed holds.
-func packedLen(packed []byte) int {
-	n, _ := s2.DecodedLen(packed) // packed by pack: a valid header
-	return n
-}
-
-// unpackInto returns the body that packed holds, packed with dictionary d (none when nil),
-// decompressed into buf's free space.
-func unpackInto(buf *bytes.Buffer, packed []byte, d *s2.Dict) ([]byte, error) {
-	n := packedLen(packed)
-	buf.Grow(n)
-	dst := buf.AvailableBuffer()[:n]
-	var body []byte
-	var err error
-	if d != nil {
-		body, err = d.Decode(dst, packed)
-	} else {
-		body, err = s2.Decode(dst, packed)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("handlers: unpack a cached answer: %w", err)
-	}
-	return body, nil
 }

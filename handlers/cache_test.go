@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/handlers/respcache"
 )
 
 // TestListCacheKeepsWhatIsUsed: past its bound the cache evicts, of the entries it samples, the one
@@ -373,11 +375,11 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	if e == first || e == nil {
 		t.Fatalf("after its venue was renamed the item is %v", e)
 	}
-	if body, err := unpackInto(new(bytes.Buffer), e.packed, e.dict); err != nil || !strings.Contains(string(body), "Great Hall") {
+	if body, err := respcache.Unpack(new(bytes.Buffer), e.packed, e.dict); err != nil || !strings.Contains(string(body), "Great Hall") {
 		t.Errorf("after its venue was renamed the item is %s (%v)", body, err)
 	}
-	if body, _ := unpackInto(new(bytes.Buffer), e.packed, e.dict); e.dict == nil || len(e.packed) >= len(pack(nil, body)) {
-		t.Errorf("an item of %d bytes is kept in %d, %d without a dictionary (%v)", len(body), len(e.packed), len(pack(nil, body)), e.dict)
+	if body, _ := respcache.Unpack(new(bytes.Buffer), e.packed, e.dict); e.dict == nil || len(e.packed) >= len(respcache.Pack(nil, body)) {
+		t.Errorf("an item of %d bytes is kept in %d, %d without a dictionary (%v)", len(body), len(e.packed), len(respcache.Pack(nil, body)), e.dict)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/calendard/calendard/handlers/respcache"
 )
 
 func TestAcceptsGzip(t *testing.T) {
@@ -295,7 +297,7 @@ func TestListCacheKeepsPlainOnDemand(t *testing.T) {
 		if got, want := plain.Header().Get("Content-Length"), strconv.Itoa(plain.Body.Len()); got != want {
 			t.Errorf("%s: Content-Length %s, body %s bytes", round, got, want)
 		}
-		if packed := len(pack(nil, plain.Body.Bytes())); h.lists.stats().Bytes != entryBytes(h, enc.Body.Len(), packed) {
+		if packed := len(respcache.Pack(nil, plain.Body.Bytes())); h.lists.stats().Bytes != entryBytes(h, enc.Body.Len(), packed) {
 			t.Fatalf("%s: %+v, want one entry of the gzip body and the plain one packed (%d and %d bytes)", round, h.lists.stats(), enc.Body.Len(), packed)
 		}
 	}
@@ -310,7 +312,7 @@ func TestListCacheKeepsHotAnswersUnpacked(t *testing.T) {
 	h := compressionHandler(t)
 	const target = "/calendar/events/v1/events"
 	first := ask(h, "GET", target, nil)
-	packed := len(pack(nil, first.Body.Bytes()))
+	packed := len(respcache.Pack(nil, first.Body.Bytes()))
 	for hit := 1; hit <= promoteHits+1; hit++ {
 		if again := ask(h, "GET", target, nil); again.Body.String() != first.Body.String() {
 			t.Fatalf("hit %d answers differently:\n%s\nfirst:\n%s", hit, again.Body, first.Body)
@@ -340,7 +342,7 @@ func TestListCacheKeepsLargeAnswersUnpacked(t *testing.T) {
 	if first.Code != http.StatusOK || first.Body.Len() < promoteBytes {
 		t.Fatalf("the feed: %d, %d bytes, want at least %d", first.Code, first.Body.Len(), promoteBytes)
 	}
-	packed := len(pack(nil, first.Body.Bytes()))
+	packed := len(respcache.Pack(nil, first.Body.Bytes()))
 	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed) {
 		t.Fatalf("after the first answer: %+v, want one entry of its body packed (%d bytes)", st, packed)
 	}
@@ -367,7 +369,7 @@ func TestListCacheCompressesOnDemand(t *testing.T) {
 	h := compressionHandler(t)
 	const target = "/calendar/events/v1/events"
 	plain := ask(h, "GET", target, nil)
-	packed := len(pack(nil, plain.Body.Bytes()))
+	packed := len(respcache.Pack(nil, plain.Body.Bytes()))
 	if packed >= plain.Body.Len()/3 {
 		t.Fatalf("a list of %d bytes packs to %d", plain.Body.Len(), packed)
 	}

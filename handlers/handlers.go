@@ -12,12 +12,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -85,9 +85,9 @@ type Handler struct {
 	lists  *listCache
 	// items holds the encoded JSON of list items (items.go).
 	items *listCache
-	// itemDicts holds, by post type and language prefix, the dictionary items are packed with
-	// (packItem): a *s2.Dict.
-	itemDicts sync.Map
+	// itemDicts holds, by post type and language prefix, the dictionaries items are packed with: a
+	// few, three types in the site's languages (ParseLang).
+	itemDicts respcache.Dicts
 	rate      *limiter // nil: no rate limit
 	// writes is the write rate limit of users below editor (writelimits.go); nil: none.
 	writes *limiter

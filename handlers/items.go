@@ -15,10 +15,10 @@ const itemCacheBytes = 128 << 20
 // rawJSON is an already encoded JSON value, written as it is.
 type rawJSON []byte
 
-// packedJSON is an already encoded JSON value kept packed (pack), with dictionary dict when not nil:
-// a cached item, which is unpacked straight into the page written (encodeValue): unpacking the page's
-// items into a slice of their own first was a fifth of the bytes the server allocated, and so of the
-// collector's work (docs/BENCHMARKS.md, section "Compression and caching").
+// packedJSON is an already encoded JSON value kept packed (respcache.Pack), with dictionary dict when
+// not nil: a cached item, which is unpacked straight into the page written (encodeValue): unpacking the
+// page's items into a slice of their own first was a fifth of the bytes the server allocated, and so
+// of the collector's work (docs/BENCHMARKS.md, section "Compression and caching").
 type packedJSON struct {
 	packed []byte
 	dict   *s2.Dict
@@ -126,7 +126,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 				continue
 			}
 			// The answer unpacks the item kept rather than a copy of its own: a fifth of the bytes.
-			packed, dict := h.packItem(t, rq.prefix, buf.Bytes())
+			packed, dict := h.itemDicts.Pack(t.String()+"\x00"+string(rq.prefix), buf.Bytes())
 			found[r.id] = packedJSON{packed, dict}
 			h.items.put(key, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
 		}
@@ -142,8 +142,9 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 
 // cachedItems returns the items of ids cached and still valid at head, as packedJSON: rendered at
 // head, or earlier with no change since naming a document they embed. The cache keeps items packed
-// (packItem), about a fifth of their bytes, so that a budget holds about three times the items (what
-// an entry costs besides is the same); unpacking one takes a microsecond, rendering it again tens.
+// with a dictionary of their type and language (respcache.Dicts), about a fifth of their bytes, so
+// that a budget holds about three times the items (what an entry costs besides is the same);
+// unpacking one takes a microsecond, rendering it again tens.
 func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
 	found := make(map[uint64]any, len(ids))
 	entries := make(map[uint64]*cachedList, len(ids))
@@ -187,25 +188,4 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 		found[id] = packedJSON{e.packed, e.dict}
 	}
 	return found, nil
-}
-
-// packItem packs an item of type t in the language of prefix, its JSON body, with the dictionary of
-// such items, which it makes from the first one packed. An item alone has little to repeat; with a
-// dictionary made from another item of its type and language (the field names, the URLs, the shapes
-// of dates, venues and terms recur) it packs to half its size packed alone, and the item cache holds
-// that many more (docs/BENCHMARKS.md, section "Compression and caching"). Any item of the kind serves:
-// a dictionary lives as long as the process, like the items packed with it, and there are a few
-// (three types in the site's languages, ParseLang).
-func (h *Handler) packItem(t storage.PostType, prefix storage.Lang, body []byte) ([]byte, *s2.Dict) {
-	key := t.String() + "\x00" + string(prefix)
-	d, ok := h.itemDicts.Load(key)
-	if !ok {
-		made := s2.MakeDict(bytes.Clone(body), nil)
-		if made == nil {
-			return pack(nil, body), nil // shorter than a dictionary can be
-		}
-		d, _ = h.itemDicts.LoadOrStore(key, made)
-	}
-	dict := d.(*s2.Dict)
-	return pack(dict, body), dict
 }
