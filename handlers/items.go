@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/storage"
 	"github.com/klauspost/compress/s2"
 )
@@ -86,7 +87,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	if err != nil {
 		return nil, err
 	}
-	suffix := "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
+	suffix := itemSuffix(rq)
 	found, err := h.cachedItems(ctx, rq, ids, suffix, head)
 	if err != nil {
 		return nil, err
@@ -121,14 +122,14 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 				return nil, err
 			}
 			key := utoa(r.id) + suffix
-			if !h.items.admit(key) {
+			if !h.items.Admit(key) {
 				found[r.id] = rawJSON(bytes.Clone(buf.Bytes()))
 				continue
 			}
 			// The answer unpacks the item kept rather than a copy of its own: a fifth of the bytes.
 			packed, dict := h.itemDicts.Pack(t.String()+"\x00"+string(rq.prefix), buf.Bytes())
 			found[r.id] = packedJSON{packed, dict}
-			h.items.put(key, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
+			h.items.Put(key, &respcache.Entry{Head: snapshot.Head, From: rq.now, Until: until, Packed: packed, Dict: dict, Deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
@@ -140,6 +141,12 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	return items, nil
 }
 
+// itemSuffix is what follows an item's ID in its key in the item cache: what the rendering takes
+// from rq.
+func itemSuffix(rq *request) string {
+	return "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
+}
+
 // cachedItems returns the items of ids cached and still valid at head, as packedJSON: rendered at
 // head, or earlier with no change since naming a document they embed. The cache keeps items packed
 // with a dictionary of their type and language (respcache.Dicts), about a fifth of their bytes, so
@@ -147,15 +154,15 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 // unpacking one takes a microsecond, rendering it again tens.
 func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
 	found := make(map[uint64]any, len(ids))
-	entries := make(map[uint64]*cachedList, len(ids))
+	entries := make(map[uint64]*respcache.Entry, len(ids))
 	oldest := head
 	for _, id := range ids {
-		e := h.items.peek(utoa(id) + suffix)
-		if e == nil || e.head > head || rq.now.Before(e.from) || !rq.now.Before(e.until) {
+		e := h.items.Peek(utoa(id) + suffix)
+		if e == nil || e.Head > head || rq.now.Before(e.From) || !rq.now.Before(e.Until) {
 			continue
 		}
 		entries[id] = e
-		oldest = min(oldest, e.head)
+		oldest = min(oldest, e.Head)
 	}
 	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
 	// head from which the change log was read completely.
@@ -172,20 +179,20 @@ func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, su
 		}
 	}
 	for id, e := range entries {
-		if e.head < known {
+		if e.Head < known {
 			delete(entries, id)
 			continue
 		}
-		for _, d := range e.deps {
-			if changed[d] > e.head {
+		for _, d := range e.Deps {
+			if changed[d] > e.Head {
 				delete(entries, id)
 				break
 			}
 		}
 	}
-	h.items.tally(len(entries), len(ids)-len(entries))
+	h.items.Tally(len(entries), len(ids)-len(entries))
 	for id, e := range entries {
-		found[id] = packedJSON{e.packed, e.dict}
+		found[id] = packedJSON{e.Packed, e.Dict}
 	}
 	return found, nil
 }
