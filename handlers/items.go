@@ -25,10 +25,6 @@ type packedJSON struct {
 	dict   *s2.Dict
 }
 
-// maxItemChanges bounds the change-log entries read to judge cached items; past it, items older than
-// the newest write are rendered again.
-const maxItemChanges = 1000
-
 // listRecord is a record loaded for a list page, ready to render, with the documents its item embeds.
 type listRecord struct {
 	id     uint64
@@ -147,52 +143,25 @@ func itemSuffix(rq *request) string {
 	return "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
 }
 
-// cachedItems returns the items of ids cached and still valid at head, as packedJSON: rendered at
-// head, or earlier with no change since naming a document they embed. The cache keeps items packed
-// with a dictionary of their type and language (respcache.Dicts), about a fifth of their bytes, so
-// that a budget holds about three times the items (what an entry costs besides is the same);
-// unpacking one takes a microsecond, rendering it again tens.
+// cachedItems returns the items of ids cached and still current at head (respcache.Cache.Current),
+// as packedJSON. The cache keeps items packed with a dictionary of their type and language
+// (respcache.Dicts), about a fifth of their bytes, so that a budget holds about three times the
+// items (what an entry costs besides is the same); unpacking one takes a microsecond, rendering it
+// again tens.
 func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
-	found := make(map[uint64]any, len(ids))
-	entries := make(map[uint64]*respcache.Entry, len(ids))
-	oldest := head
-	for _, id := range ids {
-		e := h.items.Peek(utoa(id) + suffix)
-		if e == nil || e.Head > head || rq.now.Before(e.From) || !rq.now.Before(e.Until) {
-			continue
-		}
-		entries[id] = e
-		oldest = min(oldest, e.Head)
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = utoa(id) + suffix
 	}
-	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
-	// head from which the change log was read completely.
-	var changed map[storage.Doc]uint64
-	known := oldest
-	if oldest < head {
-		var complete bool
-		var err error
-		if changed, complete, err = h.db.ChangedSince(ctx, oldest, maxItemChanges); err != nil {
-			return nil, err
-		}
-		if !complete {
-			known = head // trimmed past oldest, or too many to read: only items rendered at head are judged
-		}
+	entries, err := h.items.Current(ctx, h.db, keys, head, rq.now)
+	if err != nil {
+		return nil, err
 	}
-	for id, e := range entries {
-		if e.Head < known {
-			delete(entries, id)
-			continue
+	found := make(map[uint64]any, len(entries))
+	for i, id := range ids {
+		if e := entries[keys[i]]; e != nil {
+			found[id] = packedJSON{e.Packed, e.Dict}
 		}
-		for _, d := range e.Deps {
-			if changed[d] > e.Head {
-				delete(entries, id)
-				break
-			}
-		}
-	}
-	h.items.Tally(len(entries), len(ids)-len(entries))
-	for id, e := range entries {
-		found[id] = packedJSON{e.Packed, e.Dict}
 	}
 	return found, nil
 }

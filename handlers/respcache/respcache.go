@@ -1,6 +1,7 @@
 // Package respcache keeps encoded answers in memory under a bound of bytes: the list answers of the
-// handlers, and the list items they are built from. It decides what is kept and for how long, and
-// in which form; what a key holds and how an answer is written out are the handlers'.
+// handlers, and the list items they are built from. It decides what is kept, in which form, and
+// what is evicted or turned away; what a key holds, until when an answer holds and how it is written
+// out are the handlers'.
 //
 // # Basics
 //
@@ -10,7 +11,8 @@
 // to entries; past its bound it evicts the entry used least recently among a few it samples, and
 // when nearly full it admits a new key only the second time it is offered (Cache.Admit). Beside an
 // entry, a Cache may hold the one prepared for the instant it expires at, under NextKey: a lookup
-// from that instant on finds it there (Cache.Get).
+// from that instant on finds it there (Cache.Get). An entry that embeds documents (a list item) names
+// them in Deps, and stays current while the change log names none of them (Cache.Current).
 //
 // # Caveats
 //
