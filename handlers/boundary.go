@@ -1,16 +1,15 @@
 package handlers
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 )
@@ -20,7 +19,8 @@ import (
 // first requests after it all miss at once, and every client asking a popular list computes it
 // again side by side. So, shortly before the boundary, a job (jobs.PrepareBoundary) has the most
 // requested lists computed as a request at the boundary would compute them, and kept beside the
-// current answers under nextKey: a lookup from the boundary on finds them there (listCache.get).
+// current answers under respcache.NextKey: a lookup from the boundary on finds them there
+// (respcache.Cache.Get).
 //
 // A prepared answer is computed by the route's own code with the clock read as the boundary, so it
 // takes everything that moves at the boundary from there: the default date window, relative dates
@@ -39,16 +39,12 @@ import (
 // more often than the rest, and those few are the requests a cold boundary slows down.
 const warmKeys = 32
 
-// nextKey is the list cache's key of the answer prepared for the next boundary in place of key's;
-// no route's key begins with a control character.
-func nextKey(key string) string { return "\x01" + key }
-
 // PrepareBoundary computes ahead the answers of the most requested anonymous lists at the next
 // boundary, when it comes within the given time, and returns how many it kept. With no anonymous
 // list hit since the last boundary, it costs one look at the cache. An answer that fails (a route's
 // error) is skipped; ctx ending stops it and is returned.
 func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (int, error) {
-	keys := h.lists.hottest(warmKeys, func(key string) bool { _, ok := anonymousList(key); return ok })
+	keys := h.lists.Hottest(warmKeys, func(key string) bool { _, ok := anonymousList(key); return ok })
 	if len(keys) == 0 {
 		return 0, nil
 	}
@@ -62,7 +58,7 @@ func (h *Handler) PrepareBoundary(ctx context.Context, within time.Duration) (in
 	if !at.Before(h.listUntil(ctx, at, site.Loc)) {
 		at = at.Add(time.Second)
 	}
-	h.lists.cool()
+	h.lists.Cool()
 	prepared := 0
 	for _, key := range keys {
 		if err := ctx.Err(); err != nil {
@@ -109,14 +105,14 @@ func (h *Handler) boundaryRequest(key string, at time.Time) *request {
 }
 
 // prepare computes the answer of rq, a request at the coming boundary (rq.preparing), and keeps it
-// under nextKey(key) with the head and version it was computed at; only its status is written to w,
-// for PrepareBoundary to count. It keeps the gzip body only when
-// the answer is compressible: the clients of the popular lists accept gzip, and a plain client gets
-// the plain body once (plainOf).
+// under respcache.NextKey(key) with the head and version it was computed at; only its status is
+// written to w, for PrepareBoundary to count. It keeps the gzip body only when the answer is
+// compressible: the clients of the popular lists accept gzip, and a plain client gets the plain body
+// once (plainOf).
 func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head uint64, version index.Version, fn handleFunc) error {
 	// A boundary up to the job's lead ahead is seen by two of its runs: the second keeps what the
 	// first prepared, unless a write came between them.
-	if h.lists.peek(nextKey(key)).validAt(head, version, rq.now) {
+	if h.lists.Peek(respcache.NextKey(key)).ValidAt(head, version, rq.now) {
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
@@ -130,32 +126,9 @@ func (h *Handler) prepare(w http.ResponseWriter, rq *request, key string, head u
 	if rec.status != http.StatusOK {
 		return nil
 	}
-	c := &cachedList{head: head, version: version, from: rq.now, until: h.listUntil(rq.r.Context(), rq.now, rq.site.Loc),
-		status: rec.status, header: rec.header}
-	c.keep(rec.body.Bytes(), compressible(rec.status, rec.body.Len()))
-	h.lists.put(nextKey(key), c)
+	c := &respcache.Entry{Head: head, Version: version, From: rq.now, Until: h.listUntil(rq.r.Context(), rq.now, rq.site.Loc),
+		Status: rec.status, Header: rec.header}
+	keep(c, rec.body.Bytes(), compressible(rec.status, rec.body.Len()))
+	h.lists.Put(respcache.NextKey(key), c)
 	return nil
-}
-
-// hottest returns up to n keys that keep accepts with hits since the last boundary, the most hit
-// first.
-func (c *listCache) hottest(n int, keep func(key string) bool) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var keys []string
-	for k := range c.heat {
-		if keep(k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(c.heat[b], c.heat[a]), strings.Compare(a, b)) })
-	return keys[:min(n, len(keys))]
-}
-
-// cool forgets the hits counted so far: the next boundary is prepared for the lists requested after
-// this one.
-func (c *listCache) cool() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.heat)
 }

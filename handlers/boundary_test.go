@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -141,9 +142,9 @@ func TestPreparedAnswersAreFresh(t *testing.T) {
 			fresh := s.fresh()
 			for _, target := range boundaryLists {
 				for _, gzip := range []bool{true, false} {
-					hits := s.h.lists.stats().Hits
+					hits := s.h.lists.Stats().Hits
 					got, gotBody := get(t, s.h, target, gzip)
-					if s.h.lists.stats().Hits != hits+1 {
+					if s.h.lists.Stats().Hits != hits+1 {
 						t.Errorf("%s (gzip %v): not answered from the cache after the boundary", target, gzip)
 					}
 					want, wantBody := get(t, fresh, target, gzip)
@@ -181,9 +182,9 @@ func TestPreparedAnswerYieldsToWrites(t *testing.T) {
 	}
 	s.sync(t)
 	*s.now = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	misses := s.h.lists.stats().Misses
+	misses := s.h.lists.Stats().Misses
 	_, got := get(t, s.h, target, false)
-	if s.h.lists.stats().Misses != misses+1 {
+	if s.h.lists.Stats().Misses != misses+1 {
 		t.Error("an answer prepared before a write was served after it")
 	}
 	if _, want := get(t, s.fresh(), target, false); got != want || !strings.Contains(got, "Late addition") {
@@ -228,7 +229,7 @@ func TestPrepareBoundaryChoosesLists(t *testing.T) {
 	if n, err := s.h.PrepareBoundary(ctx, 5*time.Minute); err != nil || n != warmKeys {
 		t.Fatalf("PrepareBoundary = %d, %v; want %d", n, err, warmKeys)
 	}
-	if s.h.lists.peek(nextKey(listKey("events", &request{r: httptest.NewRequest("GET", "/", nil), origin: "http://example.com"}))) == nil {
+	if s.h.lists.Peek(respcache.NextKey(listKey("events", &request{r: httptest.NewRequest("GET", "/", nil), origin: "http://example.com"}))) == nil {
 		t.Error("the most hit list was not prepared")
 	}
 	if n, _ := s.h.PrepareBoundary(ctx, 5*time.Minute); n != 0 {
@@ -239,14 +240,14 @@ func TestPrepareBoundaryChoosesLists(t *testing.T) {
 // TestPreparedAnswersKeepTheBound: prepared answers count against the list cache's bound.
 func TestPreparedAnswersKeepTheBound(t *testing.T) {
 	s := newBoundaryServer(t)
-	s.h.lists = newListCache(4 << 10)
+	s.h.lists = respcache.New(4 << 10)
 	*s.now = time.Date(2026, 11, 22, 23, 58, 30, 0, time.UTC)
 	for range 3 {
 		s.hot(t, boundaryLists)
 		if _, err := s.h.PrepareBoundary(context.Background(), 90*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if st := s.h.lists.stats(); st.Bytes > st.Limit {
+		if st := s.h.lists.Stats(); st.Bytes > st.Limit {
 			t.Fatalf("the list cache holds %d bytes, over its bound of %d", st.Bytes, st.Limit)
 		}
 	}

@@ -4,133 +4,28 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/maphash"
-	"math"
-	"math/bits"
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/calendard/calendard/handlers/input"
-	"github.com/calendard/calendard/index"
-	"github.com/calendard/calendard/storage"
-	"github.com/klauspost/compress/s2"
+	"github.com/calendard/calendard/handlers/respcache"
 )
 
 // listCacheBytes bounds the memory the list cache holds.
 const listCacheBytes = 64 << 20
 
-// listCache keeps recent list responses. Front ends ask the same lists over and over, and a list
-// costs far more to compute than to copy. A response is reused only while nothing it depends on can
-// have changed: the store's change-log head and the index's version (Index.Version) are those it was
-// computed at, and the clock has not reached the next instant at which time alone changes an answer
-// (Index.StableUntil: a scheduled record's date, an event's start) or the next midnight of the site
-// zone (date windows are whole days, and relative dates such as `tomorrow` move with them). The key
-// holds everything else a body depends on: the route, the query, the caller, the origin and the
-// language prefix. Beside an answer, the cache may hold the one prepared for the instant it expires
-// at (boundary.go), which takes its place from then on.
-//
-// Past its bound the cache evicts the entry used least recently among a few it samples (evictLocked),
-// and admits a new key only the second time it is offered (admit).
-type listCache struct {
-	mu           sync.Mutex
-	m            map[string]*cacheSlot
-	bytes, limit int
-	// clock counts the lookups and puts, to date each slot's last use.
-	clock uint64
-	// hits and misses count the lookups, for the metrics (stats).
-	hits, misses uint64
-	// heat counts, per key of an entry kept, the hits since the last boundary prepared for
-	// (boundary.go); evicting an entry forgets its count, so the map never outgrows m.
-	heat map[string]uint64
-	// turned holds a hash of each key admit turned away lately, in the slot its low bits name: a key
-	// that comes back while its hash's high half is still there is admitted.
-	turned []uint32
-	seed   maphash.Seed
-}
-
-type cachedList struct {
-	head        uint64
-	version     index.Version
-	from, until time.Time
-	status      int
-	header      http.Header
-	// packed is the plain body, the one a client without gzip gets, s2-compressed (pack); gz is the
-	// body gzip-compressed, for the clients that accept it (compress.go), and gzETag its ETag when the
-	// answer has one; gz is nil when the answer is not compressible.
-	//
-	// An entry keeps the body its first client wanted, and the other once a client wants it: gz only
-	// when the answer was recorded for a client that accepts gzip, packed then only once a client
-	// without Accept-Encoding has asked (plainOf); packed only when recorded for such a client, gz then
-	// only once a client that accepts gzip has asked (gzOf). Under a memory budget, keeping both
-	// bodies took most of the cache for the few clients that want the plain one; converting costs more
-	// than a hit, so it is done once per entry. The plain body is kept packed with s2, so that the cache
-	// holds about six times the answers, each unpacked in microseconds (docs/BENCHMARKS.md, section
-	// "Compression and caching").
-	packed []byte
-	// plain is the plain body as sent, kept beside packed once plain clients have asked for the
-	// answer often (promoteHits): unpacking answers was an eighth of the server's CPU in the mix at
-	// 100k events, most of it for the most requested, the pages of 100 (400 KB, 90 µs to unpack).
-	plain  []byte
-	gz     []byte
-	gzETag string
-	// deps are, for a list item, the documents it embeds (renderItems), and dict the dictionary it
-	// is packed with (packItem).
-	deps []storage.Doc
-	dict *s2.Dict
-}
-
-// entryOverhead is what an entry costs the cache beyond its key, bodies, header and deps (size): the
-// cachedList, its cacheSlot, and the map's slot (the key's string header and the slot's pointer).
-const entryOverhead = int(unsafe.Sizeof(cachedList{}) + unsafe.Sizeof(cacheSlot{}) + unsafe.Sizeof("") + unsafe.Sizeof(&cacheSlot{}))
-
-// cacheSlot holds an entry of the cache and the clock's count when it was last used. The entry itself
-// is never modified, as readers hold it without the lock; the slot is, under the lock.
-type cacheSlot struct {
-	e    *cachedList
-	used uint64
-	// size is what the entry counts against the bound: its key and cachedList.size.
-	size int
-}
-
-func newListCache(limit int) *listCache {
-	slots := 1 << bits.Len(uint(limit/turnedBytes))
-	return &listCache{m: map[string]*cacheSlot{}, limit: limit, heat: map[string]uint64{},
-		turned: make([]uint32, slots), seed: maphash.MakeSeed()}
-}
-
-// turnedBytes is how many bytes of its bound a cache has for each key admit remembers: about five
-// slots for each entry of the item cache (a packed item and its entry are about 1.3 KB), many more
-// for the list cache's larger entries, so that a key asked for again while the cache turns over is
-// still remembered; a fixed number of slots held fewer keys than a large cache's entries
-// (docs/BENCHMARKS.md, section "Compression and caching"). At 4 bytes a slot the table is 1.6 % of
-// the cache's bound, not counted in it.
-const turnedBytes = 256
-
-// admit reports whether the answer of key, about to be computed or just computed, should be put in
-// the cache. A full cache admits a key only the second time it is offered, or when it holds the key
-// already (an answer that expired): an answer asked for once (a deep page, a combination of filters,
-// a point on a map, and their items) would otherwise evict one asked for again and again
-// (docs/BENCHMARKS.md, section "Compression and caching").
-// Until the cache is nearly full, every key is admitted.
-func (c *listCache) admit(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.bytes < c.limit-c.limit/16 || c.m[key] != nil {
-		return true
-	}
-	h := maphash.String(c.seed, key)
-	slot, fp := &c.turned[h&uint64(len(c.turned)-1)], uint32(h>>32)|1 // never the zero of an empty slot
-	if *slot == fp {
-		*slot = 0
-		return true
-	}
-	*slot = fp
-	return false
-}
+// The list cache (Handler.lists) keeps recent list responses. Front ends ask the same lists over and
+// over, and a list costs far more to compute than to copy. A response is reused only while nothing it
+// depends on can have changed: the store's change-log head and the index's version (Index.Version) are
+// those it was computed at, and the clock has not reached the next instant at which time alone changes
+// an answer (listUntil: Index.StableUntil, a scheduled record's date or an event's start, or the next
+// midnight of the site zone, as date windows are whole days and relative dates such as `tomorrow` move
+// with them). The key (listKey) holds everything else a body depends on: the route, the query, the
+// caller, the origin and the language prefix. Beside an answer, the cache may hold the one prepared
+// for the instant it expires at (boundary.go), which takes its place from then on. Package respcache
+// decides what the cache keeps, in which form, and what it evicts and admits.
 
 // recorder captures a response so that it can be cached and replayed. Its body is a pooled buffer
 // (release): the cache keeps it compressed, never the buffer itself.
@@ -164,7 +59,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		if rq.preparing {
 			return h.prepare(w, rq, key, head, version, fn)
 		}
-		if c, hits := h.lists.get(key, head, version, rq.now); c != nil {
+		if c, hits := h.lists.Get(key, head, version, rq.now); c != nil {
 			return h.replay(w, rq, key, c, hits)
 		}
 		// Only what the list handler itself sets is recorded and replayed: headers already on w
@@ -179,16 +74,16 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 			return err
 		}
 		body := rec.body.Bytes()
-		c := &cachedList{head: head, version: version, from: rq.now, status: rec.status, header: rec.header}
+		c := &respcache.Entry{Head: head, Version: version, From: rq.now, Status: rec.status, Header: rec.header}
 		encoded := compressible(rec.status, len(body)) && acceptsGzip(rq.r)
-		c.keep(body, encoded)
+		keep(c, body, encoded)
 		if encoded {
-			body = c.gz
+			body = c.Gz
 		}
 		send(w, c, body, encoded)
-		if rec.status == http.StatusOK && h.lists.admit(key) {
-			c.until = h.listUntil(rq.r.Context(), rq.now, rq.site.Loc)
-			h.lists.put(key, c)
+		if rec.status == http.StatusOK && h.lists.Admit(key) {
+			c.Until = h.listUntil(rq.r.Context(), rq.now, rq.site.Loc)
+			h.lists.Put(key, c)
 		}
 		return nil
 	}
@@ -211,8 +106,8 @@ func (h *Handler) listUntil(ctx context.Context, now time.Time, loc *time.Locati
 	return until
 }
 
-// promoteHits is how often an entry must have been hit since the last boundary (listCache.heat) for a
-// plain client's hit to keep its plain body unpacked. In the 50-client mix the front pages reach it
+// promoteHits is how often an entry must have been hit since the last boundary (respcache.Cache.Get)
+// for a plain client's hit to keep its plain body unpacked. In the 50-client mix the front pages reach it
 // within seconds, a category's first page not in minutes: only the few answers unpacked again and
 // again are kept at six times the bytes of one packed (a lower bound cost more hits than unpacking
 // saved: docs/BENCHMARKS.md, section "Compression and caching").
@@ -228,45 +123,45 @@ const promoteBytes = 1 << 20
 
 // replay writes the answer c, the list cache's entry of key, to rq: its gzip-encoded body when the
 // client accepts it. hits is how often the entry has been hit since the last boundary.
-func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *cachedList, hits uint64) error {
+func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *respcache.Entry, hits uint64) error {
 	var err error
-	if acceptsGzip(rq.r) && (c.gz != nil || compressible(c.status, packedLen(c.packed))) {
-		if c.gz == nil {
-			if c, err = h.lists.gzOf(key, c); err != nil {
+	if acceptsGzip(rq.r) && (c.Gz != nil || compressible(c.Status, respcache.PackedLen(c.Packed))) {
+		if c.Gz == nil {
+			if c, err = gzOf(h.lists, key, c); err != nil {
 				return err
 			}
 		}
-		send(w, c, c.gz, true)
+		send(w, c, c.Gz, true)
 		return nil
 	}
-	if c.plain != nil {
-		send(w, c, c.plain, false)
+	if c.Plain != nil {
+		send(w, c, c.Plain, false)
 		return nil
 	}
-	if c.packed == nil {
-		if c, err = h.lists.plainOf(key, c); err != nil {
+	if c.Packed == nil {
+		if c, err = plainOf(h.lists, key, c); err != nil {
 			return err
 		}
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, c.packed, nil)
+	body, err := respcache.Unpack(buf, c.Packed, nil)
 	if err != nil {
 		return err
 	}
 	send(w, c, body, false)
 	if hits >= promoteHits || len(body) >= promoteBytes {
 		promoted := *c
-		promoted.plain = bytes.Clone(body)
-		h.lists.replace(key, c, &promoted)
+		promoted.Plain = bytes.Clone(body)
+		h.lists.Replace(key, c, &promoted)
 	}
 	return nil
 }
 
 // send writes c's status and header, and body: c's plain body, or when encoded its gzip body.
-func send(w http.ResponseWriter, c *cachedList, body []byte, encoded bool) {
+func send(w http.ResponseWriter, c *respcache.Entry, body []byte, encoded bool) {
 	hd := w.Header()
-	for k, v := range c.header {
+	for k, v := range c.Header {
 		if k != "Vary" {
 			hd[k] = v
 			continue
@@ -280,11 +175,11 @@ func send(w http.ResponseWriter, c *cachedList, body []byte, encoded bool) {
 		// Set replaces the shared header's slices, never writes into them.
 		hd.Set("Content-Encoding", codingGzip)
 		hd.Set("Content-Length", strconv.Itoa(len(body)))
-		if c.gzETag != "" {
-			hd.Set("ETag", c.gzETag)
+		if c.GzETag != "" {
+			hd.Set("ETag", c.GzETag)
 		}
 	}
-	w.WriteHeader(c.status)
+	w.WriteHeader(c.Status)
 	w.Write(body)
 }
 
@@ -328,210 +223,43 @@ func cacheQuery(rq *request) string {
 	return q.Encode()
 }
 
-// get returns the entry of key valid at now, with the store at head and the index at version, and
-// how often it has been hit since the last boundary, this hit included.
-func (c *listCache) get(key string, head uint64, version index.Version, now time.Time) (*cachedList, uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.useLocked(key)
-	if !e.validAt(head, version, now) {
-		// An answer prepared for the boundary now is past takes over from the one that expired.
-		if e = c.useLocked(nextKey(key)); !e.validAt(head, version, now) {
-			c.misses++
-			return nil, 0
-		}
-		c.removeLocked(nextKey(key))
-		c.putLocked(key, e)
-	}
-	c.hits++
-	c.heat[key]++
-	return e, c.heat[key]
-}
-
-// useLocked returns the entry of key, if any, and dates its use now.
-func (c *listCache) useLocked(key string) *cachedList {
-	s := c.m[key]
-	if s == nil {
-		return nil
-	}
-	c.clock++
-	s.used = c.clock
-	return s.e
-}
-
-// validAt reports whether e answers a request at now, with the store at head and the index at version.
-func (e *cachedList) validAt(head uint64, version index.Version, now time.Time) bool {
-	return e != nil && e.head == head && e.version == version && !now.Before(e.from) && now.Before(e.until)
-}
-
-// peek returns the entry of key as it is, for callers that judge its validity themselves; they count
-// their hits and misses with tally.
-func (c *listCache) peek(key string) *cachedList {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.useLocked(key)
-}
-
-func (c *listCache) tally(hits, misses int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hits += uint64(hits)
-	c.misses += uint64(misses)
-}
-
-func (c *listCache) stats() index.CacheStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return index.CacheStats{Entries: len(c.m), Bytes: c.bytes, Limit: c.limit, Hits: c.hits, Misses: c.misses}
-}
-
-func (c *listCache) put(key string, e *cachedList) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.putLocked(key, e)
-}
-
-func (c *listCache) putLocked(key string, e *cachedList) {
-	c.removeLocked(key)
-	size := len(key) + e.size()
-	for c.bytes+size > c.limit && len(c.m) > 0 {
-		c.evictLocked()
-	}
-	c.clock++
-	c.m[key] = &cacheSlot{e: e, used: c.clock, size: size}
-	c.bytes += size
-}
-
-// evictionSample is how many entries evictLocked compares. Five find an entry among the least
-// recently used fifth or so (the approximation Redis makes of LRU), at the cost of five steps of a
-// map iteration rather than a list to keep in order on every hit.
-const evictionSample = 5
-
-// evictLocked drops, of a few entries taken at random (a map's iteration starts at a random place),
-// the one used least recently. Random eviction alone let the one-off lists of a mix (deep pages,
-// combined filters), and their items, push out the front pages and the items every page shows.
-func (c *listCache) evictLocked() {
-	var victim string
-	oldest, n := uint64(math.MaxUint64), 0
-	for k, s := range c.m {
-		if s.used < oldest {
-			victim, oldest = k, s.used
-		}
-		if n++; n == evictionSample {
-			break
-		}
-	}
-	c.removeLocked(victim)
-	delete(c.heat, victim)
-}
-
-// removeLocked drops the entry of key, if any; its heat stays with the key.
-func (c *listCache) removeLocked(key string) {
-	if old := c.m[key]; old != nil {
-		c.bytes -= old.size
-		delete(c.m, key)
-	}
-}
-
-// plainOf returns e, an entry kept with its gzip body only, with its plain body too, and keeps that:
-// an entry is never modified (readers hold it without the lock), so a copy with both bodies replaces
-// it while it is still key's entry.
-func (c *listCache) plainOf(key string, e *cachedList) (*cachedList, error) {
-	body, err := gunzipped(e.gz)
+// plainOf returns e, key's entry of the list cache kept with its gzip body only, with its plain body
+// too, and keeps that in e's place (respcache.Cache.Replace).
+func plainOf(lists *respcache.Cache, key string, e *respcache.Entry) (*respcache.Entry, error) {
+	body, err := gunzipped(e.Gz)
 	if err != nil {
 		return nil, fmt.Errorf("handlers: decompress a cached list: %w", err)
 	}
 	both := *e
-	both.packed = pack(nil, body)
-	c.replace(key, e, &both)
+	both.Packed = respcache.Pack(nil, body)
+	lists.Replace(key, e, &both)
 	return &both, nil
 }
 
-// gzOf returns e, an entry kept with its plain body only, with its gzip body too, and keeps that:
-// plainOf's counterpart.
-func (c *listCache) gzOf(key string, e *cachedList) (*cachedList, error) {
+// gzOf returns e, key's entry of the list cache kept with its plain body only, with its gzip body
+// too, and keeps that: plainOf's counterpart.
+func gzOf(lists *respcache.Cache, key string, e *respcache.Entry) (*respcache.Entry, error) {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	body, err := unpackInto(buf, e.packed, nil)
+	body, err := respcache.Unpack(buf, e.Packed, nil)
 	if err != nil {
 		return nil, err
 	}
 	both := *e
-	both.keep(body, true)
-	c.replace(key, e, &both)
+	keep(&both, body, true)
+	lists.Replace(key, e, &both)
 	return &both, nil
-}
-
-// replace puts e2 in e's place while e is key's entry.
-func (c *listCache) replace(key string, e, e2 *cachedList) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s := c.m[key]; s != nil && s.e == e {
-		c.putLocked(key, e2)
-	}
 }
 
 // keep sets e's body from plain, the answer as recorded: its gzip body and that body's ETag when
 // encoded, else its packed plain body.
-func (e *cachedList) keep(plain []byte, encoded bool) {
+func keep(e *respcache.Entry, plain []byte, encoded bool) {
 	if !encoded {
-		e.packed = pack(nil, plain)
+		e.Packed = respcache.Pack(nil, plain)
 		return
 	}
-	e.gz = gzipped(plain)
-	if e.header.Get("ETag") != "" {
-		e.gzETag = etagOf(e.gz)
+	e.Gz = gzipped(plain)
+	if e.Header.Get("ETag") != "" {
+		e.GzETag = etagOf(e.Gz)
 	}
-}
-
-// size is what an entry counts against the cache's bound beside its key: its bodies, its header,
-// its deps and entryOverhead. Small entries are mostly overhead: a packed item is about a kilobyte.
-func (e *cachedList) size() int {
-	n := len(e.packed) + len(e.plain) + len(e.gz) + len(e.gzETag) + len(e.deps)*int(unsafe.Sizeof(storage.Doc{})) + entryOverhead
-	for k, vs := range e.header {
-		n += len(k) + 48 // the map's slot and the slice's header
-		for _, v := range vs {
-			n += len(v) + 16
-		}
-	}
-	return n
-}
-
-// pack returns body s2-compressed, with dictionary d unless nil, in a slice of its own and of its
-// length: the encoder wants room for the worst case, more than the body itself, and the cache must
-// not keep that.
-func pack(d *s2.Dict, body []byte) []byte {
-	buf := getBuffer()
-	defer putBuffer(buf)
-	n := s2.MaxEncodedLen(len(body))
-	buf.Grow(n)
-	if d != nil {
-		return bytes.Clone(d.Encode(buf.AvailableBuffer()[:n], body))
-	}
-	return bytes.Clone(s2.Encode(buf.AvailableBuffer()[:n], body))
-}
-
-// packedLen is the length of the body that packed holds.
-func packedLen(packed []byte) int {
-	n, _ := s2.DecodedLen(packed) // packed by pack: a valid header
-	return n
-}
-
-// unpackInto returns the body that packed holds, packed with dictionary d (none when nil),
-// decompressed into buf's free space.
-func unpackInto(buf *bytes.Buffer, packed []byte, d *s2.Dict) ([]byte, error) {
-	n := packedLen(packed)
-	buf.Grow(n)
-	dst := buf.AvailableBuffer()[:n]
-	var body []byte
-	var err error
-	if d != nil {
-		body, err = d.Decode(dst, packed)
-	} else {
-		body, err = s2.Decode(dst, packed)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("handlers: unpack a cached answer: %w", err)
-	}
-	return body, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,66 +12,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/calendard/calendard/handlers/respcache"
 )
-
-// TestListCacheKeepsWhatIsUsed: past its bound the cache evicts, of the entries it samples, the one
-// used least recently, so an entry used between every put outlives a stream of entries used once.
-// Random eviction would drop it within a few dozen puts of a cache of twenty entries. The bytes the
-// cache counts stay within its bound and equal what its entries count.
-func TestListCacheKeepsWhatIsUsed(t *testing.T) {
-	e := &cachedList{packed: make([]byte, 1000)}
-	c := newListCache(20 * (len("once-000") + e.size()))
-	c.put("hot", e)
-	for i := range 1000 {
-		if c.peek("hot") == nil {
-			t.Fatalf("the entry used between every put was evicted after %d puts", i)
-		}
-		c.put(fmt.Sprintf("once-%03d", i), e)
-		c.mu.Lock()
-		sum := 0
-		for k, s := range c.m {
-			sum += len(k) + s.e.size()
-		}
-		if c.bytes != sum || c.bytes > c.limit {
-			t.Fatalf("after %d puts the cache counts %d bytes, its entries %d, its bound %d", i+1, c.bytes, sum, c.limit)
-		}
-		c.mu.Unlock()
-	}
-	if st := c.stats(); st.Entries < 15 {
-		t.Errorf("%d entries left in a cache for 20", st.Entries)
-	}
-}
-
-// TestListCacheAdmitsWhatComesBack: a cache with room admits every key; a nearly full one a new key
-// only the second time it is offered, and a key it holds (an answer that expired) at once.
-func TestListCacheAdmitsWhatComesBack(t *testing.T) {
-	e := &cachedList{packed: make([]byte, 1000)}
-	c := newListCache(20 * (len("key-00") + e.size()))
-	for i := range 18 {
-		key := fmt.Sprintf("key-%02d", i)
-		if !c.admit(key) {
-			t.Fatalf("with %d of 20 entries, %s was turned away", i, key)
-		}
-		c.put(key, e)
-	}
-	c.put("key-18", e) // full but for a sixteenth
-	for _, step := range []struct {
-		key  string
-		want bool
-	}{
-		// One key at a time: two keys may share a slot of the table, the later one taking it.
-		{"new-00", false},
-		{"new-00", true},
-		{"key-03", true},
-		{"new-01", false},
-		{"new-01", true},
-		{"new-01", false}, // admitted once and not put: a third offer is a first again
-	} {
-		if got := c.admit(step.key); got != step.want {
-			t.Errorf("admit(%s) = %v, want %v", step.key, got, step.want)
-		}
-	}
-}
 
 // TestListCacheFollowsWrites asks the same list before and after writes: a cached body must never
 // outlive a change of the store or the index.
@@ -212,7 +154,7 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 	}{
 		{"built-in bounds", Config{}},
 		// Caches for a few entries, full from the first lists: answers and items are turned away
-		// (admit) and evicted.
+		// (respcache.Cache.Admit) and evicted.
 		{"full caches", Config{ListCacheBytes: 8 << 10, ItemCacheBytes: 8 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -342,15 +284,8 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 			t.Fatalf("%d %s", w.Code, w.Body)
 		}
 	}
-	item := func(id uint64) *cachedList {
-		hh.items.mu.Lock()
-		defer hh.items.mu.Unlock()
-		for k, s := range hh.items.m {
-			if strings.HasPrefix(k, utoa(id)+"\x00") {
-				return s.e
-			}
-		}
-		return nil
+	item := func(id uint64) *respcache.Entry {
+		return hh.items.Peek(utoa(id) + itemSuffix(&request{origin: "http://example.com"}))
 	}
 	jazz := write("POST", "/calendar/events/v1/events", `{"title":"Jazz","start_date":"2027-01-01 20:00","end_date":"2027-01-01 22:00",`+
 		`"venue":{"venue":"Hall"},"tags":"live"}`)
@@ -373,11 +308,11 @@ func TestItemsOutliveUnrelatedWrites(t *testing.T) {
 	if e == first || e == nil {
 		t.Fatalf("after its venue was renamed the item is %v", e)
 	}
-	if body, err := unpackInto(new(bytes.Buffer), e.packed, e.dict); err != nil || !strings.Contains(string(body), "Great Hall") {
+	if body, err := respcache.Unpack(new(bytes.Buffer), e.Packed, e.Dict); err != nil || !strings.Contains(string(body), "Great Hall") {
 		t.Errorf("after its venue was renamed the item is %s (%v)", body, err)
 	}
-	if body, _ := unpackInto(new(bytes.Buffer), e.packed, e.dict); e.dict == nil || len(e.packed) >= len(pack(nil, body)) {
-		t.Errorf("an item of %d bytes is kept in %d, %d without a dictionary (%v)", len(body), len(e.packed), len(pack(nil, body)), e.dict)
+	if body, _ := respcache.Unpack(new(bytes.Buffer), e.Packed, e.Dict); e.Dict == nil || len(e.Packed) >= len(respcache.Pack(nil, body)) {
+		t.Errorf("an item of %d bytes is kept in %d, %d without a dictionary (%v)", len(body), len(e.Packed), len(respcache.Pack(nil, body)), e.Dict)
 	}
 }
 
@@ -489,14 +424,14 @@ func TestCacheKeyIgnoresUnknownParameters(t *testing.T) {
 		if first.Code != 200 {
 			t.Fatalf("%s: %d %s", route, first.Code, first.Body)
 		}
-		before := h.lists.stats()
+		before := h.lists.Stats()
 		for _, q := range []string{"?search=concert&per_page=5&junk=2", "?per_page=5&other=x&search=concert", "?per_page=5&search=concert"} {
 			w := ask(h, "GET", route+q, nil)
 			if w.Code != 200 || w.Body.String() != first.Body.String() {
 				t.Errorf("%s%s: %d, another answer than the first", route, q, w.Code)
 			}
 		}
-		if after := h.lists.stats(); after.Hits != before.Hits+3 || after.Entries != before.Entries {
+		if after := h.lists.Stats(); after.Hits != before.Hits+3 || after.Entries != before.Entries {
 			t.Errorf("%s: %d hits and %d entries after three asks that differ in unknown parameters, want %d and %d",
 				route, after.Hits-before.Hits, after.Entries, 3, before.Entries)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/calendard/calendard/handlers/respcache"
 )
 
 func TestAcceptsGzip(t *testing.T) {
@@ -256,17 +258,15 @@ func TestListPageShrinks(t *testing.T) {
 	}
 }
 
-// entryBytes is what the list cache of h, holding one entry, should count for it when it keeps
-// bodies of these lengths: its key, the entry without bodies, and the bodies.
-func entryBytes(h *Handler, bodies ...int) int {
-	h.lists.mu.Lock()
-	defer h.lists.mu.Unlock()
-	n := 0
-	for k, s := range h.lists.m {
-		bare := *s.e
-		bare.packed, bare.plain, bare.gz = nil, nil, nil
-		n += len(k) + bare.size()
-	}
+// entryBytes is what the list cache of h, holding one entry, the answer of route to ask, should count
+// for it when it keeps bodies of these lengths: its key, the entry without bodies, and the bodies.
+func entryBytes(h *Handler, route string, bodies ...int) int {
+	key := listKey(route, &request{r: httptest.NewRequest("GET", "/", nil), origin: "http://cal.example"})
+	bare := *h.lists.Peek(key)
+	bare.Packed, bare.Plain, bare.Gz = nil, nil, nil
+	alone := respcache.New(1 << 20)
+	alone.Put(key, &bare)
+	n := alone.Stats().Bytes
 	for _, b := range bodies {
 		n += b
 	}
@@ -279,11 +279,11 @@ func entryBytes(h *Handler, bodies ...int) int {
 func TestListCacheKeepsPlainOnDemand(t *testing.T) {
 	h := compressionHandler(t)
 	const target = "/calendar/events/v1/events"
-	if st := h.lists.stats(); st.Entries != 0 {
+	if st := h.lists.Stats(); st.Entries != 0 {
 		t.Fatalf("the cache holds %d entries before any list", st.Entries)
 	}
 	enc := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"})
-	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, enc.Body.Len()) {
+	if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != entryBytes(h, "events", enc.Body.Len()) {
 		t.Fatalf("after a gzip client: %+v, want one entry of its %d gzip bytes only", st, enc.Body.Len())
 	}
 	fresh := ask(New(Deps{Config: h.cfg, Store: h.db, Index: h.index, Log: h.log}), "GET", target, nil)
@@ -295,8 +295,8 @@ func TestListCacheKeepsPlainOnDemand(t *testing.T) {
 		if got, want := plain.Header().Get("Content-Length"), strconv.Itoa(plain.Body.Len()); got != want {
 			t.Errorf("%s: Content-Length %s, body %s bytes", round, got, want)
 		}
-		if packed := len(pack(nil, plain.Body.Bytes())); h.lists.stats().Bytes != entryBytes(h, enc.Body.Len(), packed) {
-			t.Fatalf("%s: %+v, want one entry of the gzip body and the plain one packed (%d and %d bytes)", round, h.lists.stats(), enc.Body.Len(), packed)
+		if packed := len(respcache.Pack(nil, plain.Body.Bytes())); h.lists.Stats().Bytes != entryBytes(h, "events", enc.Body.Len(), packed) {
+			t.Fatalf("%s: %+v, want one entry of the gzip body and the plain one packed (%d and %d bytes)", round, h.lists.Stats(), enc.Body.Len(), packed)
 		}
 	}
 	if again := ask(h, "GET", target, map[string]string{"Accept-Encoding": "gzip"}); again.Body.String() != enc.Body.String() {
@@ -310,16 +310,16 @@ func TestListCacheKeepsHotAnswersUnpacked(t *testing.T) {
 	h := compressionHandler(t)
 	const target = "/calendar/events/v1/events"
 	first := ask(h, "GET", target, nil)
-	packed := len(pack(nil, first.Body.Bytes()))
+	packed := len(respcache.Pack(nil, first.Body.Bytes()))
 	for hit := 1; hit <= promoteHits+1; hit++ {
 		if again := ask(h, "GET", target, nil); again.Body.String() != first.Body.String() {
 			t.Fatalf("hit %d answers differently:\n%s\nfirst:\n%s", hit, again.Body, first.Body)
 		}
-		want := entryBytes(h, packed)
+		want := entryBytes(h, "events", packed)
 		if hit >= promoteHits {
-			want = entryBytes(h, packed, first.Body.Len())
+			want = entryBytes(h, "events", packed, first.Body.Len())
 		}
-		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != want {
+		if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != want {
 			t.Fatalf("after hit %d: %+v, want one entry of %d bytes", hit, st, want)
 		}
 	}
@@ -340,8 +340,8 @@ func TestListCacheKeepsLargeAnswersUnpacked(t *testing.T) {
 	if first.Code != http.StatusOK || first.Body.Len() < promoteBytes {
 		t.Fatalf("the feed: %d, %d bytes, want at least %d", first.Code, first.Body.Len(), promoteBytes)
 	}
-	packed := len(pack(nil, first.Body.Bytes()))
-	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed) {
+	packed := len(respcache.Pack(nil, first.Body.Bytes()))
+	if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != entryBytes(h, feedRoute, packed) {
 		t.Fatalf("after the first answer: %+v, want one entry of its body packed (%d bytes)", st, packed)
 	}
 	etag := first.Header().Get("ETag")
@@ -351,7 +351,7 @@ func TestListCacheKeepsLargeAnswersUnpacked(t *testing.T) {
 			again.Header().Get("Last-Modified") != first.Header().Get("Last-Modified") {
 			t.Fatalf("hit %d answers otherwise than the first answer", hit)
 		}
-		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed, first.Body.Len()) {
+		if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != entryBytes(h, feedRoute, packed, first.Body.Len()) {
 			t.Fatalf("after hit %d: %+v, want one entry of its body packed and as it is (%d and %d bytes)", hit, st, packed, first.Body.Len())
 		}
 	}
@@ -367,11 +367,11 @@ func TestListCacheCompressesOnDemand(t *testing.T) {
 	h := compressionHandler(t)
 	const target = "/calendar/events/v1/events"
 	plain := ask(h, "GET", target, nil)
-	packed := len(pack(nil, plain.Body.Bytes()))
+	packed := len(respcache.Pack(nil, plain.Body.Bytes()))
 	if packed >= plain.Body.Len()/3 {
 		t.Fatalf("a list of %d bytes packs to %d", plain.Body.Len(), packed)
 	}
-	if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, packed) {
+	if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != entryBytes(h, "events", packed) {
 		t.Fatalf("after a plain client: %+v, want one entry of its %d plain bytes packed to %d only", st, plain.Body.Len(), packed)
 	}
 	fresh := ask(New(Deps{Config: h.cfg, Store: h.db, Index: h.index, Log: h.log}), "GET", target, map[string]string{"Accept-Encoding": "gzip"})
@@ -380,7 +380,7 @@ func TestListCacheCompressesOnDemand(t *testing.T) {
 		if enc.Header().Get("Content-Encoding") != "gzip" || enc.Body.String() != fresh.Body.String() || enc.Header().Get("ETag") != fresh.Header().Get("ETag") {
 			t.Fatalf("%s: gzip answer differs from one computed afresh", round)
 		}
-		if st := h.lists.stats(); st.Entries != 1 || st.Bytes != entryBytes(h, enc.Body.Len(), packed) {
+		if st := h.lists.Stats(); st.Entries != 1 || st.Bytes != entryBytes(h, "events", enc.Body.Len(), packed) {
 			t.Fatalf("%s: %+v, want one entry of both bodies (%d and %d bytes)", round, st, enc.Body.Len(), packed)
 		}
 	}

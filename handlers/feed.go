@@ -127,15 +127,15 @@ func (h *Handler) eventFeed(w http.ResponseWriter, rq *request) error {
 // current time, which is never earlier than the body's: such a client gets the body once more.
 func (h *Handler) feedModified(rq *request, etag string) time.Time {
 	now := rq.now.UTC().Truncate(time.Second)
-	prev := h.lists.peek(listKey(feedRoute, rq))
+	prev := h.lists.Peek(listKey(feedRoute, rq))
 	if prev == nil {
 		return now
 	}
-	last, err := http.ParseTime(prev.header.Get("Last-Modified"))
+	last, err := http.ParseTime(prev.Header.Get("Last-Modified"))
 	switch {
 	case err != nil:
 		return now
-	case prev.header.Get("ETag") == etag:
+	case prev.Header.Get("ETag") == etag:
 		return last
 	case !now.After(last):
 		return last.Add(time.Second)

@@ -12,12 +12,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
@@ -82,12 +82,11 @@ type Handler struct {
 	log    *zap.Logger
 	router *httprouter.Router // the REST namespace's (routes.go)
 	table  []*route
-	lists  *listCache
-	// items holds the encoded JSON of list items (items.go).
-	items *listCache
-	// itemDicts holds, by post type and language prefix, the dictionary items are packed with
-	// (packItem): a *s2.Dict.
-	itemDicts sync.Map
+	// lists holds list answers (cache.go), items the encoded JSON of list items (items.go).
+	lists, items *respcache.Cache
+	// itemDicts holds, by post type and language prefix, the dictionaries items are packed with: a
+	// few, three types in the site's languages (ParseLang).
+	itemDicts respcache.Dicts
 	rate      *limiter // nil: no rate limit
 	// writes is the write rate limit of users below editor (writelimits.go); nil: none.
 	writes *limiter
@@ -167,8 +166,8 @@ func newHandler(d Deps) *Handler {
 	if cfg.DefaultLang == "" {
 		cfg.DefaultLang = "en"
 	}
-	h := &Handler{cfg: cfg, db: db, log: log, lists: newListCache(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
-		items: newListCache(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
+	h := &Handler{cfg: cfg, db: db, log: log, lists: respcache.New(cmp.Or(cfg.ListCacheBytes, listCacheBytes)),
+		items: respcache.New(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
 		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour), feeds: newInFlight(cfg.FeedsPerClient),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
 		feedSlots: make(chan struct{}, feedRenders())}

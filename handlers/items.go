@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"github.com/calendard/calendard/handlers/respcache"
 	"github.com/calendard/calendard/storage"
 	"github.com/klauspost/compress/s2"
 )
@@ -15,18 +16,14 @@ const itemCacheBytes = 128 << 20
 // rawJSON is an already encoded JSON value, written as it is.
 type rawJSON []byte
 
-// packedJSON is an already encoded JSON value kept packed (pack), with dictionary dict when not nil:
-// a cached item, which is unpacked straight into the page written (encodeValue): unpacking the page's
-// items into a slice of their own first was a fifth of the bytes the server allocated, and so of the
-// collector's work (docs/BENCHMARKS.md, section "Compression and caching").
+// packedJSON is an already encoded JSON value kept packed (respcache.Pack), with dictionary dict when
+// not nil: a cached item, which is unpacked straight into the page written (encodeValue): unpacking the
+// page's items into a slice of their own first was a fifth of the bytes the server allocated, and so
+// of the collector's work (docs/BENCHMARKS.md, section "Compression and caching").
 type packedJSON struct {
 	packed []byte
 	dict   *s2.Dict
 }
-
-// maxItemChanges bounds the change-log entries read to judge cached items; past it, items older than
-// the newest write are rendered again.
-const maxItemChanges = 1000
 
 // listRecord is a record loaded for a list page, ready to render, with the documents its item embeds.
 type listRecord struct {
@@ -86,7 +83,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	if err != nil {
 		return nil, err
 	}
-	suffix := "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
+	suffix := itemSuffix(rq)
 	found, err := h.cachedItems(ctx, rq, ids, suffix, head)
 	if err != nil {
 		return nil, err
@@ -121,14 +118,14 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 				return nil, err
 			}
 			key := utoa(r.id) + suffix
-			if !h.items.admit(key) {
+			if !h.items.Admit(key) {
 				found[r.id] = rawJSON(bytes.Clone(buf.Bytes()))
 				continue
 			}
 			// The answer unpacks the item kept rather than a copy of its own: a fifth of the bytes.
-			packed, dict := h.packItem(t, rq.prefix, buf.Bytes())
+			packed, dict := h.itemDicts.Pack(t.String()+"\x00"+string(rq.prefix), buf.Bytes())
 			found[r.id] = packedJSON{packed, dict}
-			h.items.put(key, &cachedList{head: snapshot.Head, from: rq.now, until: until, packed: packed, dict: dict, deps: r.deps})
+			h.items.Put(key, &respcache.Entry{Head: snapshot.Head, From: rq.now, Until: until, Packed: packed, Dict: dict, Deps: r.deps})
 		}
 	}
 	items := make([]any, 0, len(ids))
@@ -140,72 +137,31 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	return items, nil
 }
 
-// cachedItems returns the items of ids cached and still valid at head, as packedJSON: rendered at
-// head, or earlier with no change since naming a document they embed. The cache keeps items packed
-// (packItem), about a fifth of their bytes, so that a budget holds about three times the items (what
-// an entry costs besides is the same); unpacking one takes a microsecond, rendering it again tens.
-func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
-	found := make(map[uint64]any, len(ids))
-	entries := make(map[uint64]*cachedList, len(ids))
-	oldest := head
-	for _, id := range ids {
-		e := h.items.peek(utoa(id) + suffix)
-		if e == nil || e.head > head || rq.now.Before(e.from) || !rq.now.Before(e.until) {
-			continue
-		}
-		entries[id] = e
-		oldest = min(oldest, e.head)
-	}
-	// changed holds, per document named since oldest, the newest entry naming it; known is the oldest
-	// head from which the change log was read completely.
-	var changed map[storage.Doc]uint64
-	known := oldest
-	if oldest < head {
-		var complete bool
-		var err error
-		if changed, complete, err = h.db.ChangedSince(ctx, oldest, maxItemChanges); err != nil {
-			return nil, err
-		}
-		if !complete {
-			known = head // trimmed past oldest, or too many to read: only items rendered at head are judged
-		}
-	}
-	for id, e := range entries {
-		if e.head < known {
-			delete(entries, id)
-			continue
-		}
-		for _, d := range e.deps {
-			if changed[d] > e.head {
-				delete(entries, id)
-				break
-			}
-		}
-	}
-	h.items.tally(len(entries), len(ids)-len(entries))
-	for id, e := range entries {
-		found[id] = packedJSON{e.packed, e.dict}
-	}
-	return found, nil
+// itemSuffix is what follows an item's ID in its key in the item cache: what the rendering takes
+// from rq.
+func itemSuffix(rq *request) string {
+	return "\x00" + rq.origin + "\x00" + string(rq.prefix) + "\x00" + utoa(rq.actor.UserID) + "\x00" + string(rq.actor.Role)
 }
 
-// packItem packs an item of type t in the language of prefix, its JSON body, with the dictionary of
-// such items, which it makes from the first one packed. An item alone has little to repeat; with a
-// dictionary made from another item of its type and language (the field names, the URLs, the shapes
-// of dates, venues and terms recur) it packs to half its size packed alone, and the item cache holds
-// that many more (docs/BENCHMARKS.md, section "Compression and caching"). Any item of the kind serves:
-// a dictionary lives as long as the process, like the items packed with it, and there are a few
-// (three types in the site's languages, ParseLang).
-func (h *Handler) packItem(t storage.PostType, prefix storage.Lang, body []byte) ([]byte, *s2.Dict) {
-	key := t.String() + "\x00" + string(prefix)
-	d, ok := h.itemDicts.Load(key)
-	if !ok {
-		made := s2.MakeDict(bytes.Clone(body), nil)
-		if made == nil {
-			return pack(nil, body), nil // shorter than a dictionary can be
-		}
-		d, _ = h.itemDicts.LoadOrStore(key, made)
+// cachedItems returns the items of ids cached and still current at head (respcache.Cache.Current),
+// as packedJSON. The cache keeps items packed with a dictionary of their type and language
+// (respcache.Dicts), about a fifth of their bytes, so that a budget holds about three times the
+// items (what an entry costs besides is the same); unpacking one takes a microsecond, rendering it
+// again tens.
+func (h *Handler) cachedItems(ctx context.Context, rq *request, ids []uint64, suffix string, head uint64) (map[uint64]any, error) {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = utoa(id) + suffix
 	}
-	dict := d.(*s2.Dict)
-	return pack(dict, body), dict
+	entries, err := h.items.Current(ctx, h.db, keys, head, rq.now)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[uint64]any, len(entries))
+	for i, id := range ids {
+		if e := entries[keys[i]]; e != nil {
+			found[id] = packedJSON{e.Packed, e.Dict}
+		}
+	}
+	return found, nil
 }

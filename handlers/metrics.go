@@ -217,7 +217,7 @@ func (s *scrape) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 	}
 	posts, terms := h.db.RecordCacheStats()
-	caches := map[string]index.CacheStats{"lists": h.lists.stats(), "items": h.items.stats(), "records": posts, "terms": terms}
+	caches := map[string]index.CacheStats{"lists": h.lists.Stats(), "items": h.items.Stats(), "records": posts, "terms": terms}
 	if h.index != nil {
 		caches["search_text"] = h.index.TextCacheStats()
 	}

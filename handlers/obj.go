@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/calendard/calendard/handlers/respcache"
 )
 
 // obj is a JSON object whose keys keep the order the contract's tables give them (docs/API.md "Responses"), and
@@ -89,7 +91,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		buf.Write(v)
 		return nil
 	case packedJSON:
-		body, err := unpackInto(buf, v.packed, v.dict)
+		body, err := respcache.Unpack(buf, v.packed, v.dict)
 		if err != nil {
 			return err
 		}
