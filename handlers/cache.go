@@ -192,7 +192,7 @@ func listKey(route string, rq *request) string {
 // cacheQuery is rq's query as the list cache keys it: the parameters its route declares, as validated
 // (rq.vals), and _fields, in order of name. The others change nothing in the answer, and a client that
 // sent a new one each time would miss the cache each time: the feed, whose miss costs a hundred times
-// a hit, was every anonymous client's way to make the server render it (issue 40). A request that
+// a hit, was every anonymous client's way to make the server render it. A request that
 // validate did not see (the boundary's, which the key itself describes), or with a value of another
 // shape than a string or a list of strings, keeps its raw query.
 func cacheQuery(rq *request) string {

@@ -238,7 +238,7 @@ func TestCompressedETagsRevalidate(t *testing.T) {
 	}
 }
 
-// TestListPageShrinks checks issue 15's ratio on a full page: a per_page=100 list compresses to at
+// TestListPageShrinks checks the target ratio on a full page: a per_page=100 list compresses to at
 // most 15 % of its bytes.
 func TestListPageShrinks(t *testing.T) {
 	h := compressionHandler(t)
@@ -391,7 +391,7 @@ func TestListCacheCompressesOnDemand(t *testing.T) {
 
 // Every answer says nosniff, and one to a request with an Origin varies by it, plain or gzip-encoded,
 // computed or from the list cache, short or long: a cached answer's headers never replace what the
-// request's own answer varies by (issue 40).
+// request's own answer varies by.
 func TestAnswersVaryByOrigin(t *testing.T) {
 	h := compressionHandler(t)
 	origin := map[string]string{"Origin": "https://other.example"}

@@ -1,5 +1,5 @@
 // Package handlers is calendard's HTTP layer: the route table, request parsing and validation driven by
-// parameter tables, permissions, response shaping and the one error envelope (CONTRACT 1, 2, 3, 7, 9).
+// parameter tables, permissions, response shaping and the one error envelope (docs/API.md "Routes", "Parameters and bodies", "Responses", "Authentication and permissions", "Errors").
 package handlers
 
 import (
@@ -27,14 +27,14 @@ import (
 const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultHandlerTimeout = 30 * time.Second
-	// DefaultIndexWait bounds how long a write waits for the index before answering (DESIGN 3): the
+	// DefaultIndexWait bounds how long a write waits for the index before answering: the
 	// write is durable either way, and the index catches up by itself.
 	DefaultIndexWait = 2 * time.Second
 )
 
-// Config holds the site settings the HTTP layer needs (CONTRACT 0.3).
+// Config holds the site settings the HTTP layer needs (README "Configuration").
 type Config struct {
-	// BaseURL is the public origin; empty derives it from each request (CONTRACT 1.1).
+	// BaseURL is the public origin; empty derives it from each request (docs/API.md "Routes").
 	BaseURL          string
 	DefaultLang      storage.Lang
 	SiteName         string
@@ -46,7 +46,7 @@ type Config struct {
 	IndexWait        time.Duration
 	// RevisionWait bounds how long a request's X-Calendar-Min-Revision waits for the index (revision.go).
 	RevisionWait time.Duration
-	// RateLimitPerMinute is N of CONTRACT 10.3: 0 turns rate limiting off; above
+	// RateLimitPerMinute is N of docs/API.md "Limits": 0 turns rate limiting off; above
 	// MaxRateLimitPerMinute it is clamped.
 	RateLimitPerMinute int
 	// WriteRateLimitPerMinute is the writes a minute each user below editor may send (writelimits.go):
@@ -59,11 +59,11 @@ type Config struct {
 	// (feedlimit.go): 0 turns the bound off.
 	FeedsPerClient int
 	// TrustedOrigins are the origins of CALENDAR_CORS_TRUSTED_ORIGINS, each in ParseOrigin's form: only
-	// they get Access-Control-Allow-Credentials (CONTRACT 1.7).
+	// they get Access-Control-Allow-Credentials (docs/API.md "Responses").
 	TrustedOrigins []string
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client (proxies.go).
 	TrustedProxies []netip.Prefix
-	// AuthFailuresPerMinute is N of CONTRACT 7.3's failure throttling: 0 turns it off; above
+	// AuthFailuresPerMinute is N of docs/API.md "Authentication and permissions"'s failure throttling: 0 turns it off; above
 	// MaxAuthFailuresPerMinute it is clamped.
 	AuthFailuresPerMinute int
 	// ListCacheBytes and ItemCacheBytes bound the list-answer cache and the list-item cache (cache.go,
@@ -132,7 +132,7 @@ func New(d Deps) *Handler {
 
 // NewLoading returns what a server answers while its index is built or caught up, before New's handler
 // can serve: the health probes, /readyz with the progress, and 503 rest_not_ready with Retry-After
-// to every other request, with the same common headers (CONTRACT 9). A server listens from its start
+// to every other request, with the same common headers (docs/API.md "Errors"). A server listens from its start
 // with it, so that a load balancer or watchdog sees a live process rather than a dead one.
 // d.Index is not used: there is none yet.
 func NewLoading(d Deps, loading *index.Loading) http.Handler {
@@ -184,17 +184,17 @@ type ctxKey struct{}
 // request is everything a route handler needs about one request, parsed once.
 type request struct {
 	r *http.Request
-	// db is the store, for parameter parsers that check existence (CONTRACT 1.6 step 7).
+	// db is the store, for parameter parsers that check existence (docs/API.md "Responses" step 7).
 	db    Store
 	id    string
 	actor storage.Actor
-	// prefix is the language path prefix ("" without one); lang the selected language (CONTRACT 0.2).
+	// prefix is the language path prefix ("" without one); lang the selected language (docs/API.md "Languages").
 	prefix storage.Lang
 	lang   storage.Lang
 	origin string
 	method string
 	// slug is the decoded {slug} path segment, id the {id} one: path parameters are not mixed with the
-	// body's (an event's body `slug` renames it, CONTRACT 4.2).
+	// body's (an event's body `slug` renames it, docs/API.md "Events").
 	slug   string
 	pathID string
 	params map[string]any
@@ -228,7 +228,7 @@ type request struct {
 	preparing bool
 }
 
-// base is {base} of CONTRACT 1.1.
+// base is {base} of docs/API.md "Routes".
 func (rq *request) base() string {
 	if rq.prefix == "" {
 		return rq.origin
@@ -244,7 +244,7 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// origin is {origin} of CONTRACT 1.1.
+// origin is {origin} of docs/API.md "Routes".
 func (h *Handler) origin(r *http.Request) string {
 	if h.cfg.BaseURL != "" {
 		return h.cfg.BaseURL
@@ -256,7 +256,7 @@ func (h *Handler) origin(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// normalizePath implements CONTRACT 1.1 and 1.3 before the router sees the path: the language prefix
+// normalizePath implements docs/API.md "Routes" before the router sees the path: the language prefix
 // is taken off, one trailing slash dropped, and literal segments lower-cased; the {slug} segment keeps
 // its case and stays escaped until the handler decodes it.
 func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
