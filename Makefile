@@ -33,8 +33,8 @@ etcd:
 # someone needs its figures; and every fuzz target runs briefly (go test alone only replays the seeds).
 test:
 	go test -race -count=1 ./...
-	# The end-to-end tests again in cluster mode, on an embedded etcd member: both backends answer alike
-	# (issue 18). Without -race: the race detector has seen these paths in the run above and in the
+	# The end-to-end tests again in cluster mode, on an embedded etcd member: both backends answer
+	# alike. Without -race: the race detector has seen these paths in the run above and in the
 	# cluster tests, and with it this run alone took 4.5-10 minutes on 2 cores.
 	go test -count=1 ./cmd/calendard -args -backend=etcd
 	go test -run='^$$' -bench=. -benchtime=1x ./...

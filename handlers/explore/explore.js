@@ -38,7 +38,7 @@ class ApiError extends Error {
   }
 }
 
-// path builds the route's path under the selected language's prefix (CONTRACT 1.1), with its query.
+// path builds the route's path under the selected language's prefix (docs/API.md "Routes"), with its query.
 function path(route, vars, params) {
   const lang = $("lang").value;
   const tmpl = ROUTES[route].replace(/\{(\w+)\}/g, (_, k) => encodeURIComponent(vars[k]));
@@ -108,7 +108,7 @@ function showStatus(el, text) {
   el.textContent = text;
 }
 
-// filterParams reads the filters as the events list's parameters (CONTRACT 5.2); an empty field sends
+// filterParams reads the filters as the events list's parameters (docs/API.md "Events list parameters"); an empty field sends
 // nothing. A point with only one coordinate is sent as it is: the API's 400 says what is missing.
 function filterParams({ dates = true } = {}) {
   const p = {};
