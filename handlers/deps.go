@@ -66,7 +66,7 @@ type Store interface {
 	DeleteTerm(ctx context.Context, tax storage.Taxonomy, id uint64) (*storage.Term, error)
 
 	// Load reads a page of list items with what they embed; ChangeHead and ChangedSince tell which
-	// cached answers are still current (items.go, cache.go).
+	// cached answers are still current (respcache.Cache.Current, cache.go).
 	Load(ctx context.Context, t storage.PostType, ids []uint64) (*storage.Records, *storage.Related, error)
 	ChangeHead(ctx context.Context) (uint64, error)
 	ChangedSince(ctx context.Context, after uint64, limit int) (map[storage.Doc]uint64, bool, error)
