@@ -49,12 +49,12 @@ func writeThroughAPI(t *testing.T, s *server) []sourceRecord {
 		"categories": []uint64{jazz}, "tags": []uint64{live}, "venue": venue, "organizer": []uint64{org},
 		"image": "https://img.example/jazz.jpg"})
 	// An event hidden from listings must not have ended to be imported: a real site lists it nowhere
-	// then (README, "Importing a The Events Calendar site").
+	// then (docs/IMPORT.md, "Importing a The Events Calendar site").
 	past := s.create("/calendar/events/v1/events", map[string]any{"title": "Old Fair", "all_day": true,
 		"start_date": "2020-03-01", "end_date": "2020-03-02", "date": "2020-01-01 09:00:00"})
 	draft := s.create("/calendar/events/v1/events", map[string]any{"title": "Secret Draft", "status": "draft", "hide_from_listings": true,
 		"start_date": "2030-06-01 20:00:00", "end_date": "2030-06-01 21:00:00", "categories": []uint64{music}})
-	// A TEC site gives a draft no slug, which an import makes the draft's ID (README): so does the source.
+	// A TEC site gives a draft no slug, which an import makes the draft's ID (docs/IMPORT.md): so does the source.
 	if res := s.do(req{method: "POST", path: "/calendar/events/v1/events/" + utoa(draft), auth: adminAuth, body: map[string]any{"slug": utoa(draft)}}); res.status != http.StatusOK {
 		t.Fatalf("draft's slug: %d\n%s", res.status, res.body)
 	}

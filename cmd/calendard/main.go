@@ -24,7 +24,7 @@ func main() {
 }
 
 // exitError is an error that ends the process with a status of its own rather than 1, for a command
-// whose callers (cron jobs, scripts) must tell one failure from another (`import ics` in README.md).
+// whose callers (cron jobs, scripts) must tell one failure from another (docs/IMPORT.md, exit status).
 type exitError struct {
 	status int
 	err    error

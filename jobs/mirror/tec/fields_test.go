@@ -91,7 +91,7 @@ func TestCost(t *testing.T) {
 		site      details
 		wantItems []string
 		wantCost  string
-		// exception: our rules compute other cost_details from the text (README)
+		// exception: our rules compute other cost_details from the text (docs/IMPORT.md)
 		exception bool
 	}{
 		{"range with a symbol after", "Free – 30€", details{[]string{"0", "20", "30"}, "€", "postfix"}, []string{"0€", "20€", "30€"}, "Free – 30€", false},

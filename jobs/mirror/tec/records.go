@@ -108,7 +108,7 @@ func (c *costDetails) position() string {
 // give back its cost_details (`Free – 30€` from values 0, 20, 30 and `€` after them), the formatted
 // cost then being ours in our site's currency where the site's has no symbol; else the site's text
 // as one item, kept as it is, whatever our rules compute from it (`Free – 10`, whose `Free` they take
-// for a currency symbol, README).
+// for a currency symbol, docs/IMPORT.md).
 func costItems(text *string, details *costDetails) *[]string {
 	var t string
 	if text != nil {
