@@ -17,6 +17,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 )
@@ -78,10 +79,11 @@ func TestFeedCap(t *testing.T) {
 }
 
 // TestFeedsPerClient: a client with CALENDAR_FEEDS_PER_CLIENT feed answers in flight (here two
-// clients that read them slowly) gets 429 rest_too_many_requests with Retry-After for a third, while
-// other clients, behind the trusted proxy or not, get theirs; once an answer has been written, its
-// client may ask again. The feed is larger than the kernel's socket buffers, so that an answer whose
-// client reads nothing stays in flight.
+// connections that read them slowly) has its next feeds wait, handlers.FeedQueue of them, and one
+// more refused with 429 rest_too_many_requests and Retry-After, while other clients, behind the
+// trusted proxy or not, get theirs; once the answers in flight are written, the waiting ones are
+// answered whole. The feed is larger than the kernel's socket buffers, so that an answer whose client
+// reads nothing stays in flight.
 func TestFeedsPerClient(t *testing.T) {
 	s := startServer(t, "CALENDAR_FEEDS_PER_CLIENT=2", "CALENDAR_TRUSTED_PROXIES=127.0.0.1/32")
 	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
@@ -160,12 +162,23 @@ func TestFeedsPerClient(t *testing.T) {
 	connB, brB := stalled()
 	ask(connB, brB)
 
+	// The client's next requests: FeedQueue of them wait, the one more is refused at once.
+	queued := make(chan *response, handlers.FeedQueue+1)
+	for range handlers.FeedQueue + 1 {
+		go func() {
+			queued <- s.do(req{method: "GET", path: path, header: map[string]string{"X-Forwarded-For": client}})
+		}()
+	}
+	refused := <-queued
+	if env := refused.json(t); refused.status != http.StatusTooManyRequests || env["code"] != "rest_too_many_requests" || refused.header.Get("Retry-After") != "1" {
+		t.Errorf("the client past its queue: %d, code %v, Retry-After %q; want 429, rest_too_many_requests and 1", refused.status, env["code"], refused.header.Get("Retry-After"))
+	}
+
 	for _, tc := range []struct {
 		name   string
 		header map[string]string
 		want   int
 	}{
-		{"the client", map[string]string{"X-Forwarded-For": client}, http.StatusTooManyRequests},
 		{"another client behind the proxy", map[string]string{"X-Forwarded-For": "198.51.100.2"}, http.StatusOK},
 		{"the proxy's own address", nil, http.StatusOK},
 	} {
@@ -186,12 +199,15 @@ func TestFeedsPerClient(t *testing.T) {
 		})
 	}
 
-	// The server reads a connection's next request once its answer to the previous one is written:
-	// A asking again, while B still holds a place, is answered only if A's first place was given back.
-	if body := drain(brA); !bytes.Equal(body, first.body) {
-		t.Fatalf("the stalled answer: %d bytes, not the feed's %d", len(body), len(first.body))
+	// Once the stalled answers are written, the waiting requests take their places in turn.
+	for _, br := range []*bufio.Reader{brA, brB} {
+		if body := drain(br); !bytes.Equal(body, first.body) {
+			t.Fatalf("a stalled answer: %d bytes, not the feed's %d", len(body), len(first.body))
+		}
 	}
-	ask(connA, brA)
-	drain(brA)
-	drain(brB)
+	for range handlers.FeedQueue {
+		if res := <-queued; res.status != http.StatusOK || !bytes.Equal(res.body, first.body) {
+			t.Fatalf("a waiting request: %d, %d bytes; want 200 and the feed", res.status, len(res.body))
+		}
+	}
 }
