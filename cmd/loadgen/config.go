@@ -37,6 +37,8 @@ type config struct {
 	gzip bool
 	// replay, a loopback address, serves a replay of base-url there instead of driving it (replay.go).
 	replay string
+	// serverPID, when set, is the server's process, whose CPU time per 1,000 requests the report gives.
+	serverPID int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -52,6 +54,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.gzip, "gzip", false, "ask for gzip-compressed answers and decompress them, as browsers do")
 	fs.StringVar(&c.replay, "replay", "", "instead of driving base-url, serve at this loopback host:port each answer of base-url\n"+
 		"fetched once and then copied from memory: the ceiling of any server under the mix")
+	fs.IntVar(&c.serverPID, "server-pid", 0, "process ID of the server: the report gives its CPU time (from /proc/PID/stat) per 1,000 requests,\n"+
+		"which compares runs whose req/s the generator caps on shared cores (0: not measured)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -76,6 +80,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("requests must not be negative")
 	case c.timeout <= 0:
 		return c, errors.New("timeout must be positive")
+	case c.serverPID < 0:
+		return c, errors.New("server-pid must not be negative")
 	}
 	return c, nil
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -57,6 +58,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "loadgen: %d categories, %d tags, %d language prefixes with events; %d clients for %s against %s\n",
 		len(t.categories)/2, len(t.tags)/2, len(t.langs), cfg.clients, cfg.duration, cfg.base)
+	var before time.Duration
+	if cfg.serverPID > 0 {
+		if before, err = cpuTime(cfg.serverPID); err != nil {
+			return err
+		}
+	}
 	res := drive(ctx, c, t, cfg)
+	if cfg.serverPID > 0 {
+		after, err := cpuTime(cfg.serverPID)
+		if err != nil {
+			return err
+		}
+		res.serverCPU = after - before
+	}
 	return res.write(stdout, cfg)
 }

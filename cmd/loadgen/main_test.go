@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,7 +150,9 @@ func TestRun(t *testing.T) {
 	}))
 	defer ts.Close()
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"-base-url", ts.URL, "-clients", "4", "-requests", "400", "-duration", "1m"}, &out, io.Discard)
+	// The test server runs in this process: its CPU time is this process's.
+	err := run(context.Background(), []string{"-base-url", ts.URL, "-clients", "4", "-requests", "400", "-duration", "1m",
+		"-server-pid", strconv.Itoa(os.Getpid())}, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +162,7 @@ func TestRun(t *testing.T) {
 			t.Errorf("no row for %s in\n%s", k.name, report)
 		}
 	}
-	for _, want := range []string{"400 requests", "req/s", "p99 ms", "404×"} {
+	for _, want := range []string{"400 requests", "req/s", "p99 ms", "404×", "ms per 1,000 requests", "% of a core"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
@@ -193,6 +197,46 @@ func TestGzipFlag(t *testing.T) {
 		}
 		if asked.Load() != tc.want {
 			t.Errorf("%v: asked for gzip %v, want %v", tc.args, asked.Load(), tc.want)
+		}
+	}
+}
+
+// TestParseStatCPU: utime and stime are read after the command field, whatever it holds, and a line
+// that is not /proc/PID/stat's is an error.
+func TestParseStatCPU(t *testing.T) {
+	const rest = " S 1 2 3 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 9 0 12345 100000 2000"
+	for _, tc := range []struct {
+		name, line string
+		want       time.Duration
+		err        bool
+	}{
+		{"a plain command", "4242 (calendard)" + rest, 3250 * time.Millisecond, false},
+		{"spaces and parentheses in the command", "4242 (cal (x) d)" + rest, 3250 * time.Millisecond, false},
+		{"no command field", "4242 calendard" + rest, 0, true},
+		{"too few fields", "4242 (calendard) S 1 2 3", 0, true},
+		{"not a number", "4242 (calendard) S 1 2 3 0 -1 4194560 100 0 0 0 x 75", 0, true},
+	} {
+		got, err := parseStatCPU(tc.line)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v (error %v)", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestFlagBounds: the flags' bounds are refused with what is wrong.
+func TestFlagBounds(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-clients", "0"}, "clients must be between"},
+		{[]string{"-duration", "2h"}, "duration must be positive"},
+		{[]string{"-requests", "-1"}, "requests must not be negative"},
+		{[]string{"-timeout", "0s"}, "timeout must be positive"},
+		{[]string{"-server-pid", "-3"}, "server-pid must not be negative"},
+	} {
+		if _, err := parseFlags(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
 }

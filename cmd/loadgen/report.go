@@ -16,6 +16,8 @@ type results struct {
 	elapsed  time.Duration
 	rows     []row // one per kind, then "all"
 	statuses map[int]int
+	// serverCPU is the CPU time the server used during the run (-server-pid), 0 when not measured.
+	serverCPU time.Duration
 }
 
 // row is one line of the table.
@@ -75,8 +77,13 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 func (res *results) write(w io.Writer, cfg config) error {
 	all := res.rows[len(res.rows)-1]
 	secs := res.elapsed.Seconds()
-	fmt.Fprintf(w, "%s: %d clients for %s: %d requests in %.1fs = %.1f req/s, %d non-2xx, %d errors\n\n",
+	fmt.Fprintf(w, "%s: %d clients for %s: %d requests in %.1fs = %.1f req/s, %d non-2xx, %d errors\n",
 		cfg.base, cfg.clients, cfg.duration, all.requests+all.errors, secs, float64(all.requests)/secs, all.non2xx, all.errors)
+	if cfg.serverPID > 0 && all.requests > 0 {
+		fmt.Fprintf(w, "server CPU: %s ms per 1,000 requests, %.0f %% of a core\n", ms(res.serverCPU*1000/time.Duration(all.requests)),
+			100*res.serverCPU.Seconds()/secs)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "kind\trequests\treq/s\tnon-2xx\terrors\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
 	for _, r := range res.rows {
