@@ -174,20 +174,26 @@ func (w *writer) updateEvent(id uint64, in *EventInput) (e *Event, changed bool,
 func (db *DB) TrashEvent(ctx context.Context, a Actor, id uint64) (*Event, error) {
 	var e *Event
 	err := db.update(ctx, func(tx kv.RwTx) error {
-		w := db.newWriter(tx, a)
 		var err error
-		if e, err = loadWritable[Event](w, TypeEvent, id, Actor.CanDelete); err != nil {
-			return err
-		}
-		if err := w.trashEvent(e); err != nil {
-			return err
-		}
-		return w.flush()
+		e, err = db.newWriter(tx, a).trashWritable(id)
+		return err
 	})
 	if err != nil {
 		return nil, fail(OpTrash, DocEvent, id, err)
 	}
 	return e, nil
+}
+
+// trashWritable trashes event id, which w's actor must be allowed to delete, and flushes w.
+func (w *writer) trashWritable(id uint64) (*Event, error) {
+	e, err := loadWritable[Event](w, TypeEvent, id, Actor.CanDelete)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.trashEvent(e); err != nil {
+		return nil, err
+	}
+	return e, w.flush()
 }
 
 // trashEvent moves e, loaded for a write, to the trash with what the series rules make of it: an

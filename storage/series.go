@@ -446,13 +446,8 @@ func (db *DB) TrashOccurrence(ctx context.Context, a Actor, parent uint64, day s
 		if err != nil {
 			return err
 		}
-		if e, err = loadWritable[Event](w, TypeEvent, c.ID, Actor.CanDelete); err != nil {
-			return err
-		}
-		if err := w.trashEvent(e); err != nil {
-			return err
-		}
-		return w.flush()
+		e, err = w.trashWritable(c.ID)
+		return err
 	})
 	if err != nil {
 		return nil, fail(OpTrash, DocEvent, parent, err)
