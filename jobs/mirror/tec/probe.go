@@ -32,17 +32,21 @@ func (r *run) probe(ctx context.Context) error {
 		known[id] = true
 		top = max(top, id)
 	}
-	for _, k := range []kind{venues, organizers, events} {
-		for key := range r.linked {
+	posts := []kind{venues, organizers, events}
+	notePost := func(key string) {
+		for _, k := range posts {
 			if strings.HasPrefix(key, k.name+":") {
 				note(k.idOf(key))
 			}
 		}
-		for key := range r.counted {
-			if strings.HasPrefix(key, k.name+":") {
-				note(k.idOf(key))
-			}
-		}
+	}
+	for key := range r.linked {
+		notePost(key)
+	}
+	for key := range r.counted {
+		notePost(key)
+	}
+	for _, k := range posts {
 		for key := range r.im.listed[r.state(k)] {
 			note(k.idOf(key))
 		}
