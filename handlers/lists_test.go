@@ -97,7 +97,7 @@ func FuzzListQuery(f *testing.F) {
 		"search=%22jazz+night%22+-blues+conc", "status=draft,trash", "featured=0&hide_from_listings=1",
 		"_fields=id,title,venue.venue", "translation_language=fr", "has_events=1&only_with_upcoming=true",
 		"event=1", "hide_empty=1&orderby=count&order=DESC", "slug=music&exclude=1&parent=0", "post=1",
-		"search[]=a&per_page[x]=1", "%zz",
+		"search[]=a&per_page[x]=1", "%zz", "_fields[]=&_fields[]=.",
 	} {
 		for route := range uint8(10) {
 			f.Add(route, seed)

@@ -199,8 +199,8 @@ func parseFields(list []string) fields {
 	for _, name := range list {
 		cur := f
 		for _, part := range strings.Split(strings.TrimSpace(name), ".") {
-			next, ok := cur[part]
-			if !ok {
+			next := cur[part]
+			if next == nil { // new, or the marker of an earlier empty name: `_fields[]=&_fields[]=.`
 				next = fields{}
 				cur[part] = next
 			}

@@ -32,6 +32,8 @@ func TestPickFields(t *testing.T) {
 		{[]string{"venue", "venue.city"}, `{"venue":{"id":2,"city":"Paris"}}`},
 		{[]string{"nope"}, `{}`},
 		{nil, `{"id":1,"title":"t","venue":{"id":2,"city":"Paris"}}`},
+		{[]string{"", ".", "a..b", "id."}, `{"id":1}`}, // empty names name nothing; "id." is id whole
+		{[]string{"venue.", "venue.city"}, `{"venue":{"id":2,"city":"Paris"}}`},
 	}
 	for _, tc := range tests {
 		got, _ := o.pick(parseFields(tc.fields)).MarshalJSON()
