@@ -210,6 +210,8 @@ func BenchmarkListEvents(b *testing.B) {
 		"per_page=20&categories=7&tags=45",
 		"per_page=20&categories=7&featured=1",
 		"per_page=20&categories=3,7&tags=45,46&featured=1",
+		"per_page=10&_fields=id,title,start_date",
+		"per_page=100&_fields=id,title,start_date",
 	} {
 		for _, mode := range []string{"uncached", "items-cached", "cached", "uncached+gzip", "cached+gzip"} {
 			b.Run(mode+"/"+q, func(b *testing.B) {

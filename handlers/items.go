@@ -65,20 +65,13 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // holds what the rendering takes from the request: the origin and language prefix of its URLs, and
 // the caller, whose rights decide the translations shown.
 //
+// Items are kept whole: _fields cuts them down as the page is written (pickedJSON).
+//
 // One page never mixes snapshots: every item reused is valid at the head read first, and when a
 // write lands before the missing ones are loaded, the whole page is rendered again from the newer
 // snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
 	ctx := rq.r.Context()
-	if len(rq.fields) > 0 {
-		// _fields cuts each item down to its own shape: nothing to share.
-		recs, _, err := h.loadPage(ctx, rq, t, ids)
-		items := make([]any, len(recs))
-		for i, r := range recs {
-			items[i] = r.render()
-		}
-		return items, err
-	}
 	head, err := h.db.ChangeHead(ctx)
 	if err != nil {
 		return nil, err

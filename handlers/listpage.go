@@ -101,8 +101,13 @@ func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error
 	}
 	items := make([]any, len(l.items))
 	for i, it := range l.items {
-		if o, ok := it.(obj); ok {
-			it = o.pick(rq.fields)
+		switch v := it.(type) {
+		case obj:
+			it = v.pick(rq.fields)
+		case rawJSON, packedJSON:
+			if len(rq.fields) > 0 {
+				it = pickedJSON{v, rq.fields}
+			}
 		}
 		items[i] = it
 	}
