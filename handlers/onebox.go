@@ -11,6 +11,9 @@ import (
 // kind's part is the first page of its list for the same search, per_type items long, computed by the
 // list's own handler through the list's own parameter table: the items, their order, what the caller
 // may see and the totals are the list's, byte for byte, and stay so whatever the lists learn later.
+// Reading each list's answer back costs about an eighth of an answer no cache holds
+// (docs/BENCHMARKS.md, "The one-box search"), and leaves the lists' code as it is.
+//
 // The answer goes through the list cache like a list. Unlike a list it carries an ETag, as the
 // iCalendar feed does: a browser revalidates every suggestion it asks for again (Cache-Control:
 // no-cache), and a 304 spares it the body.
