@@ -81,7 +81,7 @@ func (h *Handler) searchAll(kinds []searchKind) handleFunc {
 		body, totals := obj{}, obj{}
 		typoTolerant := false
 		for _, k := range kinds {
-			part, err := h.searchPart(rq, k, src)
+			part, err := h.askList(rq, k, src)
 			if err != nil {
 				return err
 			}
@@ -112,10 +112,11 @@ type searchPart struct {
 	typoTolerant bool
 }
 
-// searchPart asks k's list for the first page of src, the list parameters, on behalf of rq, and takes
+// askList asks k's list for the first page of src, the list parameters, on behalf of rq, and takes
 // its items and total from the answer, which the list writes as it writes any: the one box renders
-// nothing itself. The list is asked with GET, as the answer of a HEAD would have no body.
-func (h *Handler) searchPart(rq *request, k searchKind, src map[string]any) (searchPart, error) {
+// nothing itself. The list is asked with GET (on a shallow copy of rq.r), as the answer of a HEAD
+// would have no body, and plain, as the one box encodes its own answer.
+func (h *Handler) askList(rq *request, k searchKind, src map[string]any) (searchPart, error) {
 	sub := *rq
 	sub.r = rq.r.WithContext(rq.r.Context())
 	sub.r.Method, sub.method, sub.plain = http.MethodGet, http.MethodGet, true
