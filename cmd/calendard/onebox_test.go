@@ -70,9 +70,10 @@ func oneBox(t *testing.T, s *server, lp, auth, search string, perType int, extra
 	return totals, res
 }
 
-// seedJazz writes the one box's calendar: jazz in the events, venues, organizers, categories and tags
-// of English and French, seven published jazz events in the default window beside one in the past
-// and a draft, and a blues event. It returns the English jazz events anonymous callers find.
+// seedJazz writes the one box's calendar: jazz in the events, venues, organizers, categories and tags,
+// six English published jazz events and a French one in the default window, beside an English one in
+// the past, a draft event, a draft venue and a blues event. It returns the English jazz events
+// anonymous callers find.
 func seedJazz(t *testing.T, s *server) int {
 	t.Helper()
 	night := concert() // Jazz Night: Salle Pleyel, Org A, Music and Jazz, live
