@@ -16,8 +16,8 @@ import (
 )
 
 // boundaryLists are the lists whose answers move at a boundary: the events in the default window, a
-// relative date bound, the venues and organizers with upcoming events; and a page of the categories
-// for one whose answer does not.
+// relative date bound, the venues and organizers with upcoming events; a page of the categories for
+// one whose answer does not; and the one box, whose events are those of the default window.
 var boundaryLists = []string{
 	"/calendar/events/v1/events",
 	"/calendar/events/v1/events?start_date=tomorrow&per_page=1",
@@ -26,6 +26,7 @@ var boundaryLists = []string{
 	"/calendar/events/v1/organizers?only_with_upcoming=true",
 	"/en/calendar/events/v1/venues?has_events=1",
 	"/calendar/events/v1/categories",
+	"/calendar/events/v1/search?search=market",
 }
 
 // boundaryServer is a handler on a clock the test moves, over a store with events on both sides of
@@ -120,7 +121,7 @@ func TestPreparedAnswersAreFresh(t *testing.T) {
 		moved []string
 	}{
 		{"midnight", time.Date(2026, 11, 22, 23, 58, 30, 0, time.UTC), time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
-			[]string{boundaryLists[0], boundaryLists[1], boundaryLists[2]}},
+			[]string{boundaryLists[0], boundaryLists[1], boundaryLists[2], boundaryLists[7]}},
 		// An event stops being upcoming a second after its start: the boundary's answers are
 		// prepared for then.
 		{"event start", time.Date(2026, 11, 22, 10, 19, 0, 0, time.UTC), time.Date(2026, 11, 22, 10, 20, 1, 0, time.UTC),

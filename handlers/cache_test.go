@@ -177,6 +177,8 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 				"/calendar/events/v1/events?_fields=id,venue.venue",
 				"/calendar/events/v1/events.ics",
 				"/fr/calendar/events/v1/events.ics?search=concert",
+				"/calendar/events/v1/search?search=concert",
+				"/fr/calendar/events/v1/search?search=concert&per_type=2",
 			}
 			check := func(step string) {
 				t.Helper()
@@ -419,7 +421,7 @@ func TestPageNeverMixesSnapshots(t *testing.T) {
 // a client that varies them gets the cached answer, as the feed's clients do.
 func TestCacheKeyIgnoresUnknownParameters(t *testing.T) {
 	h := compressionHandler(t)
-	for _, route := range []string{"/calendar/events/v1/events.ics", "/calendar/events/v1/events"} {
+	for _, route := range []string{"/calendar/events/v1/events.ics", "/calendar/events/v1/events", "/calendar/events/v1/search"} {
 		first := ask(h, "GET", route+"?search=concert&per_page=5&junk=1", nil)
 		if first.Code != 200 {
 			t.Fatalf("%s: %d %s", route, first.Code, first.Body)

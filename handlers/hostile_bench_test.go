@@ -66,31 +66,7 @@ func BenchmarkHostileSearch(b *testing.B) {
 		h = benchHandler(b, 10000)
 	}
 	poison(b, h.(*Handler))
-	distinct := make([]string, 0, 40)
-	for i := range 40 {
-		distinct = append(distinct, "qx"+string(rune('a'+i%26))+string(rune('a'+i/26)))
-	}
-	long := strings.Repeat("q", 1000)
-	common := strings.Fields("ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su")
-	for i := range common {
-		common[i] += string(rune('a' + i%3))
-	}
-	for _, tc := range []struct{ name, search string }{
-		{"prefix", "qx"},
-		{"prefix-x10", strings.TrimSpace(strings.Repeat("qx ", 10))},
-		{"prefix-x1000", strings.TrimSpace(strings.Repeat("qx ", 1000))},
-		{"distinct-prefixes-x40", strings.Join(distinct, " ")},
-		{"negated-prefixes-x40", "jazz -" + strings.Join(distinct, " -")},
-		{"phrase-of-prefixes", `"` + strings.Join(distinct, " ") + `"`},
-		{"long-word", long},
-		{"common-prefixes-x32", strings.Join(common, " ")},
-		{"long-phrase-of-common-words", `"` + strings.TrimSpace(strings.Repeat("jazz concert ", 2000)) + `"`},
-		{"common-word", "jazz"},
-		// Found as typed by nothing: answered again with typo tolerance, one edit and two.
-		{"typo-near-common-word", "concret"},
-		{"typo-near-poisoned-prefix", "qxaaaaaaa"},
-		{"typo-x32", strings.Join(distinct, "zzzzzzz ") + "zzzzzzz"},
-	} {
+	for _, tc := range hostileSearches() {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				i := benchRequests.Add(1)
@@ -167,5 +143,39 @@ func BenchmarkHostileParams(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// hostileSearch is a search string built to be expensive, named.
+type hostileSearch struct{ name, search string }
+
+// hostileSearches are the strings of BenchmarkHostileSearch, for any route that searches: repeats,
+// many terms, long words and phrases, prefixes of the poisoned dictionary (poison), and searches
+// answered again with typo tolerance.
+func hostileSearches() []hostileSearch {
+	distinct := make([]string, 0, 40)
+	for i := range 40 {
+		distinct = append(distinct, "qx"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	long := strings.Repeat("q", 1000)
+	common := strings.Fields("ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su bl op ai ch ja co ma fe th wo ni su")
+	for i := range common {
+		common[i] += string(rune('a' + i%3))
+	}
+	return []hostileSearch{
+		{"prefix", "qx"},
+		{"prefix-x10", strings.TrimSpace(strings.Repeat("qx ", 10))},
+		{"prefix-x1000", strings.TrimSpace(strings.Repeat("qx ", 1000))},
+		{"distinct-prefixes-x40", strings.Join(distinct, " ")},
+		{"negated-prefixes-x40", "jazz -" + strings.Join(distinct, " -")},
+		{"phrase-of-prefixes", `"` + strings.Join(distinct, " ") + `"`},
+		{"long-word", long},
+		{"common-prefixes-x32", strings.Join(common, " ")},
+		{"long-phrase-of-common-words", `"` + strings.TrimSpace(strings.Repeat("jazz concert ", 2000)) + `"`},
+		{"common-word", "jazz"},
+		// Found as typed by nothing: answered again with typo tolerance, one edit and two.
+		{"typo-near-common-word", "concret"},
+		{"typo-near-poisoned-prefix", "qxaaaaaaa"},
+		{"typo-x32", strings.Join(distinct, "zzzzzzz ") + "zzzzzzz"},
 	}
 }

@@ -42,7 +42,7 @@ func docResponses(rt *route, method string) []int {
 	switch {
 	case rt.pattern == changesPattern:
 		return []int{200, 400, 410}
-	case rt.pattern == feedPattern:
+	case rt.pattern == feedPattern, rt.pattern == searchPattern:
 		return []int{200, 304, 400}
 	case !ok:
 		return []int{http.StatusOK}
@@ -232,6 +232,9 @@ func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *reque
 				}}}
 			}
 			r = append(r, member{"content", obj{{"application/json", obj{{"schema", s}}}}})
+		}
+		if rt.pattern == searchPattern && code == http.StatusOK {
+			r = append(r, member{"content", obj{{"application/json", obj{{"schema", searchSchema}}}}})
 		}
 		if rt.media != "" && code == http.StatusOK {
 			r = append(r, member{"content", obj{{rt.media, obj{{"schema", typed("string")}}}}})

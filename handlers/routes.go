@@ -79,6 +79,7 @@ func (h *Handler) routeTable() []*route {
 		h.termSingle(tagKind),
 		{pattern: changesPattern, endpoints: []*endpoint{{methods: get, params: changesParams, handle: h.listChanges}}},
 		{pattern: feedPattern, media: feedMedia, endpoints: []*endpoint{{methods: get, params: eventFilterParams, query: newEventQuery, handle: h.limitFeeds(conditional(h.cached(feedRoute, h.eventFeed)))}}},
+		h.searchRouteOf(),
 	}
 }
 

@@ -47,9 +47,15 @@ func BenchmarkTypoSearch(b *testing.B) {
 			tolerant++
 		}
 	}
-	slices.Sort(took)
-	ms := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))]) / 1e6 }
 	b.ReportMetric(float64(tolerant)/float64(len(took)), "tolerant/op")
-	b.ReportMetric(ms(0.5), "p50-ms")
-	b.ReportMetric(ms(0.99), "p99-ms")
+	reportPercentiles(b, took, 50, 99)
+}
+
+// reportPercentiles reports the given percentiles of took, the durations of a benchmark's requests,
+// in milliseconds ("p95-ms").
+func reportPercentiles(b *testing.B, took []time.Duration, percentiles ...int) {
+	slices.Sort(took)
+	for _, p := range percentiles {
+		b.ReportMetric(float64(took[p*(len(took)-1)/100])/1e6, "p"+strconv.Itoa(p)+"-ms")
+	}
 }
