@@ -197,6 +197,24 @@ func bruteTolerant(l *lang, search string, list func(typos bool) Page) Page {
 }
 
 func (w *world) bruteEventsTyped(t *testing.T, f *EventFilter, typos bool) Page {
+	hits := w.bruteHitsTyped(t, f, typos)
+	if f.Collapse {
+		seen := map[uint64]bool{}
+		hits = slices.DeleteFunc(hits, func(e *storage.Event) bool {
+			series := cmp.Or(e.Parent, e.ID)
+			defer func() { seen[series] = true }()
+			return seen[series]
+		})
+	}
+	out := Page{Total: len(hits), IDs: []uint64{}}
+	for _, e := range hits[min(f.Offset, len(hits)):min(f.Offset+f.Limit, len(hits))] {
+		out.IDs = append(out.IDs, e.ID)
+	}
+	return out
+}
+
+// bruteHitsTyped returns, in list order, every event f matches, a series' occurrences all kept.
+func (w *world) bruteHitsTyped(t *testing.T, f *EventFilter, typos bool) []*storage.Event {
 	ctx := context.Background()
 	page, err := w.db.Scan(ctx, storage.TypeEvent, 0, 1<<20)
 	if err != nil {
@@ -238,19 +256,7 @@ func (w *world) bruteEventsTyped(t *testing.T, f *EventFilter, typos bool) Page 
 		}
 		return int(a.ID) - int(b.ID)
 	})
-	if f.Collapse {
-		seen := map[uint64]bool{}
-		hits = slices.DeleteFunc(hits, func(e *storage.Event) bool {
-			series := cmp.Or(e.Parent, e.ID)
-			defer func() { seen[series] = true }()
-			return seen[series]
-		})
-	}
-	out := Page{Total: len(hits), IDs: []uint64{}}
-	for _, e := range hits[min(f.Offset, len(hits)):min(f.Offset+f.Limit, len(hits))] {
-		out.IDs = append(out.IDs, e.ID)
-	}
-	return out
+	return hits
 }
 
 func (w *world) randomEventFilter() *EventFilter {
@@ -324,6 +330,9 @@ func (w *world) randomEventFilter() *EventFilter {
 		f.Parent = uint64(1 + r.IntN(400))
 	}
 	f.Collapse = r.IntN(4) == 0
+	if r.IntN(4) == 0 {
+		f.Facets = w.randomFacets()
+	}
 	if f.Actor.Can(storage.CapEditPosts) && r.IntN(3) == 0 {
 		all := []storage.Status{storage.StatusPublish, storage.StatusFuture, storage.StatusDraft, storage.StatusPending,
 			storage.StatusPrivate, storage.StatusTrash}

@@ -52,7 +52,11 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 	count := 0
 	for i := range rows {
 		r := &rows[i]
-		if !c.matches(r) || (c.bounded && c.repeats(r)) {
+		if !c.matches(r) {
+			continue
+		}
+		c.tallied(r)
+		if c.bounded && c.repeats(r) {
 			continue
 		}
 		if !c.bounded {
@@ -69,7 +73,7 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 		count = len(matched)
 		matched = matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))]
 	}
-	page := Page{Total: count, IDs: make([]uint64, len(matched))}
+	page := Page{Total: count, IDs: make([]uint64, len(matched)), Facets: c.facets()}
 	for i, r := range matched {
 		page.IDs[i] = r.id
 	}
@@ -470,6 +474,7 @@ func (c *scan) page(rows []*eventRow) Page {
 	matched := rows[:0]
 	for _, r := range rows {
 		if c.matches(r) {
+			c.tallied(r)
 			matched = append(matched, r)
 		}
 	}
@@ -479,7 +484,7 @@ func (c *scan) page(rows []*eventRow) Page {
 		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
 	}
 	matched = slices.DeleteFunc(matched, c.repeats)
-	page := Page{Total: len(matched), IDs: []uint64{}}
+	page := Page{Total: len(matched), IDs: []uint64{}, Facets: c.facets()}
 	for _, r := range matched[min(c.Offset, len(matched)):min(c.Offset+c.Limit, len(matched))] {
 		page.IDs = append(page.IDs, r.id)
 	}
@@ -498,6 +503,8 @@ type scan struct {
 	// links are the projection's, for the series of a row (Collapse), and seen the series listed.
 	links map[uint64]linkSpan
 	seen  *idSet
+	// tally counts the facets of the rows matched, when f asks for them.
+	tally *tally
 }
 
 // compile prepares f for the rows of projection p. Without sets the ID filters are left out: the
@@ -511,6 +518,9 @@ func compile(f *EventFilter, text *idSet, p *projection, sets bool) *scan {
 	}
 	if f.Collapse {
 		c.links, c.seen = p.links, &idSet{}
+	}
+	if f.Facets != nil {
+		c.tally = newTally(f.Facets, p, f.Collapse)
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
@@ -578,6 +588,21 @@ func (c *scan) repeats(r *eventRow) bool {
 	}
 	c.seen.add(series)
 	return false
+}
+
+// tallied counts the facets of r, a row matched, when the list asks for them.
+func (c *scan) tallied(r *eventRow) {
+	if c.tally != nil {
+		c.tally.add(r)
+	}
+}
+
+// facets returns the facet counts of the rows matched, nil when the list asks for none.
+func (c *scan) facets() *FacetCounts {
+	if c.tally == nil {
+		return nil
+	}
+	return &c.tally.counts
 }
 
 func nonZero(id uint64) []uint64 {

@@ -60,7 +60,9 @@ type EventFilter struct {
 	// Parent restricts to the occurrences of this series (post_parent).
 	Parent uint64
 	// Collapse keeps of each series its first occurrence in the list (hide_subsequent_recurrences).
-	Collapse      bool
+	Collapse bool
+	// Facets, when not nil, asks for the list's facet counts (Page.Facets).
+	Facets        *Facets
 	Offset, Limit int
 }
 
@@ -69,10 +71,10 @@ type EventFilter struct {
 // edit_posts, no status filter), filtered by no more than dates, categories, tags, venues, geo, a
 // search and featured=true. Every other field keeps the keys out: they hold only the listed rows'
 // positions, terms, venues and places, not their organizers or series, nor the rows a status filter
-// adds. A new field that the key path does not honour belongs here (TestEventFilterFieldsClassified
+// adds; and facets are counted row by row. A new field that the key path does not honour belongs here (TestEventFilterFieldsClassified
 // fails until it is classified).
 func (f *EventFilter) keyable() bool {
-	return len(f.Include)+len(f.Orgs) == 0 && f.Parent == 0 && (f.Featured == nil || *f.Featured) && !f.Collapse &&
+	return len(f.Include)+len(f.Orgs) == 0 && f.Parent == 0 && f.Facets == nil && (f.Featured == nil || *f.Featured) && !f.Collapse &&
 		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts)
 }
 
@@ -97,4 +99,6 @@ type Page struct {
 	// TypoTolerant is set when the search found nothing as typed and this page answers it with typo
 	// tolerance instead (typoEdits).
 	TypoTolerant bool
+	// Facets are the counts EventFilter.Facets asked for; nil when it asked for none.
+	Facets *FacetCounts
 }

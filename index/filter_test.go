@@ -37,6 +37,7 @@ var eventFilterFields = []struct {
 	{"Include", func(f *EventFilter) { f.Include = []uint64{1} }},
 	{"Parent", func(f *EventFilter) { f.Parent = 1 }},
 	{"Collapse", func(f *EventFilter) { f.Collapse = true }},
+	{"Facets", func(f *EventFilter) { f.Facets = &Facets{} }},
 	{"Offset", nil},
 	{"Limit", nil},
 }

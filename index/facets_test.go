@@ -1,0 +1,173 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// randomFacets asks for a random choice of the world's facets: some of its terms (each category
+// leading to itself and its parent, as the handlers expand a category filter), venues, organizers,
+// and months in one of two zones.
+func (w *world) randomFacets() *Facets {
+	r := w.rng
+	f := &Facets{Terms: map[uint64][]uint64{}, Venues: r.IntN(2) == 0, Orgs: r.IntN(2) == 0}
+	if w.to == nil { // a store without newWorld's data
+		return f
+	}
+	if r.IntN(2) == 0 {
+		for i, c := range w.to.cats {
+			f.Terms[c] = []uint64{c}
+			if i > 2 {
+				f.Terms[c] = append(f.Terms[c], w.to.cats[i-3])
+			}
+		}
+	}
+	if r.IntN(2) == 0 {
+		for _, tag := range w.to.tags {
+			f.Terms[tag] = []uint64{tag}
+		}
+	}
+	switch r.IntN(3) {
+	case 0:
+		f.Months = time.UTC
+	case 1:
+		f.Months = mustZone("Europe/Amsterdam")
+	}
+	return f
+}
+
+func mustZone(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
+
+// bruteFacets counts, for each value f.Facets asks for, the events f matches that have it, a series
+// once with Collapse: the list's total with the value added as a filter.
+func (w *world) bruteFacets(t *testing.T, f *EventFilter) *FacetCounts {
+	var hits []*storage.Event
+	bruteTolerant(w.ix.langs[f.Lang], f.Search, func(typos bool) Page {
+		hits = w.bruteHitsTyped(t, f, typos)
+		return Page{Total: len(hits)}
+	})
+	want := &FacetCounts{Terms: map[uint64]int{}, Venues: map[uint64]int{}, Orgs: map[uint64]int{}, Months: map[Month]int{}}
+	seen := map[string]bool{}
+	add := func(dim string, value any, series uint64, count func()) {
+		if k := fmt.Sprint(dim, value, series); !seen[k] {
+			seen[k] = true
+			count()
+		}
+	}
+	for _, e := range hits {
+		series := e.ID
+		if f.Collapse {
+			series = cmp.Or(e.Parent, e.ID)
+		}
+		for _, term := range append(slices.Clone(e.Categories), e.Tags...) {
+			for _, to := range f.Facets.Terms[term] {
+				add("term", to, series, func() { want.Terms[to]++ })
+			}
+		}
+		if f.Facets.Venues && e.VenueID != 0 {
+			add("venue", e.VenueID, series, func() { want.Venues[e.VenueID]++ })
+		}
+		if f.Facets.Orgs {
+			for _, org := range e.OrganizerIDs {
+				add("org", org, series, func() { want.Orgs[org]++ })
+			}
+		}
+		if f.Facets.Months != nil {
+			y, m, _ := e.StartUTC.In(f.Facets.Months).Date()
+			add("month", Month{y, m}, series, func() { want.Months[Month{y, m}]++ })
+		}
+	}
+	return want
+}
+
+// TestFacetsEqualBruteForce: the facet counts of random lists, for every role, collapsed or not, in
+// every language, through the scan and the candidates, equal the brute-force count of the events
+// each list matches that have the value; asking for facets changes neither the page nor the total.
+func TestFacetsEqualBruteForce(t *testing.T) {
+	ctx := context.Background()
+	for seed := range uint64(*seeds) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			w := newWorld(t, seed, 300)
+			for _, share := range []int{candidateShare, 1} {
+				t.Run(fmt.Sprint("share", share), func(t *testing.T) {
+					defer func(was int) { candidateShare = was }(candidateShare)
+					candidateShare = share
+					for i := range 150 {
+						f := w.randomEventFilter()
+						f.Facets = w.randomFacets()
+						got, err := w.ix.Events(ctx, f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						plain := *f
+						plain.Facets = nil
+						want, err := w.ix.Events(ctx, &plain)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) || got.TypoTolerant != want.TypoTolerant {
+							t.Fatalf("query %d %+v: facets change the page: %d %v, want %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
+						}
+						if wantFacets := w.bruteFacets(t, f); !equalCounts(got.Facets, wantFacets) {
+							t.Fatalf("query %d %+v total %d ids %v\n got %+v\nwant %+v", i, *f, got.Total, got.IDs, *got.Facets, *wantFacets)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+func equalCounts(a, b *FacetCounts) bool {
+	return maps.Equal(a.Terms, b.Terms) && maps.Equal(a.Venues, b.Venues) && maps.Equal(a.Orgs, b.Orgs) && maps.Equal(a.Months, b.Months)
+}
+
+// TestFacetMonths: a month runs from 00:00:00 on its first day in the zone to the next month's,
+// wherever the zone's offset puts them in UTC.
+func TestFacetMonths(t *testing.T) {
+	amsterdam, santiago := mustZone("Europe/Amsterdam"), mustZone("America/Santiago")
+	for _, tc := range []struct {
+		name string
+		loc  *time.Location
+		at   time.Time
+		want Month
+	}{
+		{"UTC first second", time.UTC, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Month{2026, 12}},
+		{"UTC last second", time.UTC, time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC), Month{2026, 11}},
+		{"ahead of UTC: November in UTC, December there", amsterdam, time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), Month{2026, 12}},
+		{"ahead of UTC: the last second of November there", amsterdam, time.Date(2026, 11, 30, 22, 59, 59, 0, time.UTC), Month{2026, 11}},
+		{"behind UTC: January in UTC, December there", santiago, time.Date(2027, 1, 1, 2, 0, 0, 0, time.UTC), Month{2026, 12}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl := &tally{Facets: &Facets{Months: tc.loc}}
+			tl.setMonth(tc.at.Unix())
+			if tl.month != tc.want {
+				t.Errorf("month of %v in %v = %v, want %v", tc.at, tc.loc, tl.month, tc.want)
+			}
+			if u := tc.at.Unix(); u < tl.monthLo || u >= tl.monthHi {
+				t.Errorf("%v is outside its month's bounds [%v, %v)", tc.at, time.Unix(tl.monthLo, 0).UTC(), time.Unix(tl.monthHi, 0).UTC())
+			}
+			lo := time.Unix(tl.monthLo, 0).In(tc.loc)
+			if lo.Day() != 1 || lo.Month() != tc.want.Month || time.Unix(tl.monthLo-1, 0).In(tc.loc).Month() == tc.want.Month {
+				t.Errorf("month starts at %v, want the first instant of its first day", lo)
+			}
+			hi := time.Unix(tl.monthHi, 0).In(tc.loc)
+			if hi.Day() != 1 || hi.Month() == tc.want.Month || time.Unix(tl.monthHi-1, 0).In(tc.loc).Month() != tc.want.Month {
+				t.Errorf("month ends at %v, want the first instant of the next", hi)
+			}
+		})
+	}
+}
