@@ -23,6 +23,7 @@ type eventQuery struct {
 	geoloc   bool
 	lat, lng *float64
 	radiusKm float64
+	facetQuery
 }
 
 // newEventQuery is the query of an events list request before its parameters: the first page of the

@@ -75,6 +75,8 @@ type listing struct {
 	// doc is the kind of the listed documents, which names the error of a page past the end.
 	doc    storage.DocKind
 	params []Param
+	// extra are members the list adds after the envelope's (the events list's facets).
+	extra obj
 }
 
 // writeList writes a list page (docs/API.md "Lists"), or 404 for a page past the end.
@@ -120,6 +122,7 @@ func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error
 		body = appendLinks(body, next, prev)
 		body = append(body, member{"total", l.total}, member{"total_pages", pages})
 	}
+	body = append(body, l.extra...)
 	// Set as the reference spells them; Header.Set would canonicalise to X-Tec-Total.
 	w.Header()["X-TEC-Total"] = []string{strconv.Itoa(l.total)}
 	w.Header()["X-TEC-TotalPages"] = []string{strconv.Itoa(pages)}

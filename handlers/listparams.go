@@ -15,7 +15,7 @@ import (
 // record; those that do read the store and are in listrefs.go. Paging is in listpage.go.
 
 // eventListParams is the events list table (docs/API.md "Events list parameters"), in the order rest_url echoes them.
-var eventListParams = append(slices.Clone(pageParams), eventFilterParams...)
+var eventListParams = slices.Concat(pageParams, eventFilterParams, facetParams)
 
 // eventFilterParams are the parameters that choose the listed events, each written into the events
 // list's query (eventQuery): a representation of the events list that is not paged in the list's way

@@ -55,7 +55,7 @@ func TestListRowsWriteTheirQuery(t *testing.T) {
 		"include": eventID, "post_parent": eventID, "hide_subsequent_recurrences": "1",
 		"event": eventID, "has_events": "1", "only_with_upcoming": "1",
 		"order": "DESC", "orderby": "count", "hide_empty": "0", "parent": "0", "post": eventID,
-		"slug": "music",
+		"slug": "music", "facets": "month", "facet_limit": "5",
 	}
 	tables := []struct {
 		name   string

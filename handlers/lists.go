@@ -13,6 +13,9 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
+	if f.Facets, err = h.eventFacets(rq, &q.facetQuery); err != nil {
+		return err
+	}
 	res, err := h.index.Events(rq.r.Context(), f)
 	if err != nil {
 		return err
@@ -21,9 +24,16 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
+	l := listing{key: "events", items: items, total: res.Total, paging: q.paging, doc: storage.DocEvent, params: eventListParams}
+	if res.Facets != nil {
+		facets, err := h.facetsObj(rq.r.Context(), &q.facetQuery, res.Facets)
+		if err != nil {
+			return err
+		}
+		l.extra = append(l.extra, member{"facets", facets})
+	}
 	markTypoTolerant(w, res)
-	return h.writeList(w, rq, listing{key: "events", items: items, total: res.Total, paging: q.paging,
-		doc: storage.DocEvent, params: eventListParams})
+	return h.writeList(w, rq, l)
 }
 
 // placeQuery is the venues and organizers lists' query as the rows of placeListParams write it: the

@@ -224,12 +224,16 @@ func (h *Handler) docOperation(rt *route, ep *endpoint, method string, rq *reque
 			var s obj = ref
 			if rt.kind == pathNone && method == http.MethodGet {
 				key := strings.TrimPrefix(docPath(rt), "/")
-				s = obj{{"type", "object"}, {"properties", obj{
+				props := obj{
 					{key, obj{{"type", "array"}, {"items", ref}}},
 					{"rest_url", obj{{"type", "string"}}},
 					{"total", obj{{"type", "integer"}}},
 					{"total_pages", obj{{"type", "integer"}}},
-				}}}
+				}
+				if key == "events" {
+					props = append(props, member{"facets", facetsSchema()})
+				}
+				s = obj{{"type", "object"}, {"properties", props}}
 			}
 			r = append(r, member{"content", obj{{"application/json", obj{{"schema", s}}}}})
 		}
