@@ -166,29 +166,33 @@ var farEnd = time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)
 // rendered before; cached: the same request again and again. A mode
 // ending in "+gzip" asks for a gzip-encoded answer (compress.go). It returns the last answer.
 func benchServe(b *testing.B, h http.Handler, target, mode string) (last *httptest.ResponseRecorder) {
-	mode, encoded := strings.CutSuffix(mode, "+gzip")
 	for b.Loop() {
-		i := benchRequests.Add(1)
-		t := target
-		if mode == "items-cached" {
-			t += "&end_date=" + url.QueryEscape(farEnd.Add(time.Duration(i)*time.Second).Format(time.DateTime))
-		}
-		r := httptest.NewRequest("GET", t, nil)
-		r.Host = "cal.test"
-		if mode == "uncached" {
-			r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
-		}
-		if encoded {
-			r.Header.Set("Accept-Encoding", "gzip")
-		}
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, benchRequest(target, mode))
 		if w.Code != http.StatusOK {
 			b.Fatalf("%d %s", w.Code, w.Body)
 		}
 		last = w
 	}
 	return last
+}
+
+// benchRequest is the next request of benchServe's mode for target.
+func benchRequest(target, mode string) *http.Request {
+	mode, encoded := strings.CutSuffix(mode, "+gzip")
+	i := benchRequests.Add(1)
+	if mode == "items-cached" {
+		target += "&end_date=" + url.QueryEscape(farEnd.Add(time.Duration(i)*time.Second).Format(time.DateTime))
+	}
+	r := httptest.NewRequest("GET", target, nil)
+	r.Host = "cal.test"
+	if mode == "uncached" {
+		r.Host = "cal" + strconv.FormatInt(i, 10) + ".test"
+	}
+	if encoded {
+		r.Header.Set("Accept-Encoding", "gzip")
+	}
+	return r
 }
 
 // BenchmarkListEvents measures list requests end to end through the handler (parsing, index,

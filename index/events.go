@@ -602,7 +602,7 @@ func (c *scan) facets() *FacetCounts {
 	if c.tally == nil {
 		return nil
 	}
-	return &c.tally.counts
+	return c.tally.done()
 }
 
 func nonZero(id uint64) []uint64 {

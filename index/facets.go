@@ -51,12 +51,18 @@ type counted struct {
 	value, series uint64
 }
 
-// tally counts the facets of the rows a list matched, visited in any order.
+// tally counts the facets of the rows a list matched, visited in any order. It keeps the rows and
+// counts when the pass is done (counts): by row, looking up each row's links, when they are few; else
+// by set, marking the rows' IDs and probing them with the events linked to each venue, organizer and
+// term, a bit test per link where a row's links and its counts were map lookups. At 10k events a
+// whole window's five facets cost 2.3 ms by row (docs/BENCHMARKS.md, section "Facets").
 type tally struct {
 	*Facets
-	p      *projection
-	counts FacetCounts
-	// seen holds, with Collapse, the values each series has been counted for.
+	p        *projection
+	collapse bool
+	rows     []*eventRow
+	counts   FacetCounts
+	// seen holds, with collapse, the values each series has been counted for.
 	seen map[counted]struct{}
 	// month and [monthLo, monthHi) are the month of the row last counted and its instants in Unix
 	// seconds: rows come in order of local start, so most fall in the month of the previous one.
@@ -66,8 +72,13 @@ type tally struct {
 	terms []uint64
 }
 
+// facetRowShare sets when a tally counts by row: while the rows matched are fewer than 1/facetRowShare
+// of the projection's, whose links the count by set visits. Tests set it to 0 and to a huge value to
+// send every list one way.
+var facetRowShare = 32
+
 func newTally(f *Facets, p *projection, collapse bool) *tally {
-	t := &tally{Facets: f, p: p, counts: FacetCounts{Terms: map[uint64]int{}, Venues: map[uint64]int{},
+	t := &tally{Facets: f, p: p, collapse: collapse, counts: FacetCounts{Terms: map[uint64]int{}, Venues: map[uint64]int{},
 		Orgs: map[uint64]int{}, Months: map[Month]int{}}}
 	if collapse {
 		t.seen = map[counted]struct{}{}
@@ -75,19 +86,126 @@ func newTally(f *Facets, p *projection, collapse bool) *tally {
 	return t
 }
 
-// add counts the row r matched.
-func (t *tally) add(r *eventRow) {
-	var l eventLinks
-	if len(t.Terms) > 0 || t.Orgs || t.seen != nil {
-		l = t.p.linksOf(r.id)
+// add records the row r matched.
+func (t *tally) add(r *eventRow) { t.rows = append(t.rows, r) }
+
+// done counts the rows recorded and returns the counts.
+func (t *tally) done() *FacetCounts {
+	if len(t.rows)*facetRowShare < len(t.p.events) {
+		for _, r := range t.rows {
+			t.addRow(r)
+		}
+		return &t.counts
 	}
-	// Only a series' rows can repeat a series: a row with no parent and no occurrences is its own.
-	series := uint64(0)
-	if t.seen != nil {
-		if series = l.parent; series == 0 && len(t.p.seriesEvents[r.id]) > 0 {
-			series = r.id
+	if t.Months != nil {
+		for _, r := range t.rows {
+			t.countMonth(r, t.seriesOf(r.id))
 		}
 	}
+	last := uint64(0)
+	for _, r := range t.rows {
+		last = max(last, r.id)
+	}
+	matched := bitsFor(last)
+	for _, r := range t.rows {
+		matched.add(r.id)
+	}
+	c := setCount{tally: t, matched: matched, once: bitsFor(last), series: map[uint64]struct{}{}}
+	if t.Venues {
+		c.each(t.p.venueEvents, t.counts.Venues)
+	}
+	if t.Orgs {
+		c.each(t.p.orgEvents, t.counts.Orgs)
+	}
+	// Each term counted for itself and the terms it leads to: a category's events are its own and its
+	// descendants', an event with two of them once.
+	from := map[uint64][]eventIDs{}
+	for term, to := range t.Terms {
+		if set := t.p.termEvents[term]; len(set) > 0 {
+			for _, bucket := range to {
+				from[bucket] = append(from[bucket], set)
+			}
+		}
+	}
+	for bucket, sets := range from {
+		if n := c.count(sets); n > 0 {
+			t.counts.Terms[bucket] = n
+		}
+	}
+	return &t.counts
+}
+
+// setCount counts the matched events of sets of linked events (tally.done).
+type setCount struct {
+	*tally
+	matched *idSet
+	// once marks the events of one value counted, when it has several sets; series the series.
+	once   *idSet
+	series map[uint64]struct{}
+}
+
+// each counts the matched events of each value of links into counts.
+func (c *setCount) each(links map[uint64]eventIDs, counts map[uint64]int) {
+	for value, set := range links {
+		if n := c.count([]eventIDs{set}); n > 0 {
+			counts[value] = n
+		}
+	}
+}
+
+// count counts the matched events of the union of sets, a series once with collapse.
+func (c *setCount) count(sets []eventIDs) int {
+	n := 0
+	clear(c.series)
+	for _, set := range sets {
+		for _, id := range set {
+			if !c.matched.Contains(id) || len(sets) > 1 && c.once.Contains(id) {
+				continue
+			}
+			if len(sets) > 1 {
+				c.once.add(id)
+			}
+			if series := c.seriesOf(id); series != 0 {
+				if _, ok := c.series[series]; ok {
+					continue
+				}
+				c.series[series] = struct{}{}
+			}
+			n++
+		}
+	}
+	if len(sets) > 1 {
+		for _, set := range sets {
+			for _, id := range set {
+				c.once.remove(id)
+			}
+		}
+	}
+	return n
+}
+
+// seriesOf returns, with collapse, the series of event id when it belongs to one: its parent's ID.
+// Only a series' events can repeat a series; 0 says id is its own.
+func (t *tally) seriesOf(id uint64) uint64 {
+	if !t.collapse {
+		return 0
+	}
+	if parent := t.p.links[id].parent; parent != 0 {
+		return parent
+	}
+	if len(t.p.seriesEvents[id]) > 0 {
+		return id
+	}
+	return 0
+}
+
+// addRow counts the row r by its links.
+func (t *tally) addRow(r *eventRow) {
+	var l eventLinks
+	if len(t.Terms) > 0 || t.Orgs {
+		l = t.p.linksOf(r.id)
+	}
+	series := t.seriesOf(r.id)
 	t.terms = t.terms[:0]
 	for _, term := range l.terms {
 		for _, to := range t.Terms[term] {
@@ -108,12 +226,17 @@ func (t *tally) add(r *eventRow) {
 		}
 	}
 	if t.Months != nil {
-		if r.startUTC < t.monthLo || r.startUTC >= t.monthHi {
-			t.setMonth(r.startUTC)
-		}
-		if series == 0 || t.first(dimMonth, uint64(t.month.Year)*12+uint64(t.month.Month), series) {
-			t.counts.Months[t.month]++
-		}
+		t.countMonth(r, series)
+	}
+}
+
+// countMonth counts r in the month it starts in, once for a series (0: none).
+func (t *tally) countMonth(r *eventRow, series uint64) {
+	if r.startUTC < t.monthLo || r.startUTC >= t.monthHi {
+		t.setMonth(r.startUTC)
+	}
+	if series == 0 || t.first(dimMonth, uint64(t.month.Year)*12+uint64(t.month.Month), series) {
+		t.counts.Months[t.month]++
 	}
 }
 

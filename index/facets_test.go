@@ -94,17 +94,17 @@ func (w *world) bruteFacets(t *testing.T, f *EventFilter) *FacetCounts {
 }
 
 // TestFacetsEqualBruteForce: the facet counts of random lists, for every role, collapsed or not, in
-// every language, through the scan and the candidates, equal the brute-force count of the events
+// every language, through the scan and the candidates, counted by row and by set, equal the brute-force count of the events
 // each list matches that have the value; asking for facets changes neither the page nor the total.
 func TestFacetsEqualBruteForce(t *testing.T) {
 	ctx := context.Background()
 	for seed := range uint64(*seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			w := newWorld(t, seed, 300)
-			for _, share := range []int{candidateShare, 1} {
+			for _, share := range [][2]int{{candidateShare, facetRowShare}, {1, 0}, {candidateShare, 1 << 30}} {
 				t.Run(fmt.Sprint("share", share), func(t *testing.T) {
-					defer func(was int) { candidateShare = was }(candidateShare)
-					candidateShare = share
+					defer func(was, wasRows int) { candidateShare, facetRowShare = was, wasRows }(candidateShare, facetRowShare)
+					candidateShare, facetRowShare = share[0], share[1]
 					for i := range 150 {
 						f := w.randomEventFilter()
 						f.Facets = w.randomFacets()

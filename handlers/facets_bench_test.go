@@ -1,0 +1,35 @@
+package handlers
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkListFacets measures what facets add to an events list of the whole default window (docs/API.md
+// "Facets"): the same list without and with all five, its items rendered before (benchServe's
+// items-cached mode), so that the difference is the index's. It reports the median and the 95th
+// percentile of the requests' durations beside the mean.
+func BenchmarkListFacets(b *testing.B) {
+	h := benchLists(b)
+	for _, q := range []string{"per_page=10", "per_page=10&facets=categories,tags,venue,organizer,month"} {
+		b.Run(q, func(b *testing.B) {
+			var took []time.Duration
+			for b.Loop() {
+				r := benchRequest("/calendar/events/v1/events?"+q, "items-cached")
+				w := httptest.NewRecorder()
+				start := time.Now()
+				h.ServeHTTP(w, r)
+				took = append(took, time.Since(start))
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(took[len(took)*95/100].Microseconds()), "p95-µs")
+		})
+	}
+}
