@@ -113,6 +113,17 @@ func (h *Handler) facetsObj(ctx context.Context, q *facetQuery, counts *index.Fa
 		for id, n := range counts {
 			buckets = append(buckets, facetBucket{id, n})
 		}
+		if len(buckets) > limit {
+			// Only the counts as high as the limit-th's can be listed: sorting all 5,000 venues of
+			// 100k events took half of what the facets cost the handler.
+			all := make([]int, len(buckets))
+			for i, b := range buckets {
+				all[i] = b.count
+			}
+			slices.Sort(all)
+			least := all[len(all)-limit]
+			buckets = slices.DeleteFunc(buckets, func(b facetBucket) bool { return b.count < least })
+		}
 		slices.SortFunc(buckets, func(a, b facetBucket) int { return cmp.Or(cmp.Compare(b.count, a.count), cmp.Compare(a.id, b.id)) })
 		return buckets[:min(limit, len(buckets))]
 	}

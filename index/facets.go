@@ -51,30 +51,36 @@ type counted struct {
 	value, series uint64
 }
 
-// tally counts the facets of the rows a list matched, visited in any order. It keeps the rows and
-// counts when the pass is done (counts): by row, looking up each row's links, when they are few; else
-// by set, marking the rows' IDs and probing them with the events linked to each venue, organizer and
-// term, a bit test per link where a row's links and its counts were map lookups. At 10k events a
-// whole window's five facets cost 2.3 ms by row (docs/BENCHMARKS.md, section "Facets").
+// tally counts the facets of the rows a list matched, visited in any order: months as they come,
+// the rest when the pass is done (done). While the rows are few it keeps them and counts each by its
+// links; past 1/facetRowShare of the projection's rows it marks their IDs instead, and the events
+// linked to each venue, organizer and term probe them: a bit test per link, where a row's links and
+// its counts were map lookups, 2.3 ms of CPU for a whole window of 10k synthetic events
+// (docs/BENCHMARKS.md, section "Facets").
 type tally struct {
 	*Facets
 	p        *projection
 	collapse bool
-	rows     []*eventRow
-	counts   FacetCounts
+	// rows are the rows matched while they are few; matched their IDs once they are not.
+	rows    []*eventRow
+	matched *idSet
+	counts  FacetCounts
 	// seen holds, with collapse, the values each series has been counted for.
 	seen map[counted]struct{}
 	// month and [monthLo, monthHi) are the month of the row last counted and its instants in Unix
 	// seconds: rows come in order of local start, so most fall in the month of the previous one.
 	month            Month
 	monthLo, monthHi int64
+	// inMonth counts the rows of month not yet added to counts.Months: a map assignment per row was
+	// a tenth of a whole window's facets at 100k events.
+	inMonth int
 	// terms are the terms the current row has been counted for.
 	terms []uint64
 }
 
-// facetRowShare sets when a tally counts by row: while the rows matched are fewer than 1/facetRowShare
-// of the projection's, whose links the count by set visits. Tests set it to 0 and to a huge value to
-// send every list one way.
+// facetRowShare sets when a tally counts by set: once the rows matched reach 1/facetRowShare of the
+// projection's, whose links the count by set visits. Tests set it to 0 (always by row) and to a huge
+// value (always by set).
 var facetRowShare = 32
 
 func newTally(f *Facets, p *projection, collapse bool) *tally {
@@ -86,31 +92,35 @@ func newTally(f *Facets, p *projection, collapse bool) *tally {
 	return t
 }
 
-// add records the row r matched.
-func (t *tally) add(r *eventRow) { t.rows = append(t.rows, r) }
+// add counts the row r matched in its month, and records it for the other facets.
+func (t *tally) add(r *eventRow) {
+	if t.Months != nil {
+		t.countMonth(r, t.seriesOf(r.id))
+	}
+	if t.matched != nil {
+		t.matched.add(r.id)
+		return
+	}
+	t.rows = append(t.rows, r)
+	if len(t.rows)*facetRowShare >= len(t.p.events) {
+		t.matched = bitsFor(r.id)
+		for _, r := range t.rows {
+			t.matched.add(r.id)
+		}
+		t.rows = nil
+	}
+}
 
 // done counts the rows recorded and returns the counts.
 func (t *tally) done() *FacetCounts {
-	if len(t.rows)*facetRowShare < len(t.p.events) {
+	t.flushMonth()
+	if t.matched == nil {
 		for _, r := range t.rows {
 			t.addRow(r)
 		}
 		return &t.counts
 	}
-	if t.Months != nil {
-		for _, r := range t.rows {
-			t.countMonth(r, t.seriesOf(r.id))
-		}
-	}
-	last := uint64(0)
-	for _, r := range t.rows {
-		last = max(last, r.id)
-	}
-	matched := bitsFor(last)
-	for _, r := range t.rows {
-		matched.add(r.id)
-	}
-	c := setCount{tally: t, matched: matched, once: bitsFor(last), series: map[uint64]struct{}{}}
+	c := setCount{tally: t, once: bitsFor(uint64(len(t.matched.words)) * 64), series: map[uint64]struct{}{}}
 	if t.Venues {
 		c.each(t.p.venueEvents, t.counts.Venues)
 	}
@@ -138,7 +148,6 @@ func (t *tally) done() *FacetCounts {
 // setCount counts the matched events of sets of linked events (tally.done).
 type setCount struct {
 	*tally
-	matched *idSet
 	// once marks the events of one value counted, when it has several sets; series the series.
 	once   *idSet
 	series map[uint64]struct{}
@@ -199,7 +208,7 @@ func (t *tally) seriesOf(id uint64) uint64 {
 	return 0
 }
 
-// addRow counts the row r by its links.
+// addRow counts the row r by its links (its month is counted already).
 func (t *tally) addRow(r *eventRow) {
 	var l eventLinks
 	if len(t.Terms) > 0 || t.Orgs {
@@ -225,9 +234,6 @@ func (t *tally) addRow(r *eventRow) {
 			}
 		}
 	}
-	if t.Months != nil {
-		t.countMonth(r, series)
-	}
 }
 
 // countMonth counts r in the month it starts in, once for a series (0: none).
@@ -236,7 +242,15 @@ func (t *tally) countMonth(r *eventRow, series uint64) {
 		t.setMonth(r.startUTC)
 	}
 	if series == 0 || t.first(dimMonth, uint64(t.month.Year)*12+uint64(t.month.Month), series) {
-		t.counts.Months[t.month]++
+		t.inMonth++
+	}
+}
+
+// flushMonth adds the rows counted in the current month to counts.Months.
+func (t *tally) flushMonth() {
+	if t.inMonth > 0 {
+		t.counts.Months[t.month] += t.inMonth
+		t.inMonth = 0
 	}
 }
 
@@ -260,6 +274,7 @@ func (t *tally) first(dim dimension, value, series uint64) bool {
 // setMonth makes the month of instant unix the current one, with its bounds: from 00:00:00 on its
 // first day to 00:00:00 on the next month's first day in the zone, as the list's day bounds read them.
 func (t *tally) setMonth(unix int64) {
+	t.flushMonth()
 	y, m, _ := time.Unix(unix, 0).In(t.Months).Date()
 	t.month = Month{y, m}
 	t.monthLo = datetime.Wall{Year: y, Month: m, Day: 1}.In(t.Months).Unix()
