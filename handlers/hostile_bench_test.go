@@ -119,6 +119,7 @@ func BenchmarkHostileParams(b *testing.B) {
 		{"categories-x100", "per_page=100&categories=" + ids(storage.TaxCategory)},
 		{"tags-x100", "per_page=100&tags=" + ids(storage.TaxTag)},
 		{"whole-calendar", "per_page=100&" + wide},
+		{"whole-calendar-facets", "per_page=100&" + wide + "&facets=categories,tags,venue,organizer,month&facet_limit=1000"},
 		{"whole-earth", "per_page=100&" + wide + "&" + circle},
 		{"last-page", "per_page=100&page=2147483647&" + wide},
 		{"fields-x500", "per_page=100&_fields=" + fields},
