@@ -71,8 +71,8 @@ type EventFilter struct {
 // edit_posts, no status filter), filtered by no more than dates, categories, tags, venues, geo, a
 // search and featured=true. Every other field keeps the keys out: they hold only the listed rows'
 // positions, terms, venues and places, not their organizers or series, nor the rows a status filter
-// adds; and facets are counted row by row. A new field that the key path does not honour belongs here (TestEventFilterFieldsClassified
-// fails until it is classified).
+// adds; and facets are counted from the rows. A new field that the key path does not honour belongs
+// here (TestEventFilterFieldsClassified fails until it is classified).
 func (f *EventFilter) keyable() bool {
 	return len(f.Include)+len(f.Orgs) == 0 && f.Parent == 0 && f.Facets == nil && (f.Featured == nil || *f.Featured) && !f.Collapse &&
 		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts)
