@@ -1,0 +1,162 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/calendard/calendard/storage"
+)
+
+// Highlighter finds the words of a record's text that a search matched (docs/API.md "Highlighted
+// matches"). The index keeps no positions of words (term vectors are kept for phrases only, and no
+// stored text), so it analyses the few texts of a page again with the analyzers of the language's
+// fields and compares their words with the search's terms as analyseSearch reads them: a word is
+// found exactly when the search's query matches it.
+type Highlighter struct {
+	m *mapping.IndexMappingImpl
+	// terms are the search's terms that a record must match; negated terms mark nothing.
+	terms []analysedTerm
+	// typoPrefixes and typoStems are, under typo tolerance, the indexed prefixes and stems the terms
+	// were corrected to (typoWords).
+	typoPrefixes, typoStems map[string]bool
+}
+
+// Span is the byte range of a found word in a text.
+type Span struct{ Start, End int }
+
+// Highlighter returns the Highlighter of search for records of lang. typos says the list was answered
+// with typo tolerance (Page.TypoTolerant): the words the terms were corrected to are then read from
+// the dictionary again, as the search read them, which costs a dictionary walk per widened term.
+func (ix *Index) Highlighter(ctx context.Context, lang storage.Lang, search string, typos bool) (*Highlighter, error) {
+	return ix.langs[lang].highlighter(ctx, search, typos)
+}
+
+func (l *lang) highlighter(ctx context.Context, search string, typos bool) (*Highlighter, error) {
+	h := &Highlighter{m: l.mapping}
+	var widened []*analysedTerm
+	for _, a := range analyseSearch(l.mapping, search, typos) {
+		if a.negated {
+			continue
+		}
+		h.terms = append(h.terms, a)
+		if a.edits > 0 {
+			widened = append(widened, &h.terms[len(h.terms)-1])
+		}
+	}
+	if len(widened) == 0 {
+		return h, nil
+	}
+	r, err := l.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	h.typoPrefixes, h.typoStems = map[string]bool{}, map[string]bool{}
+	for _, a := range widened {
+		for _, near := range a.typoTerms() {
+			words, err := typoWords(ctx, deadlineReader{r}, near[0], near[1], a.edits)
+			if err != nil {
+				return nil, err
+			}
+			into := h.typoStems
+			if near[0] == fieldPrefix {
+				into = h.typoPrefixes
+			}
+			for _, w := range words {
+				into[w] = true
+			}
+		}
+	}
+	return h, nil
+}
+
+// Matches returns the words of text that the search matched, in order: the words equal to a term
+// after the text analysis (form, folding, stem), those that begin with a term's prefix, those a term
+// was corrected to under typo tolerance, and the words of a phrase where all of them stand in order.
+func (h *Highlighter) Matches(text string) []Span {
+	if len(h.terms) == 0 || text == "" {
+		return nil
+	}
+	words := h.m.AnalyzerNamed(analyzerText).Analyze([]byte(text))
+	var folded analysis.TokenStream
+	if len(h.typoPrefixes) > 0 || slices.ContainsFunc(h.terms, func(a analysedTerm) bool { return a.prefix != "" }) {
+		folded = h.m.AnalyzerNamed(analyzerPrefix).Analyze([]byte(text))
+	}
+	var found []Span
+	mark := func(tok *analysis.Token) { found = append(found, Span{tok.Start, tok.End}) }
+	for _, tok := range words {
+		if h.typoStems[string(tok.Term)] || slices.ContainsFunc(h.terms, func(a analysedTerm) bool {
+			return !a.isPhrase() && bytes.Equal(a.words[0].Term, tok.Term)
+		}) {
+			mark(tok)
+		}
+	}
+	for _, tok := range folded {
+		if h.prefixed(string(tok.Term)) {
+			mark(tok)
+		}
+	}
+	for i := range h.terms {
+		if h.terms[i].isPhrase() {
+			found = append(found, phraseMatches(h.terms[i].words, words)...)
+		}
+	}
+	slices.SortFunc(found, func(a, b Span) int { return a.Start - b.Start })
+	return slices.Compact(found)
+}
+
+// prefixed reports whether the folded word begins with a term's prefix or, under typo tolerance, with
+// one of the indexed prefixes a term was corrected to: the prefixes indexed of a word are its
+// beginnings of 2 to maxPrefixRunes characters.
+func (h *Highlighter) prefixed(word string) bool {
+	for _, a := range h.terms {
+		if a.prefix != "" && strings.HasPrefix(word, a.prefix) {
+			return true
+		}
+	}
+	if len(h.typoPrefixes) == 0 {
+		return false
+	}
+	runes := 0
+	for end := range word {
+		if runes >= 2 && h.typoPrefixes[word[:end]] {
+			return true
+		}
+		if runes++; runes > maxPrefixRunes {
+			return false
+		}
+	}
+	return runes >= 2 && h.typoPrefixes[word]
+}
+
+// phraseMatches returns the words of text (analysed) where phrase (analysed) stands: its words at
+// the same distances from one another, as Bleve's phrase search reads positions, so that a stop word
+// left out of both leaves the same gap.
+func phraseMatches(phrase, text analysis.TokenStream) []Span {
+	at := make(map[int]*analysis.Token, len(text))
+	for _, tok := range text {
+		at[tok.Position] = tok
+	}
+	var found []Span
+	for _, first := range text {
+		if !bytes.Equal(first.Term, phrase[0].Term) {
+			continue
+		}
+		var spans []Span
+		for _, p := range phrase {
+			tok := at[first.Position+p.Position-phrase[0].Position]
+			if tok == nil || !bytes.Equal(tok.Term, p.Term) {
+				spans = nil
+				break
+			}
+			spans = append(spans, Span{tok.Start, tok.End})
+		}
+		found = append(found, spans...)
+	}
+	return found
+}
