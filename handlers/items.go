@@ -70,14 +70,23 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
 	ctx := rq.r.Context()
+	marks, err := h.highlights(ctx, rq, t, ids)
+	if err != nil {
+		return nil, err
+	}
 	if len(rq.fields) > 0 {
 		// _fields cuts each item down to its own shape: nothing to share.
 		recs, _, err := h.loadPage(ctx, rq, t, ids)
+		if err != nil {
+			return nil, err
+		}
 		items := make([]any, len(recs))
 		for i, r := range recs {
-			items[i] = r.render()
+			if items[i], err = withHighlight(r.render(), marks[r.id]); err != nil {
+				return nil, err
+			}
 		}
-		return items, err
+		return items, nil
 	}
 	head, err := h.db.ChangeHead(ctx)
 	if err != nil {
@@ -131,6 +140,9 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
 		if item, ok := found[id]; ok {
+			if item, err = withHighlight(item, marks[id]); err != nil {
+				return nil, err
+			}
 			items = append(items, item)
 		}
 	}

@@ -141,7 +141,7 @@ func (h *Handler) listURL(rq *request, key string, params []Param) string {
 	}
 	for _, p := range params {
 		v, ok := rq.vals[p.Name]
-		if !ok || p.Name == "page" || p.Name == "translation_language" {
+		if !ok || p.Name == "page" || p.Name == "translation_language" || p.Name == "highlight" && !highlightsAnswer(rq.vals) {
 			continue
 		}
 		add(p.Name, effectiveValue(rq, v))
