@@ -97,7 +97,7 @@ func (h *Handler) highlights(ctx context.Context, rq *request, t storage.PostTyp
 	for id, fields := range searchedFields(recs) {
 		marks := obj{}
 		for _, f := range fields {
-			text := strings.Join(strings.Fields(richtext.PlainText(f.text)), " ")
+			text := strings.Join(strings.Fields(richtext.PlainText(cutRaw(f.text))), " ")
 			if spans := hl.Matches(text); len(spans) > 0 {
 				marks = append(marks, member{f.key, markText(text, spans, f.long)})
 			}
@@ -105,6 +105,20 @@ func (h *Handler) highlights(ctx context.Context, rq *request, t storage.PostTyp
 		out[id] = marks
 	}
 	return out, nil
+}
+
+// cutRaw is the beginning of a field's stored text that is made plain for its highlight: twice what
+// Matches reads (index.MaxHighlightedText), so that making a long description plain costs no more
+// than its marks need, and a snippet near the last marks still has text after them.
+func cutRaw(s string) string {
+	if len(s) <= 2*index.MaxHighlightedText {
+		return s
+	}
+	n := 2 * index.MaxHighlightedText
+	for !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // withHighlight is item with the member search_highlight: marks; nil marks leave it as it is. An
@@ -182,14 +196,22 @@ func snippet(text string, spans []index.Span) (start, end int) {
 		ends[i] = runes
 		at = s.End
 	}
+	// A window of spans [i, j] slides over them, counting its words.
 	best, bestEnd, bestWords, bestSpans := 0, 0, 0, 0
-	for i := range spans {
-		words := map[string]bool{}
-		for j := i; j < len(spans) && (j == i || ends[j]-starts[i] <= room); j++ {
-			words[strings.ToLower(text[spans[j].Start:spans[j].End])] = true
-			if len(words) > bestWords || len(words) == bestWords && j-i+1 > bestSpans {
-				best, bestEnd, bestWords, bestSpans = i, j, len(words), j-i+1
+	words := map[string]int{}
+	word := func(k int) string { return strings.ToLower(text[spans[k].Start:spans[k].End]) }
+	for i, j := 0, 0; j < len(spans); j++ {
+		words[word(j)]++
+		for i < j && ends[j]-starts[i] > room {
+			if w := word(i); words[w] == 1 {
+				delete(words, w)
+			} else {
+				words[w]--
 			}
+			i++
+		}
+		if len(words) > bestWords || len(words) == bestWords && j-i+1 > bestSpans {
+			best, bestEnd, bestWords, bestSpans = i, j, len(words), j-i+1
 		}
 	}
 	from, to := spans[best].Start, spans[bestEnd].End

@@ -119,3 +119,21 @@ func TestHighlightKeysTheListCacheOnlyWhenItChangesTheAnswer(t *testing.T) {
 		t.Errorf("the plain answer after a highlighted one:\n%s\nwant\n%s", again, plain)
 	}
 }
+
+// TestCutRaw: a long stored text is cut to twice what the highlighter reads, at a character's start.
+func TestCutRaw(t *testing.T) {
+	n := 2 * index.MaxHighlightedText
+	for _, tc := range []struct {
+		name, text string
+		want       int
+	}{
+		{"short", "jazz", 4},
+		{"at the bound", strings.Repeat("a", n), n},
+		{"ASCII past it", strings.Repeat("a", n+10), n},
+		{"a letter across it", strings.Repeat("a", n-1) + "ż" + "tail", n - 1},
+	} {
+		if got := cutRaw(tc.text); len(got) != tc.want || !utf8.ValidString(got) {
+			t.Errorf("%s: %d bytes (valid UTF-8: %v), want %d", tc.name, len(got), utf8.ValidString(got), tc.want)
+		}
+	}
+}

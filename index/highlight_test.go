@@ -109,3 +109,25 @@ func bracketed(text string, spans []Span) string {
 	}
 	return b.String() + text[at:]
 }
+
+// TestHighlighterReadsABoundedText: Matches reads the first MaxHighlightedText bytes of a text, up to
+// a space, so that one request's cost is bounded whatever the descriptions hold.
+func TestHighlighterReadsABoundedText(t *testing.T) {
+	l := diskLang(t, "en")
+	h, err := l.highlighter(context.Background(), "jazz", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       int
+	}{
+		{"within the bound", strings.Repeat("x", MaxHighlightedText-5) + " jazz", 1},
+		{"across the bound", strings.Repeat("x", MaxHighlightedText-2) + " jazz", 0},
+		{"past the bound", "jazz " + strings.Repeat("x ", MaxHighlightedText) + "jazz", 1},
+	} {
+		if got := h.Matches(tc.text); len(got) != tc.want {
+			t.Errorf("%s: %d matches, want %d", tc.name, len(got), tc.want)
+		}
+	}
+}
