@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"html"
 	"strings"
@@ -107,41 +108,50 @@ func (h *Handler) highlights(ctx context.Context, rq *request, t storage.PostTyp
 	return out, nil
 }
 
-// cutRaw is the beginning of a field's stored text that is made plain for its highlight: twice what
-// Matches reads (index.MaxHighlightedText), so that making a long description plain costs no more
-// than its marks need, and a snippet near the last marks still has text after them.
+// cutRaw is the beginning of a field's stored text that is made plain for its highlight: what
+// Matches reads (index.MaxHighlightedText) and room for a snippet's text after the last marks, so
+// that making a long description plain costs no more than its marks need.
 func cutRaw(s string) string {
-	if len(s) <= 2*index.MaxHighlightedText {
+	n := index.MaxHighlightedText + snippetChars*utf8.UTFMax
+	if len(s) <= n {
 		return s
 	}
-	n := 2 * index.MaxHighlightedText
 	for !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
 
-// withHighlight is item with the member search_highlight: marks; nil marks leave it as it is. An
-// encoded item (rawJSON, packedJSON) is encoded again with the member before its closing brace.
-func withHighlight(item any, marks obj) (any, error) {
+// withHighlight is item with the member search_highlight: marks; nil marks leave it as it is.
+func withHighlight(item any, marks obj) any {
 	if marks == nil {
-		return item, nil
+		return item
 	}
 	if o, ok := item.(obj); ok {
-		return append(o, member{"search_highlight", marks}), nil
+		return append(o, member{"search_highlight", marks})
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := encodeValue(buf, item); err != nil {
-		return nil, err
+	return highlighted{item, marks}
+}
+
+// highlighted is an encoded item (rawJSON, packedJSON) and its search_highlight, which encode writes
+// before the item's closing brace as the page is written: a copy of the item with it would copy every
+// item of the page once more.
+type highlighted struct {
+	item  any
+	marks obj
+}
+
+func (h highlighted) encode(buf *bytes.Buffer) error {
+	if err := encodeValue(buf, h.item); err != nil {
+		return err
 	}
 	buf.Truncate(buf.Len() - 1) // the object's closing brace
 	buf.WriteString(`,"search_highlight":`)
-	if err := marks.encode(buf); err != nil {
-		return nil, err
+	if err := h.marks.encode(buf); err != nil {
+		return err
 	}
 	buf.WriteByte('}')
-	return rawJSON(strings.Clone(buf.String())), nil
+	return nil
 }
 
 // snippetChars bounds a snippet: the characters of the text shown, its ellipses and their spaces

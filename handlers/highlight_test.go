@@ -120,9 +120,10 @@ func TestHighlightKeysTheListCacheOnlyWhenItChangesTheAnswer(t *testing.T) {
 	}
 }
 
-// TestCutRaw: a long stored text is cut to twice what the highlighter reads, at a character's start.
+// TestCutRaw: a long stored text is cut to what the highlighter reads and a snippet's room, at a
+// character's start.
 func TestCutRaw(t *testing.T) {
-	n := 2 * index.MaxHighlightedText
+	n := index.MaxHighlightedText + snippetChars*utf8.UTFMax
 	for _, tc := range []struct {
 		name, text string
 		want       int

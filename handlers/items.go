@@ -82,9 +82,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 		}
 		items := make([]any, len(recs))
 		for i, r := range recs {
-			if items[i], err = withHighlight(r.render(), marks[r.id]); err != nil {
-				return nil, err
-			}
+			items[i] = withHighlight(r.render(), marks[r.id])
 		}
 		return items, nil
 	}
@@ -140,10 +138,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
 		if item, ok := found[id]; ok {
-			if item, err = withHighlight(item, marks[id]); err != nil {
-				return nil, err
-			}
-			items = append(items, item)
+			items = append(items, withHighlight(item, marks[id]))
 		}
 	}
 	return items, nil

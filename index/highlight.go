@@ -93,12 +93,19 @@ func (h *Highlighter) Matches(text string) []Span {
 		text = cutText(text, MaxHighlightedText)
 	}
 	words := h.m.AnalyzerNamed(analyzerText).Analyze([]byte(text))
-	var folded analysis.TokenStream
-	if len(h.typoPrefixes) > 0 || slices.ContainsFunc(h.terms, func(a analysedTerm) bool { return a.prefix != "" }) {
-		folded = h.m.AnalyzerNamed(analyzerPrefix).Analyze([]byte(text))
+	// The folded words are every word of the text, in order; the text's words drop stop words but
+	// keep their positions, so marks are kept by position and read out in the folded words' order.
+	folded := h.m.AnalyzerNamed(analyzerPrefix).Analyze([]byte(text))
+	last := 0
+	if len(folded) > 0 {
+		last = folded[len(folded)-1].Position
 	}
-	var found []Span
-	mark := func(tok *analysis.Token) { found = append(found, Span{tok.Start, tok.End}) }
+	marked := make([]bool, last+1)
+	mark := func(tok *analysis.Token) {
+		if tok.Position < len(marked) {
+			marked[tok.Position] = true
+		}
+	}
 	for _, tok := range words {
 		if h.typoStems[string(tok.Term)] || slices.ContainsFunc(h.terms, func(a analysedTerm) bool {
 			return !a.isPhrase() && bytes.Equal(a.words[0].Term, tok.Term)
@@ -106,18 +113,20 @@ func (h *Highlighter) Matches(text string) []Span {
 			mark(tok)
 		}
 	}
-	for _, tok := range folded {
-		if h.prefixed(string(tok.Term)) {
-			mark(tok)
-		}
-	}
 	for i := range h.terms {
 		if h.terms[i].isPhrase() {
-			found = append(found, phraseMatches(h.terms[i].words, words)...)
+			for _, tok := range phraseMatches(h.terms[i].words, words) {
+				mark(tok)
+			}
 		}
 	}
-	slices.SortFunc(found, func(a, b Span) int { return a.Start - b.Start })
-	return slices.Compact(found)
+	var found []Span
+	for _, tok := range folded {
+		if marked[tok.Position] || h.prefixed(string(tok.Term)) {
+			found = append(found, Span{tok.Start, tok.End})
+		}
+	}
+	return found
 }
 
 // prefixed reports whether the folded word begins with a term's prefix or, under typo tolerance, with
@@ -147,26 +156,26 @@ func (h *Highlighter) prefixed(word string) bool {
 // phraseMatches returns the words of text (analysed) where phrase (analysed) stands: its words at
 // the same distances from one another, as Bleve's phrase search reads positions, so that a stop word
 // left out of both leaves the same gap.
-func phraseMatches(phrase, text analysis.TokenStream) []Span {
+func phraseMatches(phrase, text analysis.TokenStream) []*analysis.Token {
 	at := make(map[int]*analysis.Token, len(text))
 	for _, tok := range text {
 		at[tok.Position] = tok
 	}
-	var found []Span
+	var found []*analysis.Token
 	for _, first := range text {
 		if !bytes.Equal(first.Term, phrase[0].Term) {
 			continue
 		}
-		var spans []Span
+		var toks []*analysis.Token
 		for _, p := range phrase {
 			tok := at[first.Position+p.Position-phrase[0].Position]
 			if tok == nil || !bytes.Equal(tok.Term, p.Term) {
-				spans = nil
+				toks = nil
 				break
 			}
-			spans = append(spans, Span{tok.Start, tok.End})
+			toks = append(toks, tok)
 		}
-		found = append(found, spans...)
+		found = append(found, toks...)
 	}
 	return found
 }
