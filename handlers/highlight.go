@@ -98,28 +98,31 @@ func (h *Handler) highlights(ctx context.Context, rq *request, t storage.PostTyp
 	for id, fields := range searchedFields(recs) {
 		marks := obj{}
 		for _, f := range fields {
-			text := strings.Join(strings.Fields(richtext.PlainText(cutRaw(f.text))), " ")
-			if spans := hl.Matches(text); len(spans) > 0 {
-				marks = append(marks, member{f.key, markText(text, spans, f.long)})
+			raw := cutRaw(f.text)
+			text := strings.Join(strings.Fields(richtext.PlainText(raw)), " ")
+			spans := hl.Matches(text)
+			if len(spans) == 0 {
+				continue
 			}
+			marked := markText(text, spans, f.long)
+			if len(raw) < len(f.text) && !strings.HasSuffix(marked, " …") {
+				marked += " …" // the text goes on past what was made plain; a snippet keeps room for this
+			}
+			marks = append(marks, member{f.key, marked})
 		}
 		out[id] = marks
 	}
 	return out, nil
 }
 
-// cutRaw is the beginning of a field's stored text that is made plain for its highlight: what
-// Matches reads (index.MaxHighlightedText) and room for a snippet's text after the last marks, so
-// that making a long description plain costs no more than its marks need.
+// cutRaw is the beginning of a field's stored text that is made plain for its highlight, cut at a
+// space: what Matches reads (index.MaxHighlightedText) and room for a snippet's text after the last
+// marks, so that making a long description plain costs no more than its marks need.
 func cutRaw(s string) string {
-	n := index.MaxHighlightedText + snippetChars*utf8.UTFMax
-	if len(s) <= n {
-		return s
+	if n := index.MaxHighlightedText + snippetChars*utf8.UTFMax; len(s) > n {
+		return index.CutText(s, n)
 	}
-	for !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return s
 }
 
 // withHighlight is item with the member search_highlight: marks; nil marks leave it as it is.

@@ -120,8 +120,8 @@ func TestHighlightKeysTheListCacheOnlyWhenItChangesTheAnswer(t *testing.T) {
 	}
 }
 
-// TestCutRaw: a long stored text is cut to what the highlighter reads and a snippet's room, at a
-// character's start.
+// TestCutRaw: a long stored text is cut to what the highlighter reads and a snippet's room, before
+// a space, so that no word is cut.
 func TestCutRaw(t *testing.T) {
 	n := index.MaxHighlightedText + snippetChars*utf8.UTFMax
 	for _, tc := range []struct {
@@ -130,8 +130,8 @@ func TestCutRaw(t *testing.T) {
 	}{
 		{"short", "jazz", 4},
 		{"at the bound", strings.Repeat("a", n), n},
-		{"ASCII past it", strings.Repeat("a", n+10), n},
-		{"a letter across it", strings.Repeat("a", n-1) + "ż" + "tail", n - 1},
+		{"a word across the bound", strings.Repeat("a", n-3) + " jazz", n - 3},
+		{"no space: at a letter's start", strings.Repeat("a", n-1) + "ż" + "tail", n - 1},
 	} {
 		if got := cutRaw(tc.text); len(got) != tc.want || !utf8.ValidString(got) {
 			t.Errorf("%s: %d bytes (valid UTF-8: %v), want %d", tc.name, len(got), utf8.ValidString(got), tc.want)

@@ -90,7 +90,7 @@ func (h *Highlighter) Matches(text string) []Span {
 		return nil
 	}
 	if len(text) > MaxHighlightedText {
-		text = cutText(text, MaxHighlightedText)
+		text = CutText(text, MaxHighlightedText)
 	}
 	words := h.m.AnalyzerNamed(analyzerText).Analyze([]byte(text))
 	// The folded words are every word of the text, in order; the text's words drop stop words but

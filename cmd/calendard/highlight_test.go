@@ -189,3 +189,26 @@ func TestHighlightedLists(t *testing.T) {
 		t.Errorf("highlight=maybe: status %d\n%s", res.status, res.body)
 	}
 }
+
+// TestHighlightOfALongDescription: a description longer than what is highlighted (its first 8 KB)
+// ends its snippet with an ellipsis also when the snippet reaches the end of what was read, and a
+// match past that is not marked.
+func TestHighlightOfALongDescription(t *testing.T) {
+	s := startServer(t)
+	// Markup makes the plain text much shorter than the stored one: the read part ends just after jazz.
+	s.create(eventsPath, map[string]any{"title": "Tail", "start_date": "2027-01-05 20:00:00", "end_date": "2027-01-05 23:00:00",
+		"description": strings.Repeat("<b>word</b> ", 745) + "jazz " + strings.Repeat("more ", 3000) + "blues"})
+	s.settle()
+	for search, want := range map[string]string{"jazz": "<mark>jazz</mark> more", "blues": ""} {
+		items, _ := s.highlightedItems(eventsPath+"?search="+search+"&highlight=true", "events")
+		if len(items) != 1 {
+			t.Fatalf("search %s: %d items, want the event", search, len(items))
+		}
+		_, marks := splitHighlight(t, items[0])
+		got := marks["description"]
+		if want == "" && got != "" || want != "" && (!strings.Contains(got, want) || !strings.HasSuffix(got, " …") ||
+			utf8.RuneCountInString(shown(got)) > 200) {
+			t.Errorf("search %s: description %q, want a snippet holding %q cut at its end (empty: none)", search, got, want)
+		}
+	}
+}
