@@ -13,10 +13,11 @@ import (
 )
 
 // Highlighter finds the words of a record's text that a search matched (docs/API.md "Highlighted
-// matches"). The index keeps no positions of words (term vectors are kept for phrases only, and no
-// stored text), so it analyses the few texts of a page again with the analyzers of the language's
-// fields and compares their words with the search's terms as analyseSearch reads them: a word is
-// found exactly when the search's query matches it.
+// matches"). Bleve's highlighter reads the stored text of a field and its term vectors; the index
+// stores no text (the records are in the store) and no vectors for the prefixes, and both would grow it
+// by about the text indexed. So the few texts of a page are analysed again with the analyzers of the
+// language's fields, and their words compared with the search's terms as analyseSearch reads them: a
+// word is found exactly when the search's query matches it.
 type Highlighter struct {
 	m *mapping.IndexMappingImpl
 	// terms are the search's terms that a record must match; negated terms mark nothing.
