@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"html"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -137,4 +138,46 @@ func TestCutRaw(t *testing.T) {
 			t.Errorf("%s: %d bytes (valid UTF-8: %v), want %d", tc.name, len(got), utf8.ValidString(got), tc.want)
 		}
 	}
+}
+
+// FuzzMarkText: whatever the text and however its words are marked, a snippet is valid UTF-8 when the
+// text is, holds no markup but the marks, shows at most snippetChars characters of a long text, and
+// shows a run of the text itself between its ellipses.
+func FuzzMarkText(f *testing.F) {
+	f.Add(strings.Repeat("An evening of jazz standards. ", 20), "jazz")
+	f.Add("<script>alert(1)</script> & jazz &amp; \"jazz\"", "jazz")
+	f.Add(strings.Repeat("żółć ", 100)+"jazz "+strings.Repeat("ąę ", 100), "jazz")
+	f.Add("jazz"+strings.Repeat("y", 400), "jazz"+strings.Repeat("y", 400))
+	f.Fuzz(func(t *testing.T, text, word string) {
+		if !utf8.ValidString(text) {
+			return // stored text is valid UTF-8
+		}
+		text = strings.Join(strings.Fields(text), " ") // as highlights makes it
+		var spans []index.Span
+		at := 0
+		for _, w := range strings.Split(text, " ") {
+			if w != "" && strings.EqualFold(w, word) {
+				spans = append(spans, index.Span{Start: at, End: at + len(w)})
+			}
+			at += len(w) + 1
+		}
+		if len(spans) == 0 {
+			return // a field without marks is not shown
+		}
+		got := markText(text, spans, true)
+		if !utf8.ValidString(got) {
+			t.Fatalf("snippet %q is not valid UTF-8", got)
+		}
+		plain := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(got)
+		if strings.ContainsAny(plain, "<>") {
+			t.Fatalf("snippet %q holds markup", got)
+		}
+		shown := html.UnescapeString(plain)
+		if utf8.RuneCountInString(text) > snippetChars && utf8.RuneCountInString(shown) > snippetChars {
+			t.Fatalf("snippet %q shows %d characters", got, utf8.RuneCountInString(shown))
+		}
+		if inner := strings.TrimSuffix(strings.TrimPrefix(shown, "… "), " …"); !strings.Contains(text, inner) {
+			t.Fatalf("snippet %q shows %q, which the text does not hold", got, inner)
+		}
+	})
 }
