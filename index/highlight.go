@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -34,10 +37,12 @@ type Span struct{ Start, End int }
 // with typo tolerance (Page.TypoTolerant): the words the terms were corrected to are then read from
 // the dictionary again, as the search read them, which costs a dictionary walk per widened term.
 func (ix *Index) Highlighter(ctx context.Context, lang storage.Lang, search string, typos bool) (*Highlighter, error) {
-	return ix.langs[lang].highlighter(ctx, search, typos)
+	return ix.langs[lang].highlighter(ctx, search, ix.Version(), typos)
 }
 
-func (l *lang) highlighter(ctx context.Context, search string, typos bool) (*Highlighter, error) {
+// highlighter is Index.Highlighter in l at version v of the index, whose corrections (l.fixes) the
+// typo-tolerant search of the page has left.
+func (l *lang) highlighter(ctx context.Context, search string, v Version, typos bool) (*Highlighter, error) {
 	h := &Highlighter{m: l.mapping}
 	var widened []*analysedTerm
 	for _, a := range analyseSearch(l.mapping, search, typos) {
@@ -57,10 +62,11 @@ func (l *lang) highlighter(ctx context.Context, search string, typos bool) (*Hig
 		return nil, err
 	}
 	defer r.Close()
+	ctx = l.fixes.at(ctx, v)
 	h.typoPrefixes, h.typoStems = map[string]bool{}, map[string]bool{}
 	for _, a := range widened {
 		for _, near := range a.typoTerms() {
-			words, err := typoWords(ctx, deadlineReader{r}, near[0], near[1], a.edits)
+			words, err := corrected(ctx, deadlineReader{r}, near[0], near[1], a.edits)
 			if err != nil {
 				return nil, err
 			}
@@ -179,4 +185,60 @@ func phraseMatches(phrase, text analysis.TokenStream) []*analysis.Token {
 		found = append(found, toks...)
 	}
 	return found
+}
+
+// corrections remembers, for one version of the index, the indexed words a term was corrected to under
+// typo tolerance (typoWords), by field, term and edits: the search walks the dictionary for them, and
+// the highlighter of its pages needs them again, which would cost as many walks again (a millisecond or
+// more each at 100k events). Its zero value is empty.
+type corrections struct {
+	mu      sync.Mutex
+	version Version
+	m       map[string][]string
+}
+
+// maxCorrections bounds the walks remembered: past it, the memory starts again empty. A walk finds at
+// most maxTypoWords words.
+const maxCorrections = 4096
+
+// correctionsKey is the context key of the corrections a search or a highlighter reads and adds to.
+type correctionsKey struct{}
+
+// correctionsAt are the corrections at one version of the index.
+type correctionsAt struct {
+	c *corrections
+	v Version
+}
+
+// at returns ctx carrying c at version v, for corrected: a typoQuery's searcher gets only the context
+// of its search.
+func (c *corrections) at(ctx context.Context, v Version) context.Context {
+	return context.WithValue(ctx, correctionsKey{}, correctionsAt{c, v})
+}
+
+// corrected is typoWords, remembered in the corrections ctx carries, if any.
+func corrected(ctx context.Context, r bindex.IndexReader, field, term string, edits int) ([]string, error) {
+	at, ok := ctx.Value(correctionsKey{}).(correctionsAt)
+	if !ok {
+		return typoWords(ctx, r, field, term, edits)
+	}
+	key := field + "\x00" + term + "\x00" + strconv.Itoa(edits)
+	at.c.mu.Lock()
+	words, found := at.c.m[key]
+	found = found && at.c.version == at.v
+	at.c.mu.Unlock()
+	if found {
+		return words, nil
+	}
+	words, err := typoWords(ctx, r, field, term, edits)
+	if err != nil {
+		return nil, err
+	}
+	at.c.mu.Lock()
+	defer at.c.mu.Unlock()
+	if at.c.m == nil || at.c.version != at.v || len(at.c.m) >= maxCorrections {
+		at.c.version, at.c.m = at.v, map[string][]string{}
+	}
+	at.c.m[key] = words
+	return words, nil
 }

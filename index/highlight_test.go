@@ -72,7 +72,7 @@ func TestHighlighterMarksWhatMatched(t *testing.T) {
 				if !found || page.TypoTolerant != tc.typos {
 					t.Fatalf("search %q finds the record: %v, typo-tolerant %v; want true, %v", tc.search, found, page.TypoTolerant, tc.typos)
 				}
-				h, err := l.highlighter(ctx, tc.search, page.TypoTolerant)
+				h, err := l.highlighter(ctx, tc.search, Version{}, page.TypoTolerant)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,7 +89,7 @@ func TestHighlighterMarksWhatMatched(t *testing.T) {
 func TestHighlighterWithoutTerms(t *testing.T) {
 	l := diskLang(t, "en")
 	for _, search := range []string{"the", "-jazz", "  "} {
-		h, err := l.highlighter(context.Background(), search, false)
+		h, err := l.highlighter(context.Background(), search, Version{}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func bracketed(text string, spans []Span) string {
 // a space, so that one request's cost is bounded whatever the descriptions hold.
 func TestHighlighterReadsABoundedText(t *testing.T) {
 	l := diskLang(t, "en")
-	h, err := l.highlighter(context.Background(), "jazz", false)
+	h, err := l.highlighter(context.Background(), "jazz", Version{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +128,46 @@ func TestHighlighterReadsABoundedText(t *testing.T) {
 	} {
 		if got := h.Matches(tc.text); len(got) != tc.want {
 			t.Errorf("%s: %d matches, want %d", tc.name, len(got), tc.want)
+		}
+	}
+}
+
+// TestHighlighterReusesTheSearchCorrections: the words a typo-tolerant search was corrected to are
+// remembered for the index's version, so that its page's highlighter reads them instead of walking
+// the dictionary again; at another version it walks again.
+func TestHighlighterReusesTheSearchCorrections(t *testing.T) {
+	ctx := context.Background()
+	l := diskLang(t, "en")
+	b := l.bleve.NewBatch()
+	const text = "Photography exhibition"
+	if err := (&document{kind: storage.TypeEvent, id: 1, text: []string{text}}).index(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.bleve.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	v := Version{}
+	page, err := l.answer(ctx, "exhibitoin", v, func(text *roaring64.Bitmap) Page { return Page{Total: int(text.GetCardinality())} })
+	if err != nil || !page.TypoTolerant || len(l.fixes.m) != 2 {
+		t.Fatalf("search: %+v, %v; %d corrections remembered, want a typo-tolerant answer and 2 (prefix and stem)", page, err, len(l.fixes.m))
+	}
+	// Were the remembered words read, a changed memory would change the marks.
+	for key := range l.fixes.m {
+		l.fixes.m[key] = []string{"photography", "photographi"}
+	}
+	for _, tc := range []struct {
+		v    Version
+		want string
+	}{
+		{v, "[Photography] exhibition"},
+		{Version{Applied: 1}, "Photography [exhibition]"},
+	} {
+		h, err := l.highlighter(ctx, "exhibitoin", tc.v, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bracketed(text, h.Matches(text)); got != tc.want {
+			t.Errorf("at version %+v: %q, want %q", tc.v, got, tc.want)
 		}
 	}
 }

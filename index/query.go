@@ -231,7 +231,7 @@ type typoQuery struct {
 }
 
 func (q *typoQuery) Searcher(ctx context.Context, r bindex.IndexReader, _ mapping.IndexMapping, opts search.SearcherOptions) (search.Searcher, error) {
-	words, err := typoWords(ctx, r, q.field, q.term, q.edits)
+	words, err := corrected(ctx, r, q.field, q.term, q.edits)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 	b := bleve.NewBooleanQuery()
 	b.AddMust(must...)
 	b.AddMustNot(mustNot...)
+	if typos {
+		ctx = l.fixes.at(ctx, v) // the highlighter of the page reads the corrections again
+	}
 	set, err := l.matchingIDs(ctx, b)
 	if err == nil {
 		l.withSharers(set)
