@@ -198,8 +198,10 @@ type corrections struct {
 }
 
 // maxCorrections bounds the walks remembered: past it, the memory starts again empty. A walk finds at
-// most maxTypoWords words.
-const maxCorrections = 4096
+// most maxTypoWords words, so the memory holds at most about 2.5 MB of words (of 20 letters at most,
+// maxPrefixRunes); a search widens at most maxTypoTerms terms, two walks each, and its page is
+// highlighted right after it, so the walks of the last hundred typo-tolerant searches are plenty.
+const maxCorrections = 1024
 
 // correctionsKey is the context key of the corrections a search or a highlighter reads and adds to.
 type correctionsKey struct{}
