@@ -201,7 +201,7 @@ func cacheQuery(rq *request) string {
 	}
 	q := url.Values{}
 	for name, raw := range rq.params {
-		if _, declared := rq.vals[name]; !declared && name != "_fields" {
+		if _, declared := rq.vals[name]; !declared && name != "_fields" || name == "highlight" && !highlightsAnswer(rq.vals) {
 			continue
 		}
 		if s, err := input.String(raw); err == nil {

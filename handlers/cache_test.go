@@ -169,6 +169,8 @@ func TestCachesNeverChangeAnswers(t *testing.T) {
 				"/calendar/events/v1/events",
 				"/calendar/events/v1/events?per_page=1&page=2",
 				"/calendar/events/v1/events?search=concert",
+				"/calendar/events/v1/events?search=concert&highlight=true",
+				"/calendar/events/v1/venues?search=hall&highlight=true&_fields=id,search_highlight",
 				"/fr/calendar/events/v1/events",
 				"/calendar/events/v1/events?translation_language=fr",
 				"/de/calendar/events/v1/events?status=publish,future",

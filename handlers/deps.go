@@ -89,6 +89,8 @@ type Store interface {
 type Index interface {
 	Events(ctx context.Context, f *index.EventFilter) (index.Page, error)
 	Places(ctx context.Context, f *index.PlaceFilter) (index.Page, error)
+	// Highlighter finds the words of records' texts that a list's search matched (highlight.go).
+	Highlighter(ctx context.Context, lang storage.Lang, search string, typos bool) (*index.Highlighter, error)
 	// Applied and WaitApplied give readiness and read-your-writes; Version, StableUntil and
 	// NextPublication tell the caches when an answer changes.
 	Applied() uint64

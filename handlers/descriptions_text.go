@@ -6,7 +6,8 @@ import "github.com/calendard/calendard/storage"
 // language but English, keyed by the English text. TestDescriptionsTranslated keeps it complete.
 var descriptionTexts = map[storage.Lang]map[string]string{
 	"nl": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor om vanaf te volgen: de next van een eerder antwoord. Zonder: de huidige cursor en geen wijzigingen.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Met search: elk item krijgt search_highlight, de velden waarin de zoekopdracht iets vond, HTML-geëscapet, met de gevonden woorden in <mark>. Zonder search genegeerd.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Cursor om vanaf te volgen: de next van een eerder antwoord. Zonder: de huidige cursor en geen wijzigingen.",
 		"Changes to return at most (1 to 1000).":                                    "Maximaal aantal terug te geven wijzigingen (1 tot 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Seconden wachten op een wijziging als er nog geen is (long poll, 0 tot 60).",
 		"Address.":                               "Adres.",
@@ -98,7 +99,8 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words to find in events, venues, organizers, categories and tags, as each list searches them.":                                                                                                                                  "Woorden om te zoeken in evenementen, locaties, organisatoren, categorieën en tags, zoals elke lijst ze zoekt.",
 	},
 	"fr": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Curseur à partir duquel suivre : le next d'une réponse précédente. Sans lui, le curseur actuel et aucune modification.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Avec search : chaque élément reçoit search_highlight, ses champs où la recherche a trouvé des mots, échappés en HTML, avec ces mots dans <mark>. Ignoré sans search.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Curseur à partir duquel suivre : le next d'une réponse précédente. Sans lui, le curseur actuel et aucune modification.",
 		"Changes to return at most (1 to 1000).":                                    "Nombre maximal de modifications à renvoyer (1 à 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Secondes d'attente d'une modification s'il n'y en a pas encore (long poll, 0 à 60).",
 		"Address.":                               "Adresse.",
@@ -190,7 +192,8 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words to find in events, venues, organizers, categories and tags, as each list searches them.":                                                                                                                                  "Mots à chercher dans les événements, lieux, organisateurs, catégories et étiquettes, comme chaque liste les cherche.",
 	},
 	"de": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor, ab dem gefolgt wird: das next einer früheren Antwort. Ohne ihn der aktuelle Cursor und keine Änderungen.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Mit search: Jedes Element erhält search_highlight, seine Felder, in denen die Suche etwas fand, HTML-maskiert, mit den gefundenen Wörtern in <mark>. Ohne search ignoriert.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Cursor, ab dem gefolgt wird: das next einer früheren Antwort. Ohne ihn der aktuelle Cursor und keine Änderungen.",
 		"Changes to return at most (1 to 1000).":                                    "Höchstzahl der zurückgegebenen Änderungen (1 bis 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Sekunden, die auf eine Änderung gewartet wird, solange es keine gibt (Long Poll, 0 bis 60).",
 		"Address.":                               "Adresse.",
@@ -282,7 +285,8 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words to find in events, venues, organizers, categories and tags, as each list searches them.":                                                                                                                                  "Wörter, die in Veranstaltungen, Orten, Veranstaltern, Kategorien und Schlagwörtern gesucht werden, wie jede Liste sie sucht.",
 	},
 	"it": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursore da cui seguire: il next di una risposta precedente. Senza, il cursore attuale e nessuna modifica.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Con search: ogni elemento riceve search_highlight, i suoi campi in cui la ricerca ha trovato parole, con escape HTML, con quelle parole in <mark>. Ignorato senza search.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Cursore da cui seguire: il next di una risposta precedente. Senza, il cursore attuale e nessuna modifica.",
 		"Changes to return at most (1 to 1000).":                                    "Numero massimo di modifiche da restituire (da 1 a 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Secondi di attesa di una modifica quando non ce n'è ancora nessuna (long poll, da 0 a 60).",
 		"Address.":                               "Indirizzo.",
@@ -374,7 +378,8 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words to find in events, venues, organizers, categories and tags, as each list searches them.":                                                                                                                                  "Parole da cercare in eventi, luoghi, organizzatori, categorie e tag, come le cerca ciascun elenco.",
 	},
 	"pl": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Kursor, od którego śledzić zmiany: next z wcześniejszej odpowiedzi. Bez niego bieżący kursor i brak zmian.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Z search: każdy element otrzymuje search_highlight, swoje pola, w których wyszukiwanie coś znalazło, z escapowaniem HTML, ze znalezionymi słowami w <mark>. Bez search ignorowany.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Kursor, od którego śledzić zmiany: next z wcześniejszej odpowiedzi. Bez niego bieżący kursor i brak zmian.",
 		"Changes to return at most (1 to 1000).":                                    "Największa liczba zwracanych zmian (od 1 do 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Liczba sekund oczekiwania na zmianę, gdy jeszcze jej nie ma (long poll, od 0 do 60).",
 		"Address.":                               "Adres.",
@@ -466,7 +471,8 @@ var descriptionTexts = map[storage.Lang]map[string]string{
 		"Words to find in events, venues, organizers, categories and tags, as each list searches them.":                                                                                                                                  "Słowa do wyszukania w wydarzeniach, miejscach, organizatorach, kategoriach i tagach, tak jak wyszukuje je każda lista.",
 	},
 	"es": {
-		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.": "Cursor desde el que seguir: el next de una respuesta anterior. Sin él, el cursor actual y ningún cambio.",
+		"With search: each item gains search_highlight, its fields the search matched, HTML-escaped, with the matched words in <mark>. Ignored without search.": "Con search: cada elemento recibe search_highlight, sus campos en los que la búsqueda encontró palabras, con escape HTML, con esas palabras en <mark>. Se ignora sin search.",
+		"Cursor to follow from: the next of an earlier answer. Without it, the current cursor and no changes.":                                                  "Cursor desde el que seguir: el next de una respuesta anterior. Sin él, el cursor actual y ningún cambio.",
 		"Changes to return at most (1 to 1000).":                                    "Número máximo de cambios que devolver (de 1 a 1000).",
 		"Seconds to wait for a change when there is none yet (long poll, 0 to 60).": "Segundos de espera de un cambio cuando aún no hay ninguno (long poll, de 0 a 60).",
 		"Address.":                               "Dirección.",

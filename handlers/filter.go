@@ -17,6 +17,7 @@ const defaultRadiusKm = 25
 type eventQuery struct {
 	paging
 	index.EventFilter
+	highlighting
 	// categories are the categories filter's IDs as sent; the filter's add their descendants.
 	categories []uint64
 	// geoloc asks for a venue with coordinates, within radiusKm of (lat, lng) when both are sent.

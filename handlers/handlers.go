@@ -202,6 +202,8 @@ type request struct {
 	// query is the typed query of a list request (endpoint.query), as its parameters set it.
 	query  any
 	fields fields
+	// highlight is the search whose matches a list marks in its items (highlight.go), or nil.
+	highlight *highlight
 	// now is the clock reading of the whole request; site the site zone.
 	now  time.Time
 	site datetime.Zone

@@ -65,13 +65,18 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // holds what the rendering takes from the request: the origin and language prefix of its URLs, and
 // the caller, whose rights decide the translations shown.
 //
-// Items are kept whole: _fields cuts them down as the page is written (pickedJSON).
+// Items are kept whole and plain: _fields cuts them down as the page is written (pickedJSON), and a
+// search's highlight is added to them there (highlighted).
 //
 // One page never mixes snapshots: every item reused is valid at the head read first, and when a
 // write lands before the missing ones are loaded, the whole page is rendered again from the newer
 // snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
 	ctx := rq.r.Context()
+	marks, err := h.highlights(ctx, rq, t, ids)
+	if err != nil {
+		return nil, err
+	}
 	head, err := h.db.ChangeHead(ctx)
 	if err != nil {
 		return nil, err
@@ -124,7 +129,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
 		if item, ok := found[id]; ok {
-			items = append(items, item)
+			items = append(items, withHighlight(item, marks[id]))
 		}
 	}
 	return items, nil

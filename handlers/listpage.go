@@ -106,7 +106,7 @@ func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error
 		switch v := it.(type) {
 		case obj:
 			it = v.pick(rq.fields)
-		case rawJSON, packedJSON:
+		case rawJSON, packedJSON, highlighted:
 			if len(rq.fields) > 0 {
 				it = pickedJSON{v, rq.fields}
 			}
@@ -149,7 +149,7 @@ func (h *Handler) listURL(rq *request, key string, params []Param) string {
 	}
 	for _, p := range params {
 		v, ok := rq.vals[p.Name]
-		if !ok || p.Name == "page" || p.Name == "translation_language" {
+		if !ok || p.Name == "page" || p.Name == "translation_language" || p.Name == "highlight" && !highlightsAnswer(rq.vals) {
 			continue
 		}
 		add(p.Name, effectiveValue(rq, v))

@@ -15,7 +15,7 @@ import (
 // record; those that do read the store and are in listrefs.go. Paging is in listpage.go.
 
 // eventListParams is the events list table (docs/API.md "Events list parameters"), in the order rest_url echoes them.
-var eventListParams = slices.Concat(pageParams, eventFilterParams, facetParams)
+var eventListParams = slices.Concat(pageParams, eventFilterParams, facetParams, []Param{highlightParam})
 
 // eventFilterParams are the parameters that choose the listed events, each written into the events
 // list's query (eventQuery): a representation of the events list that is not paged in the list's way
@@ -67,6 +67,7 @@ var placeListParams = append(slices.Clone(pageParams),
 		set: into(func(q *placeQuery, b bool) { q.Upcoming = b })},
 	Param{Name: "status", Type: tList, Items: tString, parse: parseStatusFilter, Desc: "Post statuses.",
 		set: into(func(q *placeQuery, s []storage.Status) { q.Statuses = s })},
+	highlightParam,
 )
 
 var termOrderby = []string{"id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"}

@@ -53,7 +53,7 @@ func TestListRowsWriteTheirQuery(t *testing.T) {
 		"categories": utoa(cat.ID), "tags": utoa(tag.ID), "venue": utoa(venue.ID), "organizer": utoa(org.ID),
 		"featured": "0", "status": "publish", "geoloc": "1", "geoloc_lat": "50", "geoloc_lng": "4", "geoloc_radius": "10",
 		"include": eventID, "post_parent": eventID, "hide_subsequent_recurrences": "1",
-		"event": eventID, "has_events": "1", "only_with_upcoming": "1",
+		"event": eventID, "has_events": "1", "only_with_upcoming": "1", "highlight": "1",
 		"order": "DESC", "orderby": "count", "hide_empty": "0", "parent": "0", "post": eventID,
 		"slug": "music", "facets": "month", "facet_limit": "5",
 	}

@@ -20,6 +20,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
+	rq.highlight = q.of(f.Search, res)
 	items, err := h.renderItems(rq, storage.TypeEvent, res.IDs)
 	if err != nil {
 		return err
@@ -41,6 +42,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 type placeQuery struct {
 	paging
 	index.PlaceFilter
+	highlighting
 	event uint64
 }
 
@@ -67,6 +69,7 @@ func (h *Handler) listPlaces(k *recordKind) handleFunc {
 		if err != nil {
 			return err
 		}
+		rq.highlight = q.of(f.Search, res)
 		items, err := h.renderItems(rq, k.postType, res.IDs)
 		if err != nil {
 			return err

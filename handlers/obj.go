@@ -92,6 +92,8 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		return nil
 	case pickedJSON:
 		return v.encode(buf)
+	case highlighted:
+		return v.encode(buf)
 	case packedJSON:
 		body, err := respcache.Unpack(buf, v.packed, v.dict)
 		if err != nil {

@@ -310,7 +310,10 @@ var docSchemas = func() obj {
 		member{"organizer", obj{{"type", "array"}, {"items", ref("Organizer")}}},
 		member{"custom_fields", empty}, member{"recurrence", strings}, member{"post_parent", integer},
 		member{"json_ld", typed("object")})
+	// search_highlight is in a searching list's items with highlight=true only (docs/API.md "Highlighted matches").
+	marks := member{"search_highlight", obj{{"type", "object"}, {"additionalProperties", str}}}
 	event = append(event, tail...)
+	event = append(event, marks)
 	venue := append(append([]member{}, head...), member{"url", str}, member{"venue", str}, member{"description", str},
 		member{"slug", str}, member{"image", ref("Image")})
 	for _, f := range []string{"address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"} {
@@ -319,10 +322,12 @@ var docSchemas = func() obj {
 	venue = append(venue, member{"geo_lat", number}, member{"geo_lng", number}, member{"json_ld", typed("object")},
 		member{"show_map", boolean}, member{"show_map_link", boolean})
 	venue = append(venue, tail...)
+	venue = append(venue, marks)
 	organizer := append(append([]member{}, head...), member{"url", str}, member{"organizer", str},
 		member{"description", str}, member{"slug", str}, member{"image", ref("Image")}, member{"phone", str},
 		member{"website", str}, member{"email", str}, member{"json_ld", typed("object")})
 	organizer = append(organizer, tail...)
+	organizer = append(organizer, marks)
 	return obj{
 		{"ImageSize", props(member{"width", integer}, member{"height", integer}, member{"mime-type", str}, member{"url", str})},
 		{"CostDetails", props(member{"currency_symbol", str}, member{"currency_code", str},

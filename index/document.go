@@ -70,7 +70,7 @@ func plain(fields ...string) []string {
 		}
 		t := richtext.StripTags(f)
 		if len(t) > room {
-			t, room = cutText(t, room), 0 // and nothing after a cut
+			t, room = CutText(t, room), 0 // and nothing after a cut
 		} else {
 			room -= len(t)
 		}
@@ -79,9 +79,9 @@ func plain(fields ...string) []string {
 	return out
 }
 
-// cutText returns the longest beginning of t of at most n bytes that ends before a space, or at a
+// CutText returns the longest beginning of t of at most n bytes that ends before a space, or at a
 // character's end when those n bytes hold no space.
-func cutText(t string, n int) string {
+func CutText(t string, n int) string {
 	for n > 0 && !utf8.RuneStart(t[n]) {
 		n--
 	}

@@ -91,6 +91,8 @@ type lang struct {
 	// updated before the version moves, so a search started after reading a version sees at least
 	// that version's text.
 	texts *textCache
+	// fixes remembers the corrections of typo-tolerant searches for their highlights (highlight.go).
+	fixes corrections
 }
 
 // Options configures Open.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -73,23 +74,48 @@ func isSeparator(c byte) bool {
 // words that typoEdits allows also matches the indexed words within that many edits of it, and widened
 // reports whether any did.
 func textQuery(m *mapping.IndexMappingImpl, search string, typos bool) (must, mustNot []query.Query, widened bool) {
-	n := 0
-	for _, t := range parseSearch(search) {
-		q, w := termQuery(m, t, typos && !t.negated && n < maxTypoTerms)
-		if q == nil {
-			continue // a stop word, or nothing searchable: ignored
-		}
-		if w {
-			n++
-		}
-		widened = widened || w
-		if t.negated {
-			mustNot = append(mustNot, q)
+	for _, a := range analyseSearch(m, search, typos) {
+		widened = widened || a.edits > 0
+		if a.negated {
+			mustNot = append(mustNot, a.query())
 		} else {
-			must = append(must, q)
+			must = append(must, a.query())
 		}
 	}
 	return must, mustNot, widened
+}
+
+// analysedTerm is one term of a search as the text analysis reads it: what the term's query matches,
+// and what the highlighter (highlight.go) marks, so that the two never disagree.
+type analysedTerm struct {
+	searchTerm
+	// words are the term's words through the text analyzer (stemmed and folded), in order; a phrase
+	// keeps maxPhraseWords of them.
+	words analysis.TokenStream
+	// prefix is the indexed prefix a single word also matches ("": none, the word is shorter than two
+	// characters or a phrase).
+	prefix string
+	// edits is how many edits a single word may be from an indexed one under typo tolerance (0: none).
+	edits int
+}
+
+// analyseSearch reads the terms of search through m's analyzers, leaving out those no word of which
+// survives analysis (stop words: ignored). With typos, each of the first maxTypoTerms non-negated
+// words that typoEdits allows gets its edits.
+func analyseSearch(m *mapping.IndexMappingImpl, search string, typos bool) []analysedTerm {
+	var out []analysedTerm
+	n := 0
+	for _, t := range parseSearch(search) {
+		a, ok := analyseTerm(m, t, typos && !t.negated && n < maxTypoTerms)
+		if !ok {
+			continue
+		}
+		if a.edits > 0 {
+			n++
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // maxPhraseWords bounds the words of a phrase that are matched: a phrase walks the postings of each of
@@ -97,45 +123,72 @@ func textQuery(m *mapping.IndexMappingImpl, search string, typos bool) (must, mu
 // words, in order.
 const maxPhraseWords = maxSearchTerms
 
-// termQuery matches one term: the analysed words in order (a phrase when there are several), or, for
-// a single word of at least two characters, any word that begins with it; with typos, a single word
-// also matches the words within typoEdits of it, and widened says so.
-func termQuery(m *mapping.IndexMappingImpl, t searchTerm, typos bool) (q query.Query, widened bool) {
-	tokens := m.AnalyzerNamed(analyzerText).Analyze([]byte(t.text))
-	if len(tokens) == 0 {
-		return nil, false
+// analyseTerm analyses one term: the analysed words in order (a phrase when there are several), or,
+// for a single word of at least two characters, also any word that begins with it; with typos, a
+// single word also matches the words within typoEdits of it. ok is false when no word survives.
+func analyseTerm(m *mapping.IndexMappingImpl, t searchTerm, typos bool) (a analysedTerm, ok bool) {
+	a = analysedTerm{searchTerm: t, words: m.AnalyzerNamed(analyzerText).Analyze([]byte(t.text))}
+	if len(a.words) == 0 {
+		return a, false
 	}
-	if len(tokens) > 1 || t.phrase {
-		text := t.text
-		if len(tokens) > maxPhraseWords {
-			text = text[:tokens[maxPhraseWords-1].End]
+	if a.isPhrase() {
+		if len(a.words) > maxPhraseWords {
+			a.words = a.words[:maxPhraseWords]
+			a.text = t.text[:a.words[maxPhraseWords-1].End]
 		}
-		q := bleve.NewMatchPhraseQuery(text)
-		q.SetField(fieldText)
-		q.Analyzer = analyzerText
-		return q, false
+		return a, true
 	}
-	match := bleve.NewTermQuery(string(tokens[0].Term))
-	match.SetField(fieldText)
 	folded := analyze(m, analyzerPrefix, t.text)
 	if len(folded) != 1 || utf8.RuneCountInString(folded[0]) < 2 {
-		return match, false
+		return a, true
 	}
-	prefix := bleve.NewTermQuery(indexedPrefix(folded[0]))
+	a.prefix = indexedPrefix(folded[0])
+	if typos {
+		a.edits = typoEdits(folded[0])
+	}
+	return a, true
+}
+
+func (a *analysedTerm) isPhrase() bool { return len(a.words) > 1 || a.phrase }
+
+// typoTerms are the (field, term) pairs whose dictionary neighbours within a.edits a.query also
+// matches: near the folded word's beginning, for a typo the stemmer does not see through
+// (exhibitoin for exhibition), and near the stem, for a typo in an inflected form (koncrety, stem
+// koncret, for koncert). A stem longer than the longest prefix indexed stands for no word: the
+// automaton of so long a word costs more than the rest of the search (a 1,000-letter word took
+// 23 ms), and its beginning is searched anyway.
+func (a *analysedTerm) typoTerms() [][2]string {
+	if a.edits == 0 {
+		return nil
+	}
+	near := [][2]string{{fieldPrefix, a.prefix}}
+	if stem := string(a.words[0].Term); utf8.RuneCountInString(stem) <= maxPrefixRunes {
+		near = append(near, [2]string{fieldText, stem})
+	}
+	return near
+}
+
+// query is the Bleve query of a: its words as a phrase, or its word, its prefix and its typo
+// neighbours.
+func (a *analysedTerm) query() query.Query {
+	if a.isPhrase() {
+		q := bleve.NewMatchPhraseQuery(a.text)
+		q.SetField(fieldText)
+		q.Analyzer = analyzerText
+		return q
+	}
+	match := bleve.NewTermQuery(string(a.words[0].Term))
+	match.SetField(fieldText)
+	if a.prefix == "" {
+		return match
+	}
+	prefix := bleve.NewTermQuery(a.prefix)
 	prefix.SetField(fieldPrefix)
-	if edits := typoEdits(folded[0]); typos && edits > 0 {
-		// Near the folded words' beginnings, for a typo the stemmer does not see through (exhibitoin
-		// for exhibition), and near the stem, for a typo in an inflected form (koncrety, stem koncret,
-		// for koncert). A stem longer than the longest prefix indexed stands for no word: the
-		// automaton of so long a word costs more than the rest of the search (a 1,000-letter word took
-		// 23 ms), and its beginning is searched anyway.
-		near := bleve.NewDisjunctionQuery(match, prefix, &typoQuery{field: fieldPrefix, term: indexedPrefix(folded[0]), edits: edits})
-		if stem := string(tokens[0].Term); utf8.RuneCountInString(stem) <= maxPrefixRunes {
-			near.AddQuery(&typoQuery{field: fieldText, term: stem, edits: edits})
-		}
-		return near, true
+	q := bleve.NewDisjunctionQuery(match, prefix)
+	for _, near := range a.typoTerms() {
+		q.AddQuery(&typoQuery{field: near[0], term: near[1], edits: a.edits})
 	}
-	return bleve.NewDisjunctionQuery(match, prefix), false
+	return q
 }
 
 // typoEdits is how many edits a searched word may be from an indexed one when a search is answered
@@ -178,13 +231,26 @@ type typoQuery struct {
 }
 
 func (q *typoQuery) Searcher(ctx context.Context, r bindex.IndexReader, _ mapping.IndexMapping, opts search.SearcherOptions) (search.Searcher, error) {
+	words, err := corrected(ctx, r, q.field, q.term, q.edits)
+	if err != nil {
+		return nil, err
+	}
+	if len(words) == 0 {
+		return searcher.NewMatchNoneSearcher(r)
+	}
+	return searcher.NewMultiTermSearcher(ctx, r, words, q.field, 1, opts, false)
+}
+
+// typoWords returns the words of field within edits of term, at most maxTypoWords of them, in the
+// dictionary's order: those a typoQuery matches.
+func typoWords(ctx context.Context, r bindex.IndexReader, field, term string, edits int) ([]string, error) {
 	fr, ok := r.(fuzzyDictionary)
 	if !ok {
 		return nil, errNoFuzzyDictionary
 	}
 	// The dictionary is walked through a Levenshtein automaton: only the branches that can still end
 	// within the edits are visited, which is why the walk is bounded by the words it finds.
-	dict, err := fr.FieldDictFuzzy(q.field, q.term, q.edits, "")
+	dict, err := fr.FieldDictFuzzy(field, term, edits, "")
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +269,7 @@ func (q *typoQuery) Searcher(ctx context.Context, r bindex.IndexReader, _ mappin
 		}
 		words = append(words, e.Term)
 	}
-	if len(words) == 0 {
-		return searcher.NewMatchNoneSearcher(r)
-	}
-	return searcher.NewMultiTermSearcher(ctx, r, words, q.field, 1, opts, false)
+	return words, nil
 }
 
 // indexedPrefix is the prefix term that stands for a folded search word: the word itself, or its first

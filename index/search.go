@@ -59,6 +59,9 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 	b := bleve.NewBooleanQuery()
 	b.AddMust(must...)
 	b.AddMustNot(mustNot...)
+	if typos {
+		ctx = l.fixes.at(ctx, v) // the highlighter of the page reads the corrections again
+	}
 	set, err := l.matchingIDs(ctx, b)
 	if err == nil {
 		l.withSharers(set)
@@ -95,11 +98,7 @@ func (l *lang) withSharers(set *roaring64.Bitmap) {
 // holds the searches of a large calendar (a bitset over 1M IDs took 140 KB whatever it held, and the
 // cache thrashed), and a rare word's few matches can be visited instead of the window (candidates).
 func (l *lang) matchingIDs(ctx context.Context, q query.Query) (*roaring64.Bitmap, error) {
-	adv, err := l.bleve.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
+	r, err := l.reader()
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +133,15 @@ func (l *lang) matchingIDs(ctx context.Context, q query.Query) (*roaring64.Bitma
 		}
 		sctx.DocumentMatchPool.Put(dm)
 	}
+}
+
+// reader opens a reader of the language's Bleve index at its current state; the caller closes it.
+func (l *lang) reader() (bindex.IndexReader, error) {
+	adv, err := l.bleve.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
 }
 
 // deadlineReader hands Bleve's searchers postings that stop when the request's context ends. Bleve

@@ -149,7 +149,8 @@ func TestPrefixSearch(t *testing.T) {
 		})
 	}
 	// Structurally: a prefix is one term of the prefix field, never an expansion over the dictionary.
-	q, _ := termQuery(m, searchTerm{text: "qx"}, false)
+	a, _ := analyseTerm(m, searchTerm{text: "qx"}, false)
+	q := a.query()
 	d, ok := q.(*query.DisjunctionQuery)
 	if !ok || len(d.Disjuncts) != 2 {
 		t.Fatalf("query for a prefix: %T %+v, want a disjunction of the word and the prefix", q, q)
