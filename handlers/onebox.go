@@ -30,6 +30,14 @@ const (
 var searchParams = []Param{
 	{Name: "search", Type: tString, Required: true, NonEmpty: true, Desc: "Words to find in events, venues, organizers, categories and tags, as each list searches them."},
 	{Name: "per_type", Type: tInt, Default: defaultPerType, parse: parseBounded(1, maxPerType), Desc: "Items of each kind to return (1 to 20)."},
+	oneBoxParam(highlightParam),
+}
+
+// oneBoxParam is a list's row as the one box takes it: validated here, and written into each list's
+// query by the list's own table when the value is handed on.
+func oneBoxParam(p Param) Param {
+	p.set = nil
+	return p
 }
 
 // searchSchema is the OpenAPI schema of the one box's 200 (openapi.go).

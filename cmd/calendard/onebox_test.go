@@ -96,7 +96,7 @@ func seedJazz(t *testing.T, s *server) int {
 
 // TestSearchAll: each kind of the one box's answer is its list's first page for the same search, byte
 // for byte, with the list's total: per role, under a language prefix or translation_language, with
-// _fields, for per_type's bounds, and for a search answered with typo tolerance.
+// _fields, for per_type's bounds, highlighted, and for a search answered with typo tolerance.
 func TestSearchAll(t *testing.T) {
 	s := startServer(t)
 	published := seedJazz(t, s)
@@ -149,6 +149,16 @@ func TestSearchAll(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			oneBox(t, s, tc.lp, tc.auth, tc.search, tc.perType, tc.extra)
 		})
+	}
+
+	// highlight=true goes to the lists that highlight: their items gain search_highlight, the terms'
+	// lists are as they are.
+	_, res = oneBox(t, s, "", "", "jaz", 0, "&highlight=true")
+	if n := strings.Count(string(res.body), `"search_highlight":{"title":"<mark>Jazz</mark>`); n != 5 {
+		t.Errorf("jaz, highlighted: %d events' titles marked, want 5\n%s", n, res.body)
+	}
+	if !strings.Contains(string(res.body), `"search_highlight":{"venue":"<mark>Jazz</mark> Cellar"}`) {
+		t.Errorf("jaz, highlighted: no venue marked\n%s", res.body)
 	}
 
 	// A search that finds nothing as typed is answered with typo tolerance, and says so.
@@ -319,8 +329,11 @@ func TestSearchAllDescribed(t *testing.T) {
 	if a := args["per_type"]; a.Type != "integer" || a.Default != float64(5) || a.Required {
 		t.Errorf("index: per_type is %+v, want an optional integer, default 5", a)
 	}
-	if _, ok := args["translation_language"]; !ok || len(args) != 3 {
-		t.Errorf("index: args %v, want search, per_type and translation_language", args)
+	if a := args["highlight"]; a.Type != "boolean" || a.Default != false || a.Required {
+		t.Errorf("index: highlight is %+v, want an optional boolean, default false", a)
+	}
+	if _, ok := args["translation_language"]; !ok || len(args) != 4 {
+		t.Errorf("index: args %v, want search, per_type, highlight and translation_language", args)
 	}
 
 	var doc struct {
@@ -343,7 +356,7 @@ func TestSearchAllDescribed(t *testing.T) {
 		t.Fatal(err)
 	}
 	op, ok := doc.Paths["/search"]["get"]
-	if !ok || len(op.Parameters) != 3 {
+	if !ok || len(op.Parameters) != 4 {
 		t.Fatalf("/doc: GET /search is %+v", op)
 	}
 	props := op.Responses["200"].Content["application/json"].Schema.Properties
