@@ -1,0 +1,446 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/calendard/calendard/jobs/webhook"
+	"github.com/calendard/calendard/storage"
+)
+
+// webhookEnv makes a failed delivery's retries quick and its timeout short, so that a test sees a
+// schedule through in a second.
+var webhookEnv = []string{"CALENDAR_WEBHOOK_RETRIES=50ms,50ms,50ms", "CALENDAR_WEBHOOK_TIMEOUT=500ms"}
+
+// waitBound bounds every wait for a delivery: a test that reaches it has failed.
+const waitBound = 60 * time.Second
+
+// delivery is one request a receiver got, as it got it.
+type delivery struct {
+	header   http.Header
+	body     webhookBody
+	verified error
+}
+
+type webhookBody struct {
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Data      struct {
+		Since   string `json:"since"`
+		Next    string `json:"next"`
+		More    bool   `json:"more"`
+		Changes []struct {
+			Type        string `json:"type"`
+			ID          uint64 `json:"id"`
+			Action      string `json:"action"`
+			ModifiedUTC string `json:"modified_utc"`
+		} `json:"changes"`
+	} `json:"data"`
+}
+
+// receiver is a webhook receiver on loopback: it verifies each delivery with the Standard Webhooks
+// library and answers it with answer (200 when nil), which gets the delivery's number from 0.
+type receiver struct {
+	t      *testing.T
+	srv    *httptest.Server
+	got    chan delivery
+	mu     sync.Mutex
+	secret string
+	n      int
+	answer func(n int, w http.ResponseWriter, r *http.Request)
+}
+
+func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
+	rc := &receiver{t: t, got: make(chan delivery, 100), answer: answer}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, err := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		n, secret := rc.n, rc.secret
+		rc.n++
+		rc.mu.Unlock()
+		d := delivery{header: r.Header.Clone(), verified: err}
+		if err == nil {
+			wh, werr := standardwebhooks.NewWebhook(secret)
+			d.verified = errors.Join(werr, wh.Verify(raw, r.Header), json.Unmarshal(raw, &d.body))
+		}
+		rc.got <- d
+		if rc.answer != nil {
+			rc.answer(n, w, r)
+		}
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) setSecret(s string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.secret = s
+}
+
+// next returns the next delivery, checked: signed with the secret and carrying every header the
+// issue names.
+func (rc *receiver) next() delivery {
+	rc.t.Helper()
+	select {
+	case d := <-rc.got:
+		if d.verified != nil {
+			rc.t.Fatalf("a delivery does not verify: %v", d.verified)
+		}
+		id := d.header.Get("webhook-id")
+		if !strings.HasPrefix(id, "msg_") || strings.Contains(id, ".") || d.header.Get("Content-Type") != "application/json" ||
+			!strings.HasPrefix(d.header.Get("User-Agent"), "calendard/") {
+			rc.t.Fatalf("headers: %v", d.header)
+		}
+		return d
+	case <-time.After(waitBound):
+		rc.t.Fatal("no delivery")
+	}
+	return delivery{}
+}
+
+var createdWebhook = regexp.MustCompile(`created webhook (\d+)\nsecret: (whsec_\S+)`)
+
+// subscribe runs `calendard webhook create` on dir for rc with the given flags and gives rc the
+// secret it prints; it returns the webhook's ID.
+func subscribe(t *testing.T, dir string, rc *receiver, flags ...string) uint64 {
+	t.Helper()
+	out, err := runCmd(t, dir, append([]string{"webhook", "create", "--url", rc.srv.URL, "--allow-http", "--allow-private"}, flags...)...)
+	m := createdWebhook.FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("webhook create: %v %q", err, out)
+	}
+	rc.setSecret(m[2])
+	id, _ := strconv.ParseUint(m[1], 10, 64)
+	return id
+}
+
+// postEvent creates an event through the API of the server at base and returns its ID.
+func postEvent(t *testing.T, base string, fields map[string]any) uint64 {
+	t.Helper()
+	body, _ := json.Marshal(fields)
+	status, got := httpDo(t, "POST", base+"/calendar/events/v1/events", string(body))
+	var ev struct{ ID uint64 }
+	if status != http.StatusCreated || json.Unmarshal(got, &ev) != nil {
+		t.Fatalf("create event: %d %s", status, got)
+	}
+	return ev.ID
+}
+
+func event(title, status string) map[string]any {
+	return map[string]any{"title": title, "status": status, "start_date": "2030-05-01 20:00:00", "end_date": "2030-05-01 22:00:00"}
+}
+
+// waitWebhook waits until the stored subscription satisfies ok, reading it again after each commit.
+func waitWebhook(t *testing.T, db *storage.DB, id uint64, ok func(*storage.Webhook) bool) *storage.Webhook {
+	t.Helper()
+	changed, unsubscribe := db.Subscribe()
+	defer unsubscribe()
+	deadline := time.After(waitBound)
+	for {
+		w, err := db.Webhook(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(w) {
+			return w
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("webhook %d never reached the state: %+v", id, w)
+		}
+	}
+}
+
+// eventsIn lists the IDs of the events a delivery upserts.
+func eventsIn(d delivery) map[uint64]string {
+	out := map[uint64]string{}
+	for _, c := range d.body.Data.Changes {
+		if c.Type == "event" {
+			out[c.ID] = c.Action
+		}
+	}
+	return out
+}
+
+// TestWebhookDeliversRESTEdits: edits made through the API reach an anonymous subscription with
+// their IDs, in order, signed, and with a next the change feed accepts; a draft never reaches it,
+// while a subscription acting as the administrator gets it.
+func TestWebhookDeliversRESTEdits(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	anon := newReceiver(t, nil)
+	subscribe(t, dir, anon)
+	admin := newReceiver(t, nil)
+	subscribe(t, dir, admin, "--as", "admin", "--types", "event")
+
+	published := postEvent(t, l.base, event("Open rehearsal", "publish"))
+	draft := postEvent(t, l.base, event("Secret plans", "draft"))
+	last := postEvent(t, l.base, event("Closing night", "publish"))
+
+	seen, since := map[uint64]string{}, ""
+	for seen[last] == "" {
+		d := anon.next()
+		if d.body.Type != webhook.TypeChanged || (since != "" && d.body.Data.Since != since) {
+			t.Fatalf("delivery %s from %s after %s: not in cursor order", d.body.Type, d.body.Data.Since, since)
+		}
+		since = d.body.Data.Next
+		for id, action := range eventsIn(d) {
+			seen[id] = action
+		}
+	}
+	if seen[published] != "upsert" || seen[draft] != "" {
+		t.Errorf("anonymous subscription saw %v; want %d upserted and the draft %d never", seen, published, draft)
+	}
+	status, body := httpDo(t, "GET", l.base+"/calendar/events/v1/changes?since="+since, "")
+	if status != http.StatusOK || !strings.Contains(string(body), `"changes":[]`) {
+		t.Errorf("the feed from the last next %s: %d %s; want 200 and nothing new", since, status, body)
+	}
+
+	adminSeen := map[uint64]string{}
+	for adminSeen[last] == "" {
+		for id, action := range eventsIn(admin.next()) {
+			adminSeen[id] = action
+		}
+	}
+	if adminSeen[draft] != "upsert" {
+		t.Errorf("the administrator's subscription saw %v; want the draft %d", adminSeen, draft)
+	}
+}
+
+// TestWebhookRetriesUnderOneID: a receiver that answers 500, then times out, then 200 gets the same
+// delivery three times under one webhook-id, and the change committed meanwhile in the next one.
+func TestWebhookRetriesUnderOneID(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch n {
+		case 0:
+			w.WriteHeader(http.StatusInternalServerError)
+		case 1:
+			<-r.Context().Done() // past the delivery timeout
+		}
+	})
+	subscribe(t, dir, rc)
+	first := postEvent(t, l.base, event("First", "publish"))
+	d := rc.next()
+	meanwhile := postEvent(t, l.base, event("Meanwhile", "publish"))
+	for range 2 {
+		again := rc.next()
+		if again.header.Get("webhook-id") != d.header.Get("webhook-id") || again.body.Data.Next != d.body.Data.Next {
+			t.Fatalf("a retry is %s up to %s; want %s up to %s", again.header.Get("webhook-id"), again.body.Data.Next,
+				d.header.Get("webhook-id"), d.body.Data.Next)
+		}
+	}
+	if eventsIn(d)[first] != "upsert" {
+		t.Fatalf("the first delivery has %v, want event %d", eventsIn(d), first)
+	}
+	got := map[uint64]string{}
+	for since := d.body.Data.Next; got[meanwhile] == ""; {
+		n := rc.next()
+		if n.header.Get("webhook-id") == d.header.Get("webhook-id") || n.body.Data.Since != since {
+			t.Fatalf("after the success: %s from %s; want a new ID from %s", n.header.Get("webhook-id"), n.body.Data.Since, since)
+		}
+		since = n.body.Data.Next
+		for id, a := range eventsIn(n) {
+			got[id] = a
+		}
+	}
+}
+
+// TestWebhookGoneDisables: a 410 disables the subscription at once.
+func TestWebhookGoneDisables(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
+	id := subscribe(t, dir, rc)
+	postEvent(t, l.base, event("Gone", "publish"))
+	rc.next()
+	w := waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Disabled })
+	if !strings.Contains(w.Reason, "410") || w.Failures != 0 {
+		t.Errorf("disabled with %q after %d failures; want the 410 at once", w.Reason, w.Failures)
+	}
+	if out, err := runCmd(t, dir, "webhook", "list"); err != nil || !strings.Contains(out, "disabled: the receiver answered 410") {
+		t.Errorf("webhook list: %v %q", err, out)
+	}
+}
+
+// TestWebhookRetryAfter: a 503 with Retry-After waits that long, not the schedule's 50 ms; the
+// retries exhausted disable the subscription.
+func TestWebhookRetryAfter(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 0 {
+			w.Header().Set("Retry-After", "2")
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	id := subscribe(t, dir, rc)
+	postEvent(t, l.base, event("Busy", "publish"))
+	first := rc.next()
+	w := waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Failures == 1 })
+	sent, _ := strconv.ParseInt(first.header.Get("webhook-timestamp"), 10, 64)
+	if w.RetryAt.Before(time.Unix(sent, 0).Add(time.Second)) {
+		t.Errorf("retry at %s after an attempt at %d; want Retry-After's 2 s later", w.RetryAt, sent)
+	}
+	second := rc.next()
+	if at, _ := strconv.ParseInt(second.header.Get("webhook-timestamp"), 10, 64); at < sent+1 {
+		t.Errorf("the retry left at %d, the attempt at %d: Retry-After not honoured", at, sent)
+	}
+	// Without Retry-After, the schedule (three retries) runs out, and the subscription is disabled.
+	w = waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Disabled })
+	if w.Failures != 4 || !strings.Contains(w.Reason, "4 attempts failed") {
+		t.Errorf("disabled after %d failures: %q", w.Failures, w.Reason)
+	}
+}
+
+// TestWebhookPrivateAddress: a receiver on loopback is refused without --allow-private when the
+// subscription is created, and at delivery time too (a host that resolves elsewhere later).
+func TestWebhookPrivateAddress(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, nil)
+	for _, url := range []string{rc.srv.URL, strings.Replace(rc.srv.URL, "127.0.0.1", "localhost", 1)} {
+		if out, err := runCmd(t, dir, "webhook", "create", "--url", url, "--allow-http"); err == nil || !strings.Contains(err.Error(), "private") {
+			t.Errorf("create for %s without --allow-private: %v %q; want refused", url, err, out)
+		}
+	}
+	// Stored as if the name had resolved to a public address then.
+	w, err := l.app.db.CreateWebhook(context.Background(), storage.Webhook{URL: rc.srv.URL, AllowHTTP: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	postEvent(t, l.base, event("Rebound", "publish"))
+	waitWebhook(t, l.app.db, w.ID, func(w *storage.Webhook) bool { return w.Failures > 0 })
+	if n := l.app.webhooks.Stats().Attempts[webhook.OutcomeNetworkError]; n == 0 {
+		t.Errorf("network errors counted: %d", n)
+	}
+	select {
+	case d := <-rc.got:
+		t.Errorf("a receiver on a private address got a delivery: %v", d.header)
+	default:
+	}
+}
+
+// TestWebhookCommands: the operator commands without a server, on the store itself, and their errors.
+func TestWebhookCommands(t *testing.T) {
+	dir := t.TempDir()
+	keepOnFile(t, dir)
+	rc := newReceiver(t, nil)
+	id := subscribe(t, dir, rc, "--types", "event,venue", "--lang", "fr")
+	for _, tc := range []struct {
+		args    []string
+		wantOut string
+		wantErr string
+	}{
+		{[]string{"webhook", "list"}, "event,venue", ""},
+		{[]string{"webhook", "test", utoa(id)}, "answered 200", ""},
+		{[]string{"webhook", "disable", utoa(id)}, "disabled webhook", ""},
+		{[]string{"webhook", "list"}, "disabled: disabled by an operator", ""},
+		{[]string{"webhook", "enable", utoa(id)}, "enabled webhook", ""},
+		{[]string{"webhook", "rotate-secret", utoa(id)}, "secret: whsec_", ""},
+		{[]string{"webhook", "disable"}, "", "needs the webhook's ID"},
+		{[]string{"webhook", "disable", "x"}, "", "not a webhook ID"},
+		{[]string{"webhook", "enable", "99"}, "", "not found"},
+		{[]string{"webhook", "create", "--url", "ftp://example.org/"}, "", "https://"},
+		{[]string{"webhook", "create", "--url", "http://example.org/"}, "", "--allow-http"},
+		{[]string{"webhook", "create", "--url", "https://u:p@example.org/"}, "", "credentials"},
+		{[]string{"webhook", "create", "--url", rc.srv.URL, "--allow-http", "--allow-private", "--types", "events"}, "", "events"},
+		{[]string{"webhook", "create", "--url", rc.srv.URL, "--allow-http", "--allow-private", "--lang", "xx"}, "", "xx"},
+		{[]string{"webhook", "create", "--url", rc.srv.URL, "--allow-http", "--allow-private", "--as", "nobody"}, "", "not found"},
+		{[]string{"webhook", "delete", utoa(id)}, "deleted webhook", ""},
+		{[]string{"webhook", "list"}, "ID", ""},
+	} {
+		out, err := runCmd(t, dir, tc.args...)
+		switch {
+		case tc.wantErr == "" && (err != nil || !strings.Contains(out, tc.wantOut)):
+			t.Errorf("%v: %v %q; want %q", tc.args, err, out, tc.wantOut)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%v: %v; want an error with %q", tc.args, err, tc.wantErr)
+		}
+	}
+	if d := rc.next(); d.body.Type != webhook.TypeTest {
+		t.Errorf("webhook test sent %q", d.body.Type)
+	}
+}
+
+// TestWebhookRotatedSecret: after rotate-secret a delivery carries two signatures, and a receiver
+// holding either secret verifies it.
+func TestWebhookRotatedSecret(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, nil)
+	id := subscribe(t, dir, rc)
+	out, err := runCmd(t, dir, "webhook", "rotate-secret", utoa(id))
+	m := regexp.MustCompile(`secret: (whsec_\S+)`).FindStringSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("rotate-secret: %v %q", err, out)
+	}
+	postEvent(t, l.base, event("Rotated", "publish"))
+	d := rc.next() // verified with the old secret
+	if sigs := strings.Fields(d.header.Get("webhook-signature")); len(sigs) != 2 {
+		t.Fatalf("signatures %q; want the new and the old", sigs)
+	}
+	rc.setSecret(m[1])
+	postEvent(t, l.base, event("Rotated again", "publish"))
+	rc.next() // verified with the new one
+}
+
+// TestWebhookSurvivesKill: a server killed with SIGKILL while a delivery is in flight delivers it
+// after the restart, under the same webhook-id.
+func TestWebhookSurvivesKill(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "calendard")
+	if out, err := exec.Command("go", buildArgs(bin)...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	keepOnFile(t, dir)
+	hold := make(chan struct{})
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n == 0 {
+			select { // the first delivery hangs until the process is gone
+			case <-r.Context().Done():
+			case <-hold:
+			}
+		}
+	})
+	subscribe(t, dir, rc)
+	p := startBinary(t, bin, dir)
+	status, body, err := p.request("POST", "/calendar/events/v1/events", event("Killed", "publish"))
+	if err != nil || status != http.StatusCreated {
+		t.Fatalf("create: %d %s %v", status, body, err)
+	}
+	var ev struct{ ID uint64 }
+	_ = json.Unmarshal(body, &ev)
+	first := rc.next()
+	p.kill()
+	close(hold)
+	startBinary(t, bin, dir)
+	again := rc.next()
+	if again.header.Get("webhook-id") != first.header.Get("webhook-id") || eventsIn(again)[ev.ID] != "upsert" {
+		t.Errorf("after the restart: %s with %v; want %s with event %d", again.header.Get("webhook-id"), eventsIn(again),
+			first.header.Get("webhook-id"), ev.ID)
+	}
+}
