@@ -444,3 +444,77 @@ func TestWebhookSurvivesKill(t *testing.T) {
 			first.header.Get("webhook-id"), ev.ID)
 	}
 }
+
+// TestWebhookMoreFollowsAtOnce: a backlog of more than 100 documents goes in deliveries of 100 at
+// most, each but the last with more, each from the previous one's next.
+func TestWebhookMoreFollowsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, nil)
+	id := subscribe(t, dir, rc)
+	if _, err := runCmd(t, dir, "webhook", "disable", utoa(id)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64]bool{}
+	for i := range webhook.MaxChanges + 5 {
+		want[postEvent(t, l.base, event("Backlog "+strconv.Itoa(i), "publish"))] = true
+	}
+	if _, err := runCmd(t, dir, "webhook", "enable", utoa(id)); err != nil {
+		t.Fatal(err)
+	}
+	first := rc.next()
+	if n := len(first.body.Data.Changes); n != webhook.MaxChanges || !first.body.Data.More {
+		t.Fatalf("first delivery: %d changes, more %v; want %d and more", n, first.body.Data.More, webhook.MaxChanges)
+	}
+	got := eventsIn(first)
+	for since := first.body.Data.Next; len(got) < len(want); {
+		d := rc.next()
+		if d.body.Data.Since != since {
+			t.Fatalf("a delivery from %s after one up to %s", d.body.Data.Since, since)
+		}
+		since = d.body.Data.Next
+		for id := range eventsIn(d) {
+			got[id] = "upsert"
+		}
+	}
+	for id := range want {
+		if got[id] == "" {
+			t.Errorf("event %d never delivered", id)
+		}
+	}
+}
+
+// TestWebhookResyncRequired: a subscription whose cursor the log no longer holds (here, a store
+// restored from a backup older than the cursor; a trim past it is jobs/webhook's TestResyncAfterTrim)
+// gets calendar.resync_required with the current cursor, and goes on from there.
+func TestWebhookResyncRequired(t *testing.T) {
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, webhookEnv...)
+	l.ready(t)
+	rc := newReceiver(t, nil)
+	id := subscribe(t, dir, rc)
+	if _, err := runCmd(t, dir, "webhook", "disable", utoa(id)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	head, err := l.app.db.ChangeHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.app.db.UpdateWebhook(ctx, id, func(w *storage.Webhook) error { w.Cursor = head + 1000; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCmd(t, dir, "webhook", "enable", utoa(id)); err != nil {
+		t.Fatal(err)
+	}
+	d := rc.next()
+	if d.body.Type != webhook.TypeResyncRequired || d.body.Data.Next != utoa(head) || len(d.body.Data.Changes) != 0 {
+		t.Fatalf("a cursor ahead of the log: %s up to %s with %d changes; want %s up to %d", d.body.Type, d.body.Data.Next,
+			len(d.body.Data.Changes), webhook.TypeResyncRequired, head)
+	}
+	after := postEvent(t, l.base, event("After", "publish"))
+	if n := rc.next(); n.body.Data.Since != utoa(head) || eventsIn(n)[after] != "upsert" {
+		t.Errorf("after the resync: from %s with %v; want from %d with event %d", n.body.Data.Since, eventsIn(n), head, after)
+	}
+}
