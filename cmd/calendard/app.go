@@ -226,7 +226,7 @@ func (a *app) load(ctx context.Context) error {
 	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
 	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(budget), Store: a.db, Index: ix, Log: a.log.Named("http"),
-		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
+		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs), Webhooks: webhookStats(a.webhooks)})
 	a.jobs.Warm(api)
 	a.handler.set(api)
 	return nil

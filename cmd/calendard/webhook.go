@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 )
@@ -191,4 +192,19 @@ func (a *app) startWebhooks(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// webhookStats gives the deliverer's figures to the metrics, which cannot import jobs/webhook
+// (STYLE 2).
+func webhookStats(d *webhook.Deliverer) func(context.Context) (handlers.WebhookStats, error) {
+	return func(ctx context.Context) (handlers.WebhookStats, error) {
+		st := d.Stats()
+		out := handlers.WebhookStats{Attempts: st.Attempts, Buckets: webhook.LatencyBuckets, Latency: st.Latency,
+			LatencySum: st.LatencySum, LatencyCount: st.LatencyCount}
+		backlogs, err := d.Backlogs(ctx)
+		for _, b := range backlogs {
+			out.Backlogs = append(out.Backlogs, handlers.WebhookBacklog(b))
+		}
+		return out, err
+	}
 }

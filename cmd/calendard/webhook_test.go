@@ -238,7 +238,7 @@ func TestWebhookRetriesUnderOneID(t *testing.T) {
 			<-r.Context().Done() // past the delivery timeout
 		}
 	})
-	subscribe(t, dir, rc)
+	id := subscribe(t, dir, rc)
 	first := postEvent(t, l.base, event("First", "publish"))
 	d := rc.next()
 	meanwhile := postEvent(t, l.base, event("Meanwhile", "publish"))
@@ -262,6 +262,28 @@ func TestWebhookRetriesUnderOneID(t *testing.T) {
 		for id, a := range eventsIn(n) {
 			got[id] = a
 		}
+	}
+
+	// The metrics count the three outcomes, time every attempt, and show the backlog once delivered.
+	head, err := l.app.db.ChangeHead(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Cursor == head })
+	m := scrape(t, l.base+"/metrics")
+	for _, outcome := range []string{webhook.OutcomeSuccess, webhook.OutcomeHTTPError, webhook.OutcomeNetworkError} {
+		if v, ok := m.value("calendard_webhook_deliveries_total", "outcome", outcome); !ok || v < 1 {
+			t.Errorf("deliveries with outcome %s: %v %v; want at least 1", outcome, v, ok)
+		}
+	}
+	if v, _ := m.value("calendard_webhook_delivery_seconds"); v < 4 {
+		t.Errorf("delivery latency counted %v attempts, want at least 4", v)
+	}
+	if v, ok := m.value("calendard_webhook_backlog_entries", "webhook", utoa(id)); !ok || v != 0 {
+		t.Errorf("backlog once delivered: %v %v; want 0", v, ok)
+	}
+	if v, ok := m.value("calendard_webhook_enabled", "webhook", utoa(id)); !ok || v != 1 {
+		t.Errorf("enabled: %v %v; want 1", v, ok)
 	}
 }
 
