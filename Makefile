@@ -52,7 +52,7 @@ e2e:
 webhook-interop:
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "make webhook-interop needs Node.js and npm"; exit 1; }
 	cd jobs/webhook/interop && npm ci --no-audit --no-fund
-	go test -tags interop -count=1 ./jobs/webhook/interop
+	go test -tags interop -count=1 -run TestNodeVerifiesDeliveries ./jobs/webhook
 
 # The e2e tests and the webhook interop test are vetted too, though only make e2e and make
 # webhook-interop build them.
@@ -60,7 +60,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
 	go vet ./...
 	go vet -tags e2e ./cmd/calendard
-	go vet -tags interop ./jobs/webhook/interop
+	go vet -tags interop ./jobs/webhook
 	go tool staticcheck ./...
 
 # Demo data is off by default so that a production data directory never gets it by accident; make run

@@ -204,36 +204,27 @@ func (db *DB) webhookFloor(ctx context.Context) (uint64, error) {
 
 // ParseWebhookKinds reads a comma-separated list of document kinds; empty means every kind.
 func ParseWebhookKinds(s string) ([]DocKind, error) {
-	var out []DocKind
-	for _, f := range splitList(s) {
-		k, ok := ParseDocKind(f)
-		if !ok {
-			return nil, invalid("types", "%q is not one of event, venue, organizer, category, tag", f)
-		}
-		out = append(out, k)
-	}
-	return out, nil
+	return parseList(s, "types", "event, venue, organizer, category, tag", ParseDocKind)
 }
 
 // ParseWebhookLangs reads a comma-separated list of language codes; empty means every language.
 func ParseWebhookLangs(s string) ([]Lang, error) {
-	var out []Lang
-	for _, f := range splitList(s) {
-		l, ok := ParseLang(f)
-		if !ok {
-			return nil, invalid("lang", "%q is not one of nl, en, fr, de, it, pl, es", f)
-		}
-		out = append(out, l)
-	}
-	return out, nil
+	return parseList(s, "lang", "nl, en, fr, de, it, pl, es", ParseLang)
 }
 
-func splitList(s string) []string {
-	var out []string
+// parseList reads a comma-separated list of values of parse, a *FieldError on field naming the
+// values allowed when one is not.
+func parseList[T any](s, field, allowed string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
 	for f := range strings.SplitSeq(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
+		if f = strings.TrimSpace(f); f == "" {
+			continue
 		}
+		v, ok := parse(f)
+		if !ok {
+			return nil, invalid(field, "%q is not one of %s", f, allowed)
+		}
+		out = append(out, v)
 	}
-	return out
+	return out, nil
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -129,6 +128,35 @@ func subscribe(t *testing.T, dir string, rc *receiver, flags ...string) uint64 {
 	return id
 }
 
+// webhookServer serves a new data directory with webhookEnv and env, and subscribes a new receiver
+// that answers with answer (see newReceiver) with the given flags of webhook create.
+func webhookServer(t *testing.T, answer func(int, http.ResponseWriter, *http.Request), env []string, flags ...string) (*loop, *receiver, uint64) {
+	t.Helper()
+	dir := t.TempDir()
+	l := serveLoop(t, dir, nil, append(webhookEnv, env...)...)
+	l.ready(t)
+	rc := newReceiver(t, answer)
+	return l, rc, subscribe(t, dir, rc, flags...)
+}
+
+// until reads deliveries until one carries event last, each starting where the one before ended
+// (from since, when set), and returns the events seen with their actions and the last next.
+func (rc *receiver) until(last uint64, since string) (seen map[uint64]string, next string) {
+	rc.t.Helper()
+	seen = map[uint64]string{}
+	for seen[last] == "" {
+		d := rc.next()
+		if d.body.Type != webhook.TypeChanged || (since != "" && d.body.Data.Since != since) {
+			rc.t.Fatalf("a delivery %s from %s after one up to %s: not in cursor order", d.body.Type, d.body.Data.Since, since)
+		}
+		since = d.body.Data.Next
+		for id, action := range eventsIn(d) {
+			seen[id] = action
+		}
+	}
+	return seen, since
+}
+
 // postEvent creates an event through the API of the server at base and returns its ID.
 func postEvent(t *testing.T, base string, fields map[string]any) uint64 {
 	t.Helper()
@@ -182,44 +210,23 @@ func eventsIn(d delivery) map[uint64]string {
 // their IDs, in order, signed, and with a next the change feed accepts; a draft never reaches it,
 // while a subscription acting as the administrator gets it.
 func TestWebhookDeliversRESTEdits(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	anon := newReceiver(t, nil)
-	subscribe(t, dir, anon)
+	l, anon, _ := webhookServer(t, nil, nil)
 	admin := newReceiver(t, nil)
-	subscribe(t, dir, admin, "--as", "admin", "--types", "event")
+	subscribe(t, l.app.cfg.DataDir, admin, "--as", "admin", "--types", "event")
 
 	published := postEvent(t, l.base, event("Open rehearsal", "publish"))
 	draft := postEvent(t, l.base, event("Secret plans", "draft"))
 	last := postEvent(t, l.base, event("Closing night", "publish"))
 
-	seen, since := map[uint64]string{}, ""
-	for seen[last] == "" {
-		d := anon.next()
-		if d.body.Type != webhook.TypeChanged || (since != "" && d.body.Data.Since != since) {
-			t.Fatalf("delivery %s from %s after %s: not in cursor order", d.body.Type, d.body.Data.Since, since)
-		}
-		since = d.body.Data.Next
-		for id, action := range eventsIn(d) {
-			seen[id] = action
-		}
-	}
+	seen, next := anon.until(last, "")
 	if seen[published] != "upsert" || seen[draft] != "" {
 		t.Errorf("anonymous subscription saw %v; want %d upserted and the draft %d never", seen, published, draft)
 	}
-	status, body := httpDo(t, "GET", l.base+"/calendar/events/v1/changes?since="+since, "")
+	status, body := httpDo(t, "GET", l.base+"/calendar/events/v1/changes?since="+next, "")
 	if status != http.StatusOK || !strings.Contains(string(body), `"changes":[]`) {
-		t.Errorf("the feed from the last next %s: %d %s; want 200 and nothing new", since, status, body)
+		t.Errorf("the feed from the last next %s: %d %s; want 200 and nothing new", next, status, body)
 	}
-
-	adminSeen := map[uint64]string{}
-	for adminSeen[last] == "" {
-		for id, action := range eventsIn(admin.next()) {
-			adminSeen[id] = action
-		}
-	}
-	if adminSeen[draft] != "upsert" {
+	if adminSeen, _ := admin.until(last, ""); adminSeen[draft] != "upsert" {
 		t.Errorf("the administrator's subscription saw %v; want the draft %d", adminSeen, draft)
 	}
 }
@@ -227,18 +234,14 @@ func TestWebhookDeliversRESTEdits(t *testing.T) {
 // TestWebhookRetriesUnderOneID: a receiver that answers 500, then times out, then 200 gets the same
 // delivery three times under one webhook-id, and the change committed meanwhile in the next one.
 func TestWebhookRetriesUnderOneID(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	l, rc, id := webhookServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		switch n {
 		case 0:
 			w.WriteHeader(http.StatusInternalServerError)
 		case 1:
 			<-r.Context().Done() // past the delivery timeout
 		}
-	})
-	id := subscribe(t, dir, rc)
+	}, nil)
 	first := postEvent(t, l.base, event("First", "publish"))
 	d := rc.next()
 	meanwhile := postEvent(t, l.base, event("Meanwhile", "publish"))
@@ -252,17 +255,7 @@ func TestWebhookRetriesUnderOneID(t *testing.T) {
 	if eventsIn(d)[first] != "upsert" {
 		t.Fatalf("the first delivery has %v, want event %d", eventsIn(d), first)
 	}
-	got := map[uint64]string{}
-	for since := d.body.Data.Next; got[meanwhile] == ""; {
-		n := rc.next()
-		if n.header.Get("webhook-id") == d.header.Get("webhook-id") || n.body.Data.Since != since {
-			t.Fatalf("after the success: %s from %s; want a new ID from %s", n.header.Get("webhook-id"), n.body.Data.Since, since)
-		}
-		since = n.body.Data.Next
-		for id, a := range eventsIn(n) {
-			got[id] = a
-		}
-	}
+	rc.until(meanwhile, d.body.Data.Next)
 
 	// The metrics count the three outcomes, time every attempt, and show the backlog once delivered.
 	head, err := l.app.db.ChangeHead(context.Background())
@@ -289,18 +282,14 @@ func TestWebhookRetriesUnderOneID(t *testing.T) {
 
 // TestWebhookGoneDisables: a 410 disables the subscription at once.
 func TestWebhookGoneDisables(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
-	id := subscribe(t, dir, rc)
+	l, rc, id := webhookServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) }, nil)
 	postEvent(t, l.base, event("Gone", "publish"))
 	rc.next()
 	w := waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Disabled })
 	if !strings.Contains(w.Reason, "410") || w.Failures != 0 {
 		t.Errorf("disabled with %q after %d failures; want the 410 at once", w.Reason, w.Failures)
 	}
-	if out, err := runCmd(t, dir, "webhook", "list"); err != nil || !strings.Contains(out, "disabled: the receiver answered 410") {
+	if out, err := runCmd(t, l.app.cfg.DataDir, "webhook", "list"); err != nil || !strings.Contains(out, "disabled: the receiver answered 410") {
 		t.Errorf("webhook list: %v %q", err, out)
 	}
 }
@@ -308,16 +297,12 @@ func TestWebhookGoneDisables(t *testing.T) {
 // TestWebhookRetryAfter: a 503 with Retry-After waits that long, not the schedule's 50 ms; the
 // retries exhausted disable the subscription.
 func TestWebhookRetryAfter(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+	l, rc, id := webhookServer(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n == 0 {
 			w.Header().Set("Retry-After", "2")
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)
-	})
-	id := subscribe(t, dir, rc)
+	}, nil)
 	postEvent(t, l.base, event("Busy", "publish"))
 	first := rc.next()
 	w := waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Failures == 1 })
@@ -410,12 +395,8 @@ func TestWebhookCommands(t *testing.T) {
 // TestWebhookRotatedSecret: after rotate-secret a delivery carries two signatures, and a receiver
 // holding either secret verifies it.
 func TestWebhookRotatedSecret(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, nil)
-	id := subscribe(t, dir, rc)
-	out, err := runCmd(t, dir, "webhook", "rotate-secret", utoa(id))
+	l, rc, id := webhookServer(t, nil, nil)
+	out, err := runCmd(t, l.app.cfg.DataDir, "webhook", "rotate-secret", utoa(id))
 	m := regexp.MustCompile(`secret: (whsec_\S+)`).FindStringSubmatch(out)
 	if err != nil || m == nil {
 		t.Fatalf("rotate-secret: %v %q", err, out)
@@ -433,10 +414,7 @@ func TestWebhookRotatedSecret(t *testing.T) {
 // TestWebhookSurvivesKill: a server killed with SIGKILL while a delivery is in flight delivers it
 // after the restart, under the same webhook-id.
 func TestWebhookSurvivesKill(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "calendard")
-	if out, err := exec.Command("go", buildArgs(bin)...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	keepOnFile(t, dir)
 	hold := make(chan struct{})
@@ -470,17 +448,14 @@ func TestWebhookSurvivesKill(t *testing.T) {
 // TestWebhookMoreFollowsAtOnce: a backlog of more than 100 documents goes in deliveries of 100 at
 // most, each but the last with more, each from the previous one's next.
 func TestWebhookMoreFollowsAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, nil)
-	id := subscribe(t, dir, rc)
+	l, rc, id := webhookServer(t, nil, nil)
+	dir := l.app.cfg.DataDir
 	if _, err := runCmd(t, dir, "webhook", "disable", utoa(id)); err != nil {
 		t.Fatal(err)
 	}
-	want := map[uint64]bool{}
+	var want []uint64
 	for i := range webhook.MaxChanges + 5 {
-		want[postEvent(t, l.base, event("Backlog "+strconv.Itoa(i), "publish"))] = true
+		want = append(want, postEvent(t, l.base, event("Backlog "+strconv.Itoa(i), "publish")))
 	}
 	if _, err := runCmd(t, dir, "webhook", "enable", utoa(id)); err != nil {
 		t.Fatal(err)
@@ -489,18 +464,9 @@ func TestWebhookMoreFollowsAtOnce(t *testing.T) {
 	if n := len(first.body.Data.Changes); n != webhook.MaxChanges || !first.body.Data.More {
 		t.Fatalf("first delivery: %d changes, more %v; want %d and more", n, first.body.Data.More, webhook.MaxChanges)
 	}
-	got := eventsIn(first)
-	for since := first.body.Data.Next; len(got) < len(want); {
-		d := rc.next()
-		if d.body.Data.Since != since {
-			t.Fatalf("a delivery from %s after one up to %s", d.body.Data.Since, since)
-		}
-		since = d.body.Data.Next
-		for id := range eventsIn(d) {
-			got[id] = "upsert"
-		}
-	}
-	for id := range want {
+	got, _ := rc.until(want[len(want)-1], first.body.Data.Next)
+	maps.Copy(got, eventsIn(first))
+	for _, id := range want {
 		if got[id] == "" {
 			t.Errorf("event %d never delivered", id)
 		}
@@ -511,11 +477,8 @@ func TestWebhookMoreFollowsAtOnce(t *testing.T) {
 // restored from a backup older than the cursor; a trim past it is jobs/webhook's TestResyncAfterTrim)
 // gets calendar.resync_required with the current cursor, and goes on from there.
 func TestWebhookResyncRequired(t *testing.T) {
-	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, webhookEnv...)
-	l.ready(t)
-	rc := newReceiver(t, nil)
-	id := subscribe(t, dir, rc)
+	l, rc, id := webhookServer(t, nil, nil)
+	dir := l.app.cfg.DataDir
 	if _, err := runCmd(t, dir, "webhook", "disable", utoa(id)); err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,9 @@ func BenchmarkCommitToDelivery(b *testing.B) {
 		}
 	}
 	slices.Sort(latencies)
-	at := func(q float64) float64 { return float64(latencies[int(q*float64(len(latencies)-1))].Microseconds()) / 1000 }
+	at := func(q float64) float64 {
+		return float64(latencies[int(q*float64(len(latencies)-1))].Microseconds()) / 1000
+	}
 	b.ReportMetric(at(0.5), "p50-ms")
 	b.ReportMetric(at(0.95), "p95-ms")
 	b.ReportMetric(float64(latencies[len(latencies)-1].Microseconds())/1000, "max-ms")

@@ -3,15 +3,10 @@ package webhook
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/calendard/calendard/storage"
 )
@@ -20,36 +15,12 @@ import (
 // calendar.resync_required with the current cursor, verified with the library, then follows on.
 func TestResyncAfterTrim(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{})
+	db, w, _, deliveries := deliveryRig(t, storage.Webhook{Disabled: true}, Options{Window: time.Millisecond})
+	wh, err := standardwebhooks.NewWebhook(w.Secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	type got struct {
-		body []byte
-		err  error
-	}
-	deliveries := make(chan got, 10)
-	var secret string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := io.ReadAll(r.Body)
-		if err == nil {
-			wh, _ := standardwebhooks.NewWebhook(secret)
-			err = wh.Verify(b, r.Header)
-		}
-		deliveries <- got{b, err}
-	}))
-	defer srv.Close()
-	w, err := db.CreateWebhook(ctx, storage.Webhook{URL: srv.URL, AllowHTTP: true, AllowPrivate: true, Disabled: true}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret = w.Secret
-	admin := storage.Actor{UserID: 1, Role: storage.RoleAdministrator}
-	name := "Missed"
-	if _, err := db.CreateTerm(ctx, admin, storage.TaxTag, &storage.TermInput{Name: &name}); err != nil {
-		t.Fatal(err)
-	}
+	addTag(t, db, "Missed")
 	head, _ := db.ChangeHead(ctx)
 	if _, err := db.TrimChanges(ctx, head); err != nil {
 		t.Fatal(err)
@@ -58,28 +29,24 @@ func TestResyncAfterTrim(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan error)
-	go func() { ran <- New(db, Options{Logger: zaptest.NewLogger(t), Window: time.Millisecond}).Run(runCtx) }()
-	defer func() { stop(); <-ran }()
-
 	var msg struct {
 		Type string
 		Data struct{ Since, Next string }
 	}
-	d := <-deliveries
-	if d.err != nil || json.Unmarshal(d.body, &msg) != nil {
-		t.Fatalf("delivery %s: %v", d.body, d.err)
+	read := func() {
+		t.Helper()
+		d := <-deliveries
+		if err := wh.Verify(d.body, d.header); err != nil || json.Unmarshal(d.body, &msg) != nil {
+			t.Fatalf("delivery %s: %v", d.body, err)
+		}
 	}
+	read()
 	if msg.Type != TypeResyncRequired || msg.Data.Since != cursorString(w.Cursor) || msg.Data.Next != cursorString(head) {
-		t.Fatalf("got %s; want %s from %d up to %d", d.body, TypeResyncRequired, w.Cursor, head)
+		t.Fatalf("got %+v; want %s from %d up to %d", msg, TypeResyncRequired, w.Cursor, head)
 	}
-	name = "After"
-	if _, err := db.CreateTerm(ctx, admin, storage.TaxTag, &storage.TermInput{Name: &name}); err != nil {
-		t.Fatal(err)
-	}
-	d = <-deliveries
-	if d.err != nil || json.Unmarshal(d.body, &msg) != nil || msg.Type != TypeChanged || msg.Data.Since != cursorString(head) {
-		t.Errorf("after the resync: %s, %v; want %s from %d", d.body, d.err, TypeChanged, head)
+	addTag(t, db, "After")
+	read()
+	if msg.Type != TypeChanged || msg.Data.Since != cursorString(head) {
+		t.Errorf("after the resync: %+v; want %s from %d", msg, TypeChanged, head)
 	}
 }

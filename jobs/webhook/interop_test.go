@@ -1,23 +1,20 @@
 //go:build interop
 
-// Package interop checks calendard's webhook signatures with the npm standardwebhooks library under
-// Node.js, an implementation independent of the Go library calendard signs with. It needs node and
-// npm, so make test does not build it: make webhook-interop runs npm ci, then these tests.
-package interop
+// The webhooks' signatures checked with the npm standardwebhooks library under Node.js, an
+// implementation independent of the Go library calendard signs with. It needs node and npm, so make
+// test does not build it: make webhook-interop runs npm ci in interop/, then this test.
+
+package webhook
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -28,6 +25,7 @@ func nodeVerify(t *testing.T, secret string, header http.Header, body []byte) er
 		"webhook-id": header.Get("webhook-id"), "webhook-timestamp": header.Get("webhook-timestamp"),
 		"webhook-signature": header.Get("webhook-signature")}})
 	cmd := exec.Command("node", "verify.mjs")
+	cmd.Dir = "interop"
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -49,41 +47,14 @@ func (e *nodeError) Error() string { return e.err.Error() + ": " + e.stderr }
 // does not.
 func TestNodeVerifiesDeliveries(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	type got struct {
-		header http.Header
-		body   []byte
-	}
-	deliveries := make(chan got, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		deliveries <- got{r.Header.Clone(), b}
-	}))
-	defer srv.Close()
-	w, err := db.CreateWebhook(ctx, storage.Webhook{URL: srv.URL, AllowHTTP: true, AllowPrivate: true}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := webhook.New(db, webhook.Options{UserAgent: "calendard/interop"})
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan error)
-	go func() { ran <- d.Run(runCtx) }()
-	defer func() { stop(); <-ran }()
-
-	name := "Interop"
-	if _, err := db.CreateTerm(ctx, storage.Actor{UserID: 1, Role: storage.RoleAdministrator}, storage.TaxTag, &storage.TermInput{Name: &name}); err != nil {
-		t.Fatal(err)
-	}
+	db, w, d, deliveries := deliveryRig(t, storage.Webhook{}, Options{UserAgent: "calendard/interop"})
+	addTag(t, db, "Interop")
 	changed := <-deliveries
 	if _, err := d.Test(ctx, w.ID); err != nil {
 		t.Fatal(err)
 	}
 	test := <-deliveries
-	for _, g := range []got{changed, test} {
+	for _, g := range []received{changed, test} {
 		if err := nodeVerify(t, w.Secret, g.header, g.body); err != nil {
 			t.Errorf("node does not verify %s: %v", g.body, err)
 		}
