@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -16,6 +17,9 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
@@ -130,10 +134,25 @@ func subscribe(t *testing.T, dir string, rc *receiver, flags ...string) uint64 {
 
 // webhookServer serves a new data directory with webhookEnv and env, and subscribes a new receiver
 // that answers with answer (see newReceiver) with the given flags of webhook create.
+//
+// Once the server has stopped, it fails the test if the log of its control socket or its deliveries
+// holds a webhook secret.
 func webhookServer(t *testing.T, answer func(int, http.ResponseWriter, *http.Request), env []string, flags ...string) (*loop, *receiver, uint64) {
 	t.Helper()
 	dir := t.TempDir()
-	l := serveLoop(t, dir, nil, append(webhookEnv, env...)...)
+	core, logs := observer.New(zapcore.DebugLevel)
+	t.Cleanup(func() {
+		for _, e := range logs.All() {
+			if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, storage.WebhookSecretPrefix) {
+				t.Errorf("a secret in the log: %s", line)
+			}
+		}
+	})
+	observe := func(a *app) {
+		a.log = zap.New(zapcore.NewTee(a.log.Core(), core))
+		a.webhooks = newDeliverer(a.cfg, a.db, a.log.Named("webhook"))
+	}
+	l := serveLoop(t, dir, observe, append(webhookEnv, env...)...)
 	l.ready(t)
 	rc := newReceiver(t, answer)
 	return l, rc, subscribe(t, dir, rc, flags...)
