@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -520,5 +521,51 @@ func TestWebhookResyncRequired(t *testing.T) {
 	after := postEvent(t, l.base, event("After", "publish"))
 	if n := rc.next(); n.body.Data.Since != utoa(head) || eventsIn(n)[after] != "upsert" {
 		t.Errorf("after the resync: from %s with %v; want from %d with event %d", n.body.Data.Since, eventsIn(n), head, after)
+	}
+}
+
+// TestWebhookOneSenderInACluster: of two nodes on one cluster, one sends the deliveries, whichever
+// node the writes go through; when it stops, the other takes over from the last acknowledged one.
+func TestWebhookOneSenderInACluster(t *testing.T) {
+	cluster := append(clusterEnv(t), webhookEnv...)
+	nodes := []*server{startServer(t, cluster...), startServer(t, cluster...)}
+	stops := make([]func(), len(nodes))
+	for i, n := range nodes {
+		stops[i] = n.app.startWebhooks(context.Background())
+		t.Cleanup(func() { stops[i]() })
+	}
+	rc := newReceiver(t, nil)
+	w, err := nodes[0].app.db.CreateWebhook(context.Background(), storage.Webhook{URL: rc.srv.URL, AllowHTTP: true, AllowPrivate: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.setSecret(w.Secret)
+	attempts := func(n *server) uint64 {
+		var sum uint64
+		for _, v := range n.app.webhooks.Stats().Attempts {
+			sum += v
+		}
+		return sum
+	}
+
+	since := ""
+	for i, n := range nodes {
+		id := n.create("/calendar/events/v1/events", event("Written on node "+strconv.Itoa(i), "publish"))
+		_, since = rc.until(id, since)
+	}
+	sender := slices.IndexFunc(nodes, func(n *server) bool { return attempts(n) > 0 })
+	if sender < 0 || attempts(nodes[1-sender]) != 0 {
+		t.Fatalf("attempts per node: %d, %d; want every one from one node", attempts(nodes[0]), attempts(nodes[1]))
+	}
+	// Once the sender has recorded the last delivery: one cut short by the stop would come again.
+	waitWebhook(t, nodes[sender].app.db, w.ID, func(w *storage.Webhook) bool { return utoa(w.Cursor) == since })
+	stops[sender]() // resigns
+	stops[sender] = func() {}
+	other := nodes[1-sender]
+	id := other.create("/calendar/events/v1/events", event("After the sender stopped", "publish"))
+	_, next := rc.until(id, since)
+	waitWebhook(t, other.app.db, w.ID, func(w *storage.Webhook) bool { return utoa(w.Cursor) == next })
+	if attempts(other) == 0 {
+		t.Error("the delivery after the sender stopped did not come from the other node")
 	}
 }

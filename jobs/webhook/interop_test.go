@@ -47,7 +47,7 @@ func (e *nodeError) Error() string { return e.err.Error() + ": " + e.stderr }
 // does not.
 func TestNodeVerifiesDeliveries(t *testing.T) {
 	ctx := context.Background()
-	db, w, d, deliveries := deliveryRig(t, storage.Webhook{}, Options{UserAgent: "calendard/interop"})
+	db, w, d, deliveries := deliveryRig(t, storage.Webhook{}, Options{UserAgent: "calendard/interop"}, nil)
 	addTag(t, db, "Interop")
 	changed := <-deliveries
 	if _, err := d.Test(ctx, w.ID); err != nil {

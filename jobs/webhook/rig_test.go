@@ -20,9 +20,9 @@ type received struct {
 }
 
 // deliveryRig opens a bbolt store holding one subscription like w, to a loopback receiver that answers
-// 200, and runs a Deliverer with opts on it until the test ends. It returns the store, the
-// subscription as stored, the Deliverer and the receiver's requests.
-func deliveryRig(t *testing.T, w storage.Webhook, opts Options) (*storage.DB, *storage.Webhook, *Deliverer, <-chan received) {
+// 200, and runs a Deliverer with opts on it (through wrap, when set) until the test ends. It returns
+// the store, the subscription as stored, the Deliverer and the receiver's requests.
+func deliveryRig(t *testing.T, w storage.Webhook, opts Options, wrap func(*storage.DB) Store) (*storage.DB, *storage.Webhook, *Deliverer, <-chan received) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "calendar.db"), storage.Options{})
@@ -42,7 +42,11 @@ func deliveryRig(t *testing.T, w storage.Webhook, opts Options) (*storage.DB, *s
 		t.Fatal(err)
 	}
 	opts.Logger = zaptest.NewLogger(t)
-	d := New(db, opts)
+	var st Store = db
+	if wrap != nil {
+		st = wrap(db)
+	}
+	d := New(st, opts)
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error)
 	go func() { ran <- d.Run(runCtx) }()

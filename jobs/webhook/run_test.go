@@ -15,7 +15,7 @@ import (
 // calendar.resync_required with the current cursor, verified with the library, then follows on.
 func TestResyncAfterTrim(t *testing.T) {
 	ctx := context.Background()
-	db, w, _, deliveries := deliveryRig(t, storage.Webhook{Disabled: true}, Options{Window: time.Millisecond})
+	db, w, _, deliveries := deliveryRig(t, storage.Webhook{Disabled: true}, Options{Window: time.Millisecond}, nil)
 	wh, err := standardwebhooks.NewWebhook(w.Secret)
 	if err != nil {
 		t.Fatal(err)
@@ -48,5 +48,37 @@ func TestResyncAfterTrim(t *testing.T) {
 	read()
 	if msg.Type != TypeChanged || msg.Data.Since != cursorString(head) {
 		t.Errorf("after the resync: %+v; want %s from %d", msg, TypeChanged, head)
+	}
+}
+
+// staleCopy is a store whose reads of a subscription lag its writes, as a cluster node's copy may
+// just after it is elected: its reads return the subscription as it was when created.
+type staleCopy struct {
+	*storage.DB
+	then *storage.Webhook
+}
+
+func (s staleCopy) Webhook(context.Context, uint64) (*storage.Webhook, error) { return s.then, nil }
+
+// TestStartsFromTheRecordedCursor: a follower starts from the cursor the store holds, not from what a
+// lagging copy reads, so that it sends nothing again that was acknowledged.
+func TestStartsFromTheRecordedCursor(t *testing.T) {
+	ctx := context.Background()
+	var stale staleCopy
+	db, w, _, deliveries := deliveryRig(t, storage.Webhook{Disabled: true}, Options{Window: time.Millisecond},
+		func(db *storage.DB) Store { stale.DB = db; return &stale })
+	then := *w
+	then.Disabled = false
+	stale.then = &then
+	addTag(t, db, "Acknowledged")
+	head, _ := db.ChangeHead(ctx)
+	// Delivered and recorded by the node that sent before.
+	if _, err := db.UpdateWebhook(ctx, w.ID, func(w *storage.Webhook) error { w.Cursor, w.Disabled = head, false; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	addTag(t, db, "New")
+	var msg struct{ Data struct{ Since string } }
+	if d := <-deliveries; json.Unmarshal(d.body, &msg) != nil || msg.Data.Since != cursorString(head) {
+		t.Errorf("first delivery %s; want it from the recorded cursor %d", d.body, head)
 	}
 }

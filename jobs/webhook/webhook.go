@@ -215,8 +215,15 @@ func (d *Deliverer) reconcile(ctx context.Context, followers map[uint64]*followe
 // follow delivers one subscription's changes until it is disabled or deleted, or ctx is done.
 func (d *Deliverer) follow(ctx context.Context, id uint64, wake <-chan struct{}) {
 	log := d.log.With(zap.Uint64("webhook", id))
+	// The first read is a write that changes nothing: a write returns once this node's copy of a
+	// cluster's store has applied it, and every commit before it, the last record of the node that
+	// sent before this one included; a read of the copy alone could miss it, and send again what
+	// was acknowledged, or find the cursor ahead of the copy's change log.
+	read := func(ctx context.Context, id uint64) (*storage.Webhook, error) {
+		return d.db.UpdateWebhook(ctx, id, func(*storage.Webhook) error { return nil })
+	}
 	for ctx.Err() == nil {
-		w, err := d.db.Webhook(ctx, id)
+		w, err := read(ctx, id)
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
 			return
@@ -227,6 +234,7 @@ func (d *Deliverer) follow(ctx context.Context, id uint64, wake <-chan struct{})
 		case w.Disabled:
 			return
 		}
+		read = d.db.Webhook
 		if wait := w.RetryAt.Sub(d.opts.Now()); wait > 0 {
 			// A wake-up re-reads the subscription: an operator may have disabled it meanwhile.
 			sleep(ctx, wake, wait)
