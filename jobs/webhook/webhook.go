@@ -307,10 +307,10 @@ func (d *Deliverer) deliver(ctx context.Context, log *zap.Logger, w *storage.Web
 		}
 	}
 	res := d.send(ctx, w, msg)
-	d.count(res)
 	if ctx.Err() != nil {
 		return false, nil // the attempt was cut by a stop: the next start makes it again
 	}
+	d.count(res)
 	_, err = d.db.UpdateWebhook(ctx, w.ID, func(s *storage.Webhook) error {
 		if s.Cursor != w.Cursor {
 			return nil // recorded meanwhile by another runner: keep its record
