@@ -569,3 +569,22 @@ func TestWebhookOneSenderInACluster(t *testing.T) {
 		t.Error("the delivery after the sender stopped did not come from the other node")
 	}
 }
+
+// TestWebhookRedirectIsAFailure: a 3xx is the answer, and a failure: the redirect is not followed.
+func TestWebhookRedirectIsAFailure(t *testing.T) {
+	elsewhere := newReceiver(t, nil)
+	l, rc, id := webhookServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.srv.URL, http.StatusTemporaryRedirect)
+	}, nil)
+	postEvent(t, l.base, event("Moved", "publish"))
+	rc.next()
+	waitWebhook(t, l.app.db, id, func(w *storage.Webhook) bool { return w.Failures > 0 })
+	if st := l.app.webhooks.Stats(); st.Attempts[webhook.OutcomeHTTPError] == 0 || st.Attempts[webhook.OutcomeNetworkError] != 0 {
+		t.Errorf("attempts %v; want only HTTP errors: the redirect, answered", st.Attempts)
+	}
+	select {
+	case d := <-elsewhere.got:
+		t.Errorf("the redirect was followed: %v", d.header)
+	default:
+	}
+}
