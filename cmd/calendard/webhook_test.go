@@ -78,8 +78,10 @@ func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http
 		rc.mu.Unlock()
 		d := delivery{header: r.Header.Clone(), verified: err}
 		if err == nil {
-			wh, werr := standardwebhooks.NewWebhook(secret)
-			d.verified = errors.Join(werr, wh.Verify(raw, r.Header), json.Unmarshal(raw, &d.body))
+			var wh *standardwebhooks.Webhook
+			if wh, d.verified = standardwebhooks.NewWebhook(secret); d.verified == nil { // no secret given yet
+				d.verified = errors.Join(wh.Verify(raw, r.Header), json.Unmarshal(raw, &d.body))
+			}
 		}
 		rc.got <- d
 		if rc.answer != nil {
