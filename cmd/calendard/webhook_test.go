@@ -44,15 +44,10 @@ type webhookBody struct {
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
 	Data      struct {
-		Since   string `json:"since"`
-		Next    string `json:"next"`
-		More    bool   `json:"more"`
-		Changes []struct {
-			Type        string `json:"type"`
-			ID          uint64 `json:"id"`
-			Action      string `json:"action"`
-			ModifiedUTC string `json:"modified_utc"`
-		} `json:"changes"`
+		Since   string          `json:"since"`
+		Next    string          `json:"next"`
+		More    bool            `json:"more"`
+		Changes []webhookChange `json:"changes"`
 	} `json:"data"`
 }
 
@@ -66,6 +61,16 @@ type receiver struct {
 	secret string
 	n      int
 	answer func(n int, w http.ResponseWriter, r *http.Request)
+	// told holds every change of the deliveries next returned.
+	told []webhookChange
+}
+
+// webhookChange is one change of a delivery.
+type webhookChange struct {
+	Type        string `json:"type"`
+	ID          uint64 `json:"id"`
+	Action      string `json:"action"`
+	ModifiedUTC string `json:"modified_utc"`
 }
 
 func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
@@ -112,6 +117,7 @@ func (rc *receiver) next() delivery {
 			!strings.HasPrefix(d.header.Get("User-Agent"), "calendard/") {
 			rc.t.Fatalf("headers: %v", d.header)
 		}
+		rc.told = append(rc.told, d.body.Data.Changes...)
 		return d
 	case <-time.After(waitBound):
 		rc.t.Fatal("no delivery")
@@ -588,5 +594,26 @@ func TestWebhookRedirectIsAFailure(t *testing.T) {
 	case d := <-elsewhere.got:
 		t.Errorf("the redirect was followed: %v", d.header)
 	default:
+	}
+}
+
+// TestWebhookTypesAndLanguages: --types and --lang narrow what a subscription is told.
+func TestWebhookTypesAndLanguages(t *testing.T) {
+	l, rc, _ := webhookServer(t, nil, nil, "--types", "event", "--lang", "fr")
+	english := postEvent(t, l.base, event("Concert", "publish"))
+	if status, body := httpDo(t, "POST", l.base+"/calendar/events/v1/tags", `{"name":"live"}`); status != http.StatusCreated {
+		t.Fatalf("create tag: %d %s", status, body)
+	}
+	body, _ := json.Marshal(event("Concert en français", "publish"))
+	status, got := httpDo(t, "POST", l.base+"/fr/calendar/events/v1/events", string(body))
+	var french struct{ ID uint64 }
+	if status != http.StatusCreated || json.Unmarshal(got, &french) != nil {
+		t.Fatalf("create French event: %d %s", status, got)
+	}
+	rc.until(french.ID, "")
+	for _, c := range rc.told {
+		if c.Type != "event" || c.ID == english {
+			t.Errorf("a French event subscription was told of %s %d", c.Type, c.ID)
+		}
 	}
 }
