@@ -208,7 +208,15 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 		return fmt.Errorf("unknown command %q; run calendard help", cmd)
 	}
 	if strings.HasPrefix(cmd, "webhook ") {
-		if err := webhookID(cmd, fs.Args(), &a); err != nil {
+		rest := fs.Args()
+		// The ID may come before the flags: calendard webhook disable 3 --data-dir /srv/calendar.
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			if err := fs.Parse(rest[1:]); err != nil {
+				return err
+			}
+			rest = append(rest[:1:1], fs.Args()...)
+		}
+		if err := webhookID(cmd, rest, &a); err != nil {
 			return err
 		}
 	}

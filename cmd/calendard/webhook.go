@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,6 +99,9 @@ func runWebhook(ctx context.Context, db *storage.DB, d *webhook.Deliverer, cmd s
 }
 
 func createWebhook(ctx context.Context, db *storage.DB, a adminArgs, stdout io.Writer) error {
+	if a.URL == "" {
+		return errors.New("webhook create needs --url URL")
+	}
 	kinds, err := storage.ParseWebhookKinds(a.Types)
 	if err != nil {
 		return err
