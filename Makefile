@@ -1,5 +1,5 @@
 # Every target is phony: none of them names a file.
-.PHONY: build test e2e lint run bench fuzz golden tidy seed load
+.PHONY: build test e2e lint run bench fuzz golden tidy seed load webhook-interop
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 DATA_DIR ?= ./data
@@ -47,11 +47,20 @@ e2e:
 		echo "make e2e needs Chromium (none of: $(E2E_BROWSERS)); install it: apt-get update && apt-get install -y chromium"; exit 1
 	go test -race -tags e2e -count=1 -run '^TestE2E' ./cmd/calendard
 
-# The e2e tests are vetted too, though only make e2e builds them.
+# The webhooks' signatures checked by an independent implementation, the npm standardwebhooks library
+# under Node.js (README "Webhooks"), which make test does not need: npm ci installs the locked version.
+webhook-interop:
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "make webhook-interop needs Node.js and npm"; exit 1; }
+	cd jobs/webhook/interop && npm ci --no-audit --no-fund
+	go test -tags interop -count=1 -run TestNodeVerifiesDeliveries ./jobs/webhook
+
+# The e2e tests and the webhook interop test are vetted too, though only make e2e and make
+# webhook-interop build them.
 lint:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
 	go vet ./...
 	go vet -tags e2e ./cmd/calendard
+	go vet -tags interop ./jobs/webhook
 	go tool staticcheck ./...
 
 # Demo data is off by default so that a production data directory never gets it by accident; make run

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,10 +20,6 @@ const (
 	MaxChangesLimit     = 1000
 	// MaxChangesWait bounds a long poll, in seconds.
 	MaxChangesWait = 60
-	// changesScanFactor bounds the log entries one answer reads, as a multiple of its limit: entries of
-	// other languages and repeats of one document are read without adding a change, and a reader must
-	// not pay for a long run of them.
-	changesScanFactor = 10
 )
 
 // changesPattern is the feed's route pattern.
@@ -48,12 +43,6 @@ func parseCursor(_ *request, v any) (any, *problem) {
 		return nil, bad("must be a cursor this service returned")
 	}
 	return cursor(n), nil
-}
-
-// feedDoc is one document the feed reports: its newest entry in the answer's range.
-type feedDoc struct {
-	doc storage.Doc
-	seq uint64
 }
 
 func (h *Handler) listChanges(w http.ResponseWriter, rq *request) error {
@@ -92,7 +81,7 @@ func (h *Handler) listChanges(w http.ResponseWriter, rq *request) error {
 			}
 		}
 	}
-	docs, next, more, err := h.changedDocs(ctx, uint64(since), limit)
+	docs, next, more, err := index.ChangedDocs(ctx, h.db, index.FeedRange{Since: uint64(since), Page: MaxChangesLimit}, limit)
 	if err != nil {
 		return err
 	}
@@ -123,101 +112,34 @@ func (h *Handler) longPoll(rq *request, since uint64, wait time.Duration) (ctx c
 	return ctx, func() { stopClient(); cancel() }
 }
 
-// changedDocs reads the change log after since and returns up to limit documents, each once with its
-// newest entry, the cursor after the last entry read, and whether entries remain. Returns
-// storage.ErrCompacted when entries after since were trimmed.
-func (h *Handler) changedDocs(ctx context.Context, since uint64, limit int) (docs []feedDoc, next uint64, more bool, err error) {
-	at := map[storage.Doc]int{}
-	next = since
-	for read := 0; ; {
-		n := min(MaxChangesLimit, limit*changesScanFactor-read)
-		if n == 0 {
-			rest, err := h.db.Changes(ctx, next, 1)
-			return docs, next, len(rest) > 0, err
-		}
-		page, err := h.db.Changes(ctx, next, n)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		for _, c := range page {
-			d := storage.Doc{Kind: c.Kind, ID: c.ID}
-			if i, ok := at[d]; ok {
-				docs[i].seq = c.Seq
-			} else if len(docs) == limit {
-				return docs, next, true, nil
-			} else {
-				at[d] = len(docs)
-				docs = append(docs, feedDoc{d, c.Seq})
-			}
-			next = c.Seq
-		}
-		if read += len(page); len(page) < n {
-			return docs, next, false, nil // the end of the log
-		}
+// renderChanges renders the feed's documents as the caller sees them (index.FeedReader): an upsert
+// with the single GET's JSON, or a delete.
+func (h *Handler) renderChanges(ctx context.Context, rq *request, docs []index.FeedDoc) ([]any, error) {
+	rd := index.FeedReader{Visibility: index.Visibility{Actor: rq.actor}, Langs: []storage.Lang{rq.lang}, Now: rq.now}
+	feed, err := rd.Changes(ctx, h.db, docs)
+	if err != nil {
+		return nil, err
 	}
-}
-
-// renderChanges loads the documents' current state and renders each as the caller sees it: an
-// upsert with the single GET's JSON, or a delete when the record is gone or hidden from the caller
-// (as on a list without `status`) and the caller could have seen it once. Records of other languages
-// are left out.
-func (h *Handler) renderChanges(ctx context.Context, rq *request, docs []feedDoc) ([]any, error) {
-	byType := map[storage.PostType][]uint64{}
-	for _, d := range docs {
-		if t, ok := d.doc.Kind.PostType(); ok {
-			byType[t] = append(byType[t], d.doc.ID)
-		}
-	}
-	type loaded struct {
-		post   *storage.Post
-		render func() obj
-	}
-	records := map[storage.Doc]loaded{}
-	for t, ids := range byType {
-		recs, rel, err := h.db.Load(ctx, t, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range recs.Events {
-			records[storage.Doc{Kind: storage.DocEvent, ID: e.ID}] = loaded{&e.Post, func() obj { return h.renderEvent(rq, e, rel, true) }}
-		}
-		for _, v := range recs.Venues {
-			records[storage.Doc{Kind: storage.DocVenue, ID: v.ID}] = loaded{&v.Post, func() obj { return h.renderVenue(rq, v, rel, true) }}
-		}
-		for _, o := range recs.Organizers {
-			records[storage.Doc{Kind: storage.DocOrganizer, ID: o.ID}] = loaded{&o.Post, func() obj { return h.renderOrganizer(rq, o, rel, true) }}
-		}
-	}
-	vis := index.Visibility{Actor: rq.actor}
-	changes := make([]any, 0, len(docs))
-	for _, d := range docs {
-		change := obj{{"cursor", cursor(d.seq).String()}, {"type", d.doc.Kind.String()}, {"id", d.doc.ID}}
-		if tax, ok := d.doc.Kind.Taxonomy(); ok {
-			t, rel, err := h.db.Term(ctx, tax, d.doc.ID)
-			switch {
-			case err == nil:
-				change = append(change, member{"action", "upsert"}, member{"record", h.renderTerm(rq, t, rel)})
-			case errors.Is(err, storage.ErrNotFound):
-				change = append(change, member{"action", "delete"})
-			default:
-				return nil, err
-			}
-			changes = append(changes, change)
-			continue
-		}
-		r, ok := records[d.doc]
-		if ok && r.post.Lang != rq.lang {
-			continue
-		}
-		if !ok || !vis.Allows(r.post, rq.now) {
-			if ok && r.post.NeverPublic && !vis.Allows(r.post.Untrashed(), rq.now) {
-				continue // the caller never saw it: its removal is none of its business
-			}
+	changes := make([]any, 0, len(feed))
+	for _, c := range feed {
+		change := obj{{"cursor", cursor(c.Seq).String()}, {"type", c.Doc.Kind.String()}, {"id", c.Doc.ID}}
+		var record obj
+		switch {
+		case c.Delete:
 			changes = append(changes, append(change, member{"action", "delete"}))
 			continue
+		case c.Term != nil:
+			changes = append(changes, append(change, member{"action", "upsert"}, member{"record", h.renderTerm(rq, c.Term, c.Rel)}))
+			continue
+		case c.Event != nil:
+			record = h.renderEvent(rq, c.Event, c.Rel, true)
+		case c.Venue != nil:
+			record = h.renderVenue(rq, c.Venue, c.Rel, true)
+		default:
+			record = h.renderOrganizer(rq, c.Organizer, c.Rel, true)
 		}
 		changes = append(changes, append(change, member{"action", "upsert"},
-			member{"modified_utc", dbTime(r.post.Modified, time.UTC)}, member{"record", r.render()}))
+			member{"modified_utc", dbTime(c.Post().Modified, time.UTC)}, member{"record", record}))
 	}
 	return changes, nil
 }

@@ -24,6 +24,8 @@ type Deps struct {
 	// when set, gives the jobs' figures it reports.
 	Metrics *Metrics
 	Jobs    func() []JobStat
+	// Webhooks, when set, gives the webhook deliveries' figures the metrics report.
+	Webhooks func(context.Context) (WebhookStats, error)
 }
 
 // Store is what the handlers need of the record store; *storage.DB is one. The handlers depend on

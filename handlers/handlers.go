@@ -113,13 +113,15 @@ type Handler struct {
 	// metrics is Deps.Metrics (nil: none); jobs is Deps.Jobs.
 	metrics *Metrics
 	jobs    func() []JobStat
+	// webhooks is Deps.Webhooks.
+	webhooks func(context.Context) (WebhookStats, error)
 }
 
 // New returns the API's handler: the families of routes, each with its own links, mounted side by
 // side under the links every request goes through (chain.go, mount.go).
 func New(d Deps) *Handler {
 	h := newHandler(d)
-	h.index, h.stopping, h.jobs = d.Index, d.Stopping, d.Jobs
+	h.index, h.stopping, h.jobs, h.webhooks = d.Index, d.Stopping, d.Jobs, d.Webhooks
 	h.router = h.routes()
 	h.families.mount(
 		h.rest(),                  // the REST namespace under every language root, and the root index

@@ -66,7 +66,7 @@ func NewMetrics(log *zap.Logger) *Metrics {
 		}, []string{"route", "method"}),
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(m.requests, m.duration, newScrape(&m.serving),
+	reg.MustRegister(m.requests, m.duration, newScrape(&m.serving), newWebhookScrape(&m.serving),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// A figure that cannot be read (the store's file gone) leaves the others served.
 	m.page = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: zap.NewStdLog(log), ErrorHandling: promhttp.ContinueOnError, Registry: reg})

@@ -206,6 +206,8 @@ var etcdTests = []struct {
 	{"TestVenuePositionOnEarth", TestVenuePositionOnEarth},
 	{"TestPublishDue", TestPublishDue},
 	{"TestTrimChanges", TestTrimChanges},
+	{"TestWebhooks", TestWebhooks},
+	{"TestTrimKeepsWebhookBacklog", TestTrimKeepsWebhookBacklog},
 	{"TestDueScheduledEventsAreCounted", TestDueScheduledEventsAreCounted},
 	{"TestLoadReportsTheNextScheduledDate", TestLoadReportsTheNextScheduledDate},
 	{"TestPublishDueInBatches", TestPublishDueInBatches},
@@ -251,6 +253,7 @@ var etcdTests = []struct {
 
 // bboltOnly are the tests TestEtcd leaves out, with the reason.
 var bboltOnly = map[string]string{
+	"TestParseWebhookFilters":            "parses text, no store",
 	"TestCopyRoundTrip":                  "copies between both backends itself",
 	"TestCopyCutShort":                   "copies into a bbolt file",
 	"TestBackupRoundTrip":                "Backup copies the bbolt file's pages",

@@ -37,6 +37,7 @@ var (
 	bUserLogins   = []byte("user_logins")
 	bUserEmails   = []byte("user_emails")
 	bAppPasswords = []byte("app_passwords")
+	bWebhooks     = []byte("webhooks")
 
 	kSchema     = []byte("schema")
 	kHashKey    = []byte("hashkey")
@@ -47,7 +48,7 @@ var topBuckets = func() []string {
 	names := []string{}
 	for _, b := range [][]byte{bMeta, bSeqPosts, bSeqTerms, bSeqGroups, bEvents, bVenues, bOrganizers, bImages, bImageURLs,
 		bCategories, bTags, bLinkVenue, bLinkOrg, bLinkTerm, bSeries, bParents, bScheduled, bGroups, bOutbox, bOutboxMarks, bExternal, bExternalDocs, bOrigins, bUsers, bUserLogins,
-		bUserEmails, bAppPasswords} {
+		bUserEmails, bAppPasswords, bWebhooks} {
 		names = append(names, string(b))
 	}
 	for _, t := range []PostType{TypeEvent, TypeVenue, TypeOrganizer} {

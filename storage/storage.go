@@ -56,6 +56,7 @@
 //	                          under Options.ChangesHorizon
 //	users                     id → User;  user_logins, user_emails: lower-cased login / e-mail → id
 //	app_passwords             keyed SHA-256 of the password → AppPassword
+//	webhooks                  id → Webhook: a subscription, its secrets and its cursor in the change log
 //
 // # Caveats
 //

@@ -23,7 +23,8 @@ const trimBatch = 10000
 // With Options.ChangesHorizon, entries younger than the horizon are kept whatever upTo says, so a
 // change-feed cursor stays valid that long: each call marks the current head with the time (bucket
 // outbox_marks, key: Unix seconds, value: the head), and trims no further than the head of the newest
-// mark at least a horizon old; older marks go. Until a mark is that old, nothing is trimmed.
+// mark at least a horizon old; older marks go. Until a mark is that old, nothing is trimmed. Without
+// the horizon, nothing after the cursor of an enabled webhook is trimmed.
 func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 	if db.horizon > 0 {
 		keep, err := db.markChanges(ctx)
@@ -31,6 +32,15 @@ func (db *DB) TrimChanges(ctx context.Context, upTo uint64) (int, error) {
 			return 0, fmt.Errorf("storage: trim change log: %w", err)
 		}
 		upTo = min(upTo, keep)
+	} else {
+		// Without a horizon the log would go as soon as the index has it: an enabled webhook keeps
+		// what it has not delivered yet. With one, the horizon keeps at least that much, and a
+		// webhook further behind resyncs (README "Webhooks").
+		floor, err := db.webhookFloor(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("storage: trim change log: %w", err)
+		}
+		upTo = min(upTo, floor)
 	}
 	total, batch := 0, trimBatch
 	for {

@@ -20,6 +20,7 @@ import (
 	"github.com/calendard/calendard/index"
 	"github.com/calendard/calendard/jobs"
 	"github.com/calendard/calendard/jobs/mirror"
+	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/kv/etcdkv"
 	"github.com/calendard/calendard/storage/kv/replica"
@@ -64,6 +65,8 @@ type app struct {
 	// metrics is what /metrics reports, for the loading handler and then the API's.
 	metrics *handlers.Metrics
 	jobs    *jobs.Jobs // nil until load
+	// webhooks delivers the change log to the webhook subscriptions (startWebhooks).
+	webhooks *webhook.Deliverer
 	// stopping is done once shutdown begins, so long polls answer instead of holding it; stopBy is
 	// when the whole stop must be done (beginStop).
 	stopping     context.Context
@@ -177,7 +180,8 @@ func open(ctx context.Context, cfg Config, log *zap.Logger, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, db: db, indexStore: db, metrics: handlers.NewMetrics(log.Named("metrics"))}
+	a := &app{cfg: cfg, log: log, db: db, indexStore: db, metrics: handlers.NewMetrics(log.Named("metrics")),
+		webhooks: newDeliverer(cfg, db, log.Named("webhook"))}
 	if isTerminal(stderr) {
 		a.terminal = stderr
 	}
@@ -222,7 +226,7 @@ func (a *app) load(ctx context.Context) error {
 	// The jobs are built here, though serve starts them later, so that the API's metrics report them.
 	a.jobs = jobs.New(a.db, ix, a.log.Named("jobs"), a.cfg.siteZone.Loc, a.cfg.clock())
 	api := handlers.New(handlers.Deps{Config: a.cfg.handlerConfig(budget), Store: a.db, Index: ix, Log: a.log.Named("http"),
-		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs)})
+		Stopping: a.stopping, Metrics: a.metrics, Jobs: jobStats(a.jobs), Webhooks: webhookStats(a.webhooks)})
 	a.jobs.Warm(api)
 	a.handler.set(api)
 	return nil
@@ -337,6 +341,7 @@ func (a *app) serve(ctx context.Context) error {
 		return errors.Join(err, a.shutdown(errc))
 	}
 	defer stopJobs()
+	defer a.startWebhooks(ctx)()
 	if a.cfg.mirroring() {
 		stopMirror, err := a.startMirror(ctx)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/jobs/mirror"
+	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 	"github.com/calendard/calendard/storage/datetime"
 	"github.com/calendard/calendard/storage/kv"
@@ -81,6 +82,10 @@ type Config struct {
 	MirrorFullEvery time.Duration
 	// MirrorTimeout bounds each request of either mirror to its source.
 	MirrorTimeout time.Duration
+	// WebhookTimeout bounds each webhook delivery, and WebhookRetries are the waits before the
+	// retries of a failed one (webhook.Options).
+	WebhookTimeout time.Duration
+	WebhookRetries []time.Duration
 	// ICSFrom is the iCalendar file or feed URL serve mirrors (empty: none), on MirrorInterval.
 	ICSFrom string
 	// EtcdEndpoints is the comma-separated list of CALENDAR_ETCD_ENDPOINTS, as given: when set, the
@@ -196,6 +201,10 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 		"longest time between two complete walks of CALENDAR_MIRROR_FROM's lists, which bring edits to past events (CALENDAR_MIRROR_FULL_EVERY)")
 	mirrorTimeout := fs.String("mirror-timeout", envOr(getenv, "CALENDAR_MIRROR_TIMEOUT", mirror.DefaultTimeout.String()),
 		"bound of each request of either mirror to its source, from connecting to the end of the body (CALENDAR_MIRROR_TIMEOUT)")
+	webhookTimeout := fs.String("webhook-timeout", envOr(getenv, "CALENDAR_WEBHOOK_TIMEOUT", webhook.DefaultTimeout.String()),
+		"bound of each webhook delivery, from connecting to the receiver's answer (CALENDAR_WEBHOOK_TIMEOUT)")
+	webhookRetries := fs.String("webhook-retries", envOr(getenv, "CALENDAR_WEBHOOK_RETRIES", durations(webhook.DefaultSchedule)),
+		"waits before the retries of a failed webhook delivery, each ±20 %; after the last the webhook is disabled (CALENDAR_WEBHOOK_RETRIES)")
 	etcdTimeout := fs.String("etcd-timeout", envOr(getenv, "CALENDAR_ETCD_TIMEOUT", etcdkv.DefaultRequestTimeout.String()),
 		"bound of the first contact with etcd and of each request to it (CALENDAR_ETCD_TIMEOUT)")
 	etcdMaxOps := fs.String("etcd-max-txn-ops", envOr(getenv, "CALENDAR_ETCD_MAX_TXN_OPS", strconv.Itoa(etcdkv.DefaultMaxTxnOps)),
@@ -261,6 +270,12 @@ func parseConfig(name string, args []string, getenv func(string) string, stderr 
 	if c.MirrorTimeout, err = parseTimeout(*mirrorTimeout); err != nil {
 		return c, fmt.Errorf("mirror-%w", err)
 	}
+	if c.WebhookTimeout, err = parseTimeout(*webhookTimeout); err != nil {
+		return c, fmt.Errorf("webhook-%w", err)
+	}
+	if c.WebhookRetries, err = parseDurations(*webhookRetries); err != nil {
+		return c, fmt.Errorf("webhook-retries: %w", err)
+	}
 	if c.EtcdTimeout, err = time.ParseDuration(*etcdTimeout); err != nil || c.EtcdTimeout <= 0 {
 		return c, errors.New("etcd-timeout must be a positive duration such as 5s")
 	}
@@ -283,6 +298,28 @@ func parseFullEvery(s string) (time.Duration, error) {
 		return 0, errors.New("must be a positive duration such as 24h")
 	}
 	return d, nil
+}
+
+// durations writes ds as a comma-separated list, which parseDurations reads.
+func durations(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseDurations reads a comma-separated list of at least one positive duration.
+func parseDurations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for f := range strings.SplitSeq(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q is not a positive duration such as 5m", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 func envOr(getenv func(string) string, key, def string) string {

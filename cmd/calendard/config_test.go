@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -339,6 +341,37 @@ func TestParseConfigMirror(t *testing.T) {
 			}
 			if cfg.MirrorTimeout != timeout || cfg.MirrorFrom != "" && cfg.mirror.Timeout != timeout {
 				t.Errorf("timeout %s (the site's %s), want %s", cfg.MirrorTimeout, cfg.mirror.Timeout, timeout)
+			}
+		})
+	}
+}
+
+func TestParseConfigWebhooks(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		args             []string
+		wantTimeout      time.Duration
+		wantRetries      []time.Duration
+		wantErrSubstring string
+	}{
+		{name: "defaults", wantTimeout: 15 * time.Second, wantRetries: webhook.DefaultSchedule},
+		{name: "set", args: []string{"--webhook-timeout", "3s", "--webhook-retries", "1s, 1m"},
+			wantTimeout: 3 * time.Second, wantRetries: []time.Duration{time.Second, time.Minute}},
+		{name: "zero timeout", args: []string{"--webhook-timeout", "0"}, wantErrSubstring: "webhook-timeout"},
+		{name: "empty schedule", args: []string{"--webhook-retries", ""}, wantErrSubstring: "webhook-retries"},
+		{name: "a step without unit", args: []string{"--webhook-retries", "5s,5"}, wantErrSubstring: `"5"`},
+		{name: "a negative step", args: []string{"--webhook-retries", "-5s"}, wantErrSubstring: "positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseConfig("serve", tc.args, func(string) string { return "" }, io.Discard)
+			if tc.wantErrSubstring != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErrSubstring) {
+					t.Fatalf("error %v, want one with %q", err, tc.wantErrSubstring)
+				}
+				return
+			}
+			if err != nil || cfg.WebhookTimeout != tc.wantTimeout || !slices.Equal(cfg.WebhookRetries, tc.wantRetries) {
+				t.Errorf("timeout %v retries %v (%v); want %v %v", cfg.WebhookTimeout, cfg.WebhookRetries, err, tc.wantTimeout, tc.wantRetries)
 			}
 		})
 	}

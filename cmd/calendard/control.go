@@ -230,8 +230,8 @@ func (a *app) runControl(conn net.Conn, out io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
 	defer cancel()
-	err := runAdmin(ctx, a.db, req.Cmd, req.Args, out)
-	// The command, never its output: app-password create prints a secret.
+	err := runAdmin(ctx, a.db, a.webhooks, req.Cmd, req.Args, out)
+	// The command, never its output: app-password create and webhook create print a secret.
 	fields := []zap.Field{zap.String("cmd", req.Cmd), zap.Bool("ok", err == nil)}
 	if req.Cmd == "trash" {
 		fields = append(fields, zap.String("type", req.Args.Type), zap.Uint64("id", req.Args.ID))

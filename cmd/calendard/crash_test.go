@@ -39,10 +39,7 @@ const (
 // random moment, restarts it on the same data directory and checks, several times over, that every
 // acknowledged write is there, that no write is half applied, and that the lists agree with the store.
 func TestCrashSafety(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "calendard")
-	if out, err := exec.Command("go", buildArgs(bin)...).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := t.TempDir()
 	// The binary's store is the file, whose acknowledged writes must survive SIGKILL.
 	keepOnFile(t, dir)
@@ -60,6 +57,16 @@ func TestCrashSafety(t *testing.T) {
 		p = startBinary(t, bin, dir)
 		p.checkLists(t, stored, acked)
 	}
+}
+
+// buildBinary builds calendard into a temporary directory (buildArgs) and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "calendard")
+	if out, err := exec.Command("go", buildArgs(bin)...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // buildArgs builds the binary as this test binary was built: under -race the packages are already

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/jobs/webhook"
 	"github.com/calendard/calendard/storage"
 )
 
@@ -29,6 +30,12 @@ commands:
   user list
   app-password create     --user L [--name LABEL]   (prints the password once)
   app-password revoke     --user L --name LABEL
+  webhook create          --url URL [--as LOGIN] [--types event,venue,organizer,category,tag] [--lang fr,de]
+                          [--allow-http] [--allow-private]   (prints the ID and the secret, once)
+  webhook list
+  webhook disable|enable|delete|rotate-secret|test ID
+                          (rotate-secret prints the new secret; the old one signs beside it for 24h;
+                          test sends a signed calendar.test message and prints the answer)
   trash                   --type event|venue|organizer --id N   (moves a record to the trash as DELETE does;
                           works while the index loads, when the API cannot)
   seed                    --events N [--seed S]   (adds a generated calendar; the server must be stopped)
@@ -57,7 +64,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, getenv, stderr)
-	case "user", "app-password":
+	case "user", "app-password", "webhook":
 		if len(args) == 0 {
 			return fmt.Errorf("%s needs a subcommand; run calendard help", cmd)
 		}
@@ -187,12 +194,31 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 	fs.StringVar(&a.Name, "name", "", "label of the application password")
 	fs.StringVar(&a.Type, "type", "", "type of the record: event, venue or organizer")
 	fs.Uint64Var(&a.ID, "id", 0, "ID of the record")
+	fs.StringVar(&a.URL, "url", "", "URL the webhook delivers to (https)")
+	fs.StringVar(&a.As, "as", "", "login of the user whose visibility the webhook has (default: anonymous, published records only)")
+	fs.StringVar(&a.Types, "types", "", "kinds of changes the webhook delivers: event,venue,organizer,category,tag (default: all)")
+	fs.StringVar(&a.Langs, "lang", "", "languages of the records the webhook delivers, e.g. fr,de (default: all)")
+	fs.BoolVar(&a.AllowHTTP, "allow-http", false, "allow a plain http:// URL")
+	fs.BoolVar(&a.AllowPrivate, "allow-private", false, "allow a loopback, private or link-local receiver address")
 	dataDir := fs.String("data-dir", envOr(getenv, "CALENDAR_DATA_DIR", "./data"), "directory holding all state (CALENDAR_DATA_DIR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if !knownAdminCommand(cmd) {
 		return fmt.Errorf("unknown command %q; run calendard help", cmd)
+	}
+	if strings.HasPrefix(cmd, "webhook ") {
+		rest := fs.Args()
+		// The ID may come before the flags: calendard webhook disable 3 --data-dir /srv/calendar.
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			if err := fs.Parse(rest[1:]); err != nil {
+				return err
+			}
+			rest = append(rest[:1:1], fs.Args()...)
+		}
+		if err := webhookID(cmd, rest, &a); err != nil {
+			return err
+		}
 	}
 	if cmd == "trash" {
 		// Checked here too, so that a mistyped command neither reaches a server nor opens the store.
@@ -212,7 +238,7 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 		return err
 	}
 	defer db.Close()
-	return runAdmin(ctx, db, cmd, a, stdout)
+	return runAdmin(ctx, db, newDeliverer(cfg, db, zap.NewNop()), cmd, a, stdout)
 }
 
 // adminArgs are the flags of the operator commands; they travel over the control socket as JSON.
@@ -221,14 +247,22 @@ type adminArgs struct {
 	// Type and ID name the record of trash.
 	Type string
 	ID   uint64
+	// URL, As, Types, Langs, AllowHTTP and AllowPrivate are webhook create's; the other webhook
+	// commands take ID.
+	URL, As, Types, Langs   string
+	AllowHTTP, AllowPrivate bool
 }
 
-var adminCommands = []string{"user create", "user list", "app-password create", "app-password revoke", "trash"}
+var adminCommands = append([]string{"user create", "user list", "app-password create", "app-password revoke", "trash"}, webhookCommands...)
 
 func knownAdminCommand(cmd string) bool { return slices.Contains(adminCommands, cmd) }
 
-// runAdmin carries out an operator command on an open store; the CLI and the control socket share it.
-func runAdmin(ctx context.Context, db *storage.DB, cmd string, a adminArgs, stdout io.Writer) error {
+// runAdmin carries out an operator command on an open store, with d the webhooks' deliverer; the CLI
+// and the control socket share it.
+func runAdmin(ctx context.Context, db *storage.DB, d *webhook.Deliverer, cmd string, a adminArgs, stdout io.Writer) error {
+	if strings.HasPrefix(cmd, "webhook ") {
+		return runWebhook(ctx, db, d, cmd, a, stdout)
+	}
 	switch cmd {
 	case "user create":
 		u, err := db.CreateUser(ctx, storage.User{Login: a.Login, Email: a.Email, Role: storage.Role(a.Role), DisplayName: a.DisplayName})
