@@ -37,6 +37,8 @@ var eventFilterFields = []struct {
 	{"Include", func(f *EventFilter) { f.Include = []uint64{1} }},
 	{"Parent", func(f *EventFilter) { f.Parent = 1 }},
 	{"Collapse", func(f *EventFilter) { f.Collapse = true }},
+	{"Order", func(f *EventFilter) { f.Order = OrderModified }},
+	{"Desc", func(f *EventFilter) { f.Desc = true }},
 	{"Offset", nil},
 	{"Limit", nil},
 }
@@ -136,7 +138,7 @@ func TestKeyableListsEqualScan(t *testing.T) {
 					continue
 				}
 				keyed++
-				if want := l.proj.scanPage(f, text); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+				if want := l.proj.scanPage(f, text, nil); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
 					t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
 				}
 			}

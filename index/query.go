@@ -75,7 +75,7 @@ func isSeparator(c byte) bool {
 func textQuery(m *mapping.IndexMappingImpl, search string, typos bool) (must, mustNot []query.Query, widened bool) {
 	n := 0
 	for _, t := range parseSearch(search) {
-		q, w := termQuery(m, t, typos && !t.negated && n < maxTypoTerms)
+		q, w := termQuery(m, t, typos && !t.negated && n < maxTypoTerms, allText)
 		if q == nil {
 			continue // a stop word, or nothing searchable: ignored
 		}
@@ -97,10 +97,20 @@ func textQuery(m *mapping.IndexMappingImpl, search string, typos bool) (must, mu
 // words, in order.
 const maxPhraseWords = maxSearchTerms
 
-// termQuery matches one term: the analysed words in order (a phrase when there are several), or, for
-// a single word of at least two characters, any word that begins with it; with typos, a single word
-// also matches the words within typoEdits of it, and widened says so.
-func termQuery(m *mapping.IndexMappingImpl, t searchTerm, typos bool) (q query.Query, widened bool) {
+// searchFields names the fields a term is searched in: the text and its prefixes.
+type searchFields struct{ text, prefix string }
+
+var (
+	// allText is every searched field of a record: what a search matches.
+	allText = searchFields{fieldText, fieldPrefix}
+	// titleText is the title alone: what orderby=relevance ranks first (relevance).
+	titleText = searchFields{fieldTitle, fieldTitlePrefix}
+)
+
+// termQuery matches one term in the fields in: the analysed words in order (a phrase when there are
+// several), or, for a single word of at least two characters, any word that begins with it; with
+// typos, a single word also matches the words within typoEdits of it, and widened says so.
+func termQuery(m *mapping.IndexMappingImpl, t searchTerm, typos bool, in searchFields) (q query.Query, widened bool) {
 	tokens := m.AnalyzerNamed(analyzerText).Analyze([]byte(t.text))
 	if len(tokens) == 0 {
 		return nil, false
@@ -111,27 +121,27 @@ func termQuery(m *mapping.IndexMappingImpl, t searchTerm, typos bool) (q query.Q
 			text = text[:tokens[maxPhraseWords-1].End]
 		}
 		q := bleve.NewMatchPhraseQuery(text)
-		q.SetField(fieldText)
+		q.SetField(in.text)
 		q.Analyzer = analyzerText
 		return q, false
 	}
 	match := bleve.NewTermQuery(string(tokens[0].Term))
-	match.SetField(fieldText)
+	match.SetField(in.text)
 	folded := analyze(m, analyzerPrefix, t.text)
 	if len(folded) != 1 || utf8.RuneCountInString(folded[0]) < 2 {
 		return match, false
 	}
 	prefix := bleve.NewTermQuery(indexedPrefix(folded[0]))
-	prefix.SetField(fieldPrefix)
+	prefix.SetField(in.prefix)
 	if edits := typoEdits(folded[0]); typos && edits > 0 {
 		// Near the folded words' beginnings, for a typo the stemmer does not see through (exhibitoin
 		// for exhibition), and near the stem, for a typo in an inflected form (koncrety, stem koncret,
 		// for koncert). A stem longer than the longest prefix indexed stands for no word: the
 		// automaton of so long a word costs more than the rest of the search (a 1,000-letter word took
 		// 23 ms), and its beginning is searched anyway.
-		near := bleve.NewDisjunctionQuery(match, prefix, &typoQuery{field: fieldPrefix, term: indexedPrefix(folded[0]), edits: edits})
+		near := bleve.NewDisjunctionQuery(match, prefix, &typoQuery{field: in.prefix, term: indexedPrefix(folded[0]), edits: edits})
 		if stem := string(tokens[0].Term); utf8.RuneCountInString(stem) <= maxPrefixRunes {
-			near.AddQuery(&typoQuery{field: fieldText, term: stem, edits: edits})
+			near.AddQuery(&typoQuery{field: in.text, term: stem, edits: edits})
 		}
 		return near, true
 	}

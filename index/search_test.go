@@ -149,7 +149,7 @@ func TestPrefixSearch(t *testing.T) {
 		})
 	}
 	// Structurally: a prefix is one term of the prefix field, never an expansion over the dictionary.
-	q, _ := termQuery(m, searchTerm{text: "qx"}, false)
+	q, _ := termQuery(m, searchTerm{text: "qx"}, false, allText)
 	d, ok := q.(*query.DisjunctionQuery)
 	if !ok || len(d.Disjuncts) != 2 {
 		t.Fatalf("query for a prefix: %T %+v, want a disjunction of the word and the prefix", q, q)
