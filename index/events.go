@@ -79,7 +79,7 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap, rel *relev
 		count++
 	}
 	if !inOrder {
-		c.sort(matched)
+		c.sort(matched, f.Offset+f.Limit)
 		matched = slices.DeleteFunc(matched, c.repeats)
 		count = len(matched)
 		matched = matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))]
@@ -487,7 +487,7 @@ func (c *scan) page(rows []*eventRow) Page {
 			matched = append(matched, r)
 		}
 	}
-	c.sort(matched)
+	c.sort(matched, c.Offset+c.Limit)
 	matched = slices.DeleteFunc(matched, c.repeats)
 	page := Page{Total: len(matched), IDs: []uint64{}}
 	for _, r := range matched[min(c.Offset, len(matched)):min(c.Offset+c.Limit, len(matched))] {

@@ -34,9 +34,12 @@ type keyedRow struct {
 	r   *eventRow
 }
 
-// sort puts the matched rows of c's list in its order: by key (descending when Desc), ties by local
-// start then ID, or for included events by ID.
-func (c *scan) sort(rows []*eventRow) {
+// sort puts the first n of the matched rows in the order of c's list, at the front: by key
+// (descending when Desc), ties by local start then ID, or for included events by ID. The other rows
+// follow in no order. A page needs the rows up to its end only, and when they are few a heap
+// picks them in one pass: the first page of 20,000 matches sorts ten rows, not 20,000. With Collapse
+// every row is ordered, as the series already listed are told in order (scan.repeats).
+func (c *scan) sort(rows []*eventRow, n int) {
 	keyed := make([]keyedRow, len(rows))
 	for i, r := range rows {
 		k := c.key(r)
@@ -49,9 +52,53 @@ func (c *scan) sort(rows []*eventRow) {
 	if c.Order == OrderStart && !c.bounded {
 		tie = func(a, b *eventRow) int { return cmp.Compare(a.id, b.id) }
 	}
-	slices.SortFunc(keyed, func(a, b keyedRow) int { return cmp.Or(cmp.Compare(a.key, b.key), tie(a.r, b.r)) })
+	compare := func(a, b keyedRow) int { return cmp.Or(cmp.Compare(a.key, b.key), tie(a.r, b.r)) }
+	if c.Collapse {
+		n = len(keyed)
+	}
+	n = max(min(n, len(keyed)), 0)
+	if n*selectShare < len(keyed) {
+		smallest(keyed, n, compare)
+	} else {
+		n = len(keyed)
+	}
+	slices.SortFunc(keyed[:n], compare)
 	for i := range keyed {
 		rows[i] = keyed[i].r
+	}
+}
+
+// selectShare sets when sort picks a page's rows with a heap rather than sorting every row: when
+// they are fewer than one in selectShare of them.
+const selectShare = 8
+
+// smallest moves the n smallest of rows by compare, in no order, to rows' first n places: they are
+// kept as a heap whose root is the largest, which each later row must beat to swap places with it.
+func smallest(rows []keyedRow, n int, compare func(a, b keyedRow) int) {
+	heap := rows[:n]
+	down := func(i int) {
+		for {
+			largest := i
+			for child := 2*i + 1; child <= 2*i+2 && child < n; child++ {
+				if compare(heap[child], heap[largest]) > 0 {
+					largest = child
+				}
+			}
+			if largest == i {
+				return
+			}
+			heap[i], heap[largest] = heap[largest], heap[i]
+			i = largest
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for j := n; j < len(rows) && n > 0; j++ {
+		if compare(rows[j], heap[0]) < 0 {
+			rows[j], heap[0] = heap[0], rows[j]
+			down(0)
+		}
 	}
 }
 
