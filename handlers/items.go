@@ -69,13 +69,22 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // write lands before the missing ones are loaded, the whole page is rendered again from the newer
 // snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
+	return h.renderItemsWith(rq, t, ids, nil)
+}
+
+// renderItemsWith renders as renderItems does, then passes each item with its record's ID through
+// extend, when not nil: what one list adds to the items every list shows (distance_km).
+func (h *Handler) renderItemsWith(rq *request, t storage.PostType, ids []uint64, extend func(id uint64, item any) any) ([]any, error) {
+	if extend == nil {
+		extend = func(_ uint64, item any) any { return item }
+	}
 	ctx := rq.r.Context()
 	if len(rq.fields) > 0 {
 		// _fields cuts each item down to its own shape: nothing to share.
 		recs, _, err := h.loadPage(ctx, rq, t, ids)
 		items := make([]any, len(recs))
 		for i, r := range recs {
-			items[i] = r.render()
+			items[i] = extend(r.id, r.render())
 		}
 		return items, err
 	}
@@ -131,7 +140,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
 		if item, ok := found[id]; ok {
-			items = append(items, item)
+			items = append(items, extend(id, item))
 		}
 	}
 	return items, nil

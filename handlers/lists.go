@@ -17,7 +17,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 	if err != nil {
 		return err
 	}
-	items, err := h.renderItems(rq, storage.TypeEvent, res.IDs)
+	items, err := h.renderItemsWith(rq, storage.TypeEvent, res.IDs, distancesOf(res))
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,8 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 	case rawJSON:
 		buf.Write(v)
 		return nil
+	case withMembers:
+		return v.encode(buf)
 	case packedJSON:
 		body, err := respcache.Unpack(buf, v.packed, v.dict)
 		if err != nil {

@@ -304,6 +304,9 @@ var docSchemas = func() obj {
 		member{"custom_fields", empty}, member{"recurrence", strings}, member{"post_parent", integer},
 		member{"json_ld", typed("object")})
 	event = append(event, tail...)
+	// Only the events list has it, and only with a geo centre (docs/API.md "Ordering").
+	event = append(event, member{"distance_km", obj{{"type", "number"},
+		{"description", "Distance of the venue from geoloc_lat and geoloc_lng, in kilometres to a tenth: only in the events list with geoloc and a centre."}}})
 	venue := append(append([]member{}, head...), member{"url", str}, member{"venue", str}, member{"description", str},
 		member{"slug", str}, member{"image", ref("Image")})
 	for _, f := range []string{"address", "city", "country", "province", "state", "zip", "phone", "website", "stateprovince"} {
