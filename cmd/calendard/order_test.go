@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -173,6 +174,20 @@ func TestEventsOrderBy(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("the feed holds the first events of the list's order", func(t *testing.T) {
+		for _, query := range []string{"search=jazz+night&orderby=relevance", geo + "&orderby=distance&order=desc", "orderby=modified"} {
+			res := f.s.do(req{method: "GET", path: eventsPath + ".ics?" + query})
+			var got []uint64
+			for _, m := range regexp.MustCompile(`(?m)^UID:(\d+)@`).FindAllSubmatch(res.body, -1) {
+				id, _ := strconv.ParseUint(string(m[1]), 10, 64)
+				got = append(got, id)
+			}
+			if want, _ := f.walk(t, query, 100); res.status != http.StatusOK || !slices.Equal(got, want) {
+				t.Errorf("events.ics?%s: %d, events %v; the list's order %v", query, res.status, f.namesOf(got), f.namesOf(want))
+			}
+		}
+	})
 
 	for _, tc := range []struct {
 		name, query string
