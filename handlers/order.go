@@ -43,8 +43,9 @@ var orderParams = []Param{
 		set:  into(func(q *eventQuery, s string) { desc := strings.EqualFold(s, "desc"); q.desc = &desc })},
 }
 
-// setOrder completes f with the order of q (by start, ascending, when orderby is not sent), and returns the problems of an order that q's filters do
-// not allow: relevance without a search, distance without a geo point, relevance ascending.
+// setOrder completes f with the order of q (by start, ascending, when orderby is not sent), and
+// returns the problems of an order that q's filters do not allow: relevance without a search or
+// ascending, distance without a geo centre.
 func (q *eventQuery) setOrder(f *index.EventFilter) []problem {
 	var problems []problem
 	for _, o := range eventOrders {
