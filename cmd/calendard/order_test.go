@@ -175,6 +175,20 @@ func TestEventsOrderBy(t *testing.T) {
 		})
 	}
 
+	t.Run("_fields picks distance_km", func(t *testing.T) {
+		res := f.s.do(req{method: "GET", path: eventsPath + "?" + geo + "&orderby=distance&_fields=id,distance_km"})
+		items := res.json(t)["events"].([]any)
+		if len(items) != len(f.venueOf) {
+			t.Fatalf("%d events, want %d", len(items), len(f.venueOf))
+		}
+		for _, item := range items {
+			e := item.(map[string]any)
+			if _, ok := e["distance_km"].(float64); !ok || len(e) != 2 {
+				t.Errorf("an item of _fields=id,distance_km: %v", e)
+			}
+		}
+	})
+
 	t.Run("the feed holds the first events of the list's order", func(t *testing.T) {
 		for _, query := range []string{"search=jazz+night&orderby=relevance", geo + "&orderby=distance&order=desc", "orderby=modified"} {
 			res := f.s.do(req{method: "GET", path: eventsPath + ".ics?" + query})
