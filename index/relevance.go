@@ -20,8 +20,8 @@ type relevance struct{ terms []termRank }
 
 // termRank are the sets of records a term matches in the title, exactly, and as typed; a nil exact
 // or typed set stands for every record the term matches (a phrase, or a search without typos). They
-// are bitsets (bitsOf), as a scan's search is: every match probes them, and a probe of a compressed
-// set cost ten times as much (a rank was two thirds of a relevance list of 9,400 matches).
+// are bitsets (bitsOf), as a scan's search is: every match probes them, and probing the compressed
+// sets took more than half of a relevance list of 9,400 matches (docs/BENCHMARKS.md, "Orders").
 type termRank struct{ title, exact, typed *idSet }
 
 // rankBits is how many bits each count takes in a rank: more than maxSearchTerms needs.
