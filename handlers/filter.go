@@ -25,6 +25,10 @@ type eventQuery struct {
 	lat, lng *float64
 	radiusKm float64
 	facetQuery
+	// orderby is the order's name as sent ("": the default), and desc the direction sent (nil: the
+	// order's default); setOrder completes the filter's order from them.
+	orderby string
+	desc    *bool
 }
 
 // newEventQuery is the query of an events list request before its parameters: the first page of the
@@ -39,7 +43,8 @@ func newEventQuery(rq *request) any {
 // caller's language and visibility, and asks for the events offset to offset+limit. The JSON list and
 // every other representation of it (the iCalendar feed, facets) build their query here, so that they
 // never disagree on which events a request names; they differ only in the page they ask for. It
-// returns the 400 of a geoloc point missing one coordinate, or the store's error.
+// returns the 400 of a geoloc point missing one coordinate or of an order the filters do not allow
+// (setOrder), or the store's error.
 func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilter, error) {
 	q := rq.query.(*eventQuery)
 	f := q.EventFilter
@@ -51,17 +56,24 @@ func (h *Handler) eventFilter(rq *request, offset, limit int) (*index.EventFilte
 		}
 		f.Categories = withDescendants(terms, q.categories)
 	}
+	var problems []problem
 	if q.geoloc {
 		switch {
 		case q.lat != nil && q.lng == nil:
-			return nil, invalidParam("geoloc_lng", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
+			problems = append(problems, problem{name: "geoloc_lng", code: "rest_invalid_param", message: "geoloc_lat and geoloc_lng must be given together"})
 		case q.lng != nil && q.lat == nil:
-			return nil, invalidParam("geoloc_lat", "rest_invalid_param", "geoloc_lat and geoloc_lng must be given together")
+			problems = append(problems, problem{name: "geoloc_lat", code: "rest_invalid_param", message: "geoloc_lat and geoloc_lng must be given together"})
+		default:
+			f.Geo = &index.Geo{RadiusKm: q.radiusKm}
+			if q.lat != nil {
+				f.Geo.Point, f.Geo.Lat, f.Geo.Lng = true, *q.lat, *q.lng
+			}
 		}
-		f.Geo = &index.Geo{RadiusKm: q.radiusKm}
-		if q.lat != nil {
-			f.Geo.Point, f.Geo.Lat, f.Geo.Lng = true, *q.lat, *q.lng
-		}
+	}
+	// Every parameter that does not fit the others is named at once, as validate names those
+	// invalid on their own.
+	if problems = append(problems, q.setOrder(&f)...); len(problems) > 0 {
+		return nil, invalidParams(problems)
 	}
 	return &f, nil
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"html"
 	"strings"
@@ -125,36 +124,18 @@ func cutRaw(s string) string {
 	return s
 }
 
-// withHighlight is item with the member search_highlight: marks; nil marks leave it as it is.
+// withHighlight is item with the member search_highlight: marks, after what the page already adds to
+// it (withMembers); nil marks leave it as it is.
 func withHighlight(item any, marks obj) any {
 	if marks == nil {
 		return item
 	}
-	if o, ok := item.(obj); ok {
-		return append(o, member{"search_highlight", marks})
+	m := member{"search_highlight", marks}
+	if w, ok := item.(withMembers); ok {
+		w.extra = append(w.extra, m)
+		return w
 	}
-	return highlighted{item, marks}
-}
-
-// highlighted is an encoded item (rawJSON, packedJSON) and its search_highlight, which encode writes
-// before the item's closing brace as the page is written: a copy of the item with it would copy every
-// item of the page once more.
-type highlighted struct {
-	item  any
-	marks obj
-}
-
-func (h highlighted) encode(buf *bytes.Buffer) error {
-	if err := encodeValue(buf, h.item); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // the object's closing brace
-	buf.WriteString(`,"search_highlight":`)
-	if err := h.marks.encode(buf); err != nil {
-		return err
-	}
-	buf.WriteByte('}')
-	return nil
+	return withMembers{item, obj{m}}
 }
 
 // snippetChars bounds a snippet: the characters of the text shown, its ellipses and their spaces

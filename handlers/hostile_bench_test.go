@@ -125,6 +125,10 @@ func BenchmarkHostileParams(b *testing.B) {
 		{"fields-x500", "per_page=100&_fields=" + fields},
 		{"everything", "per_page=100&page=3&" + wide + "&" + circle + "&featured=0&search=a+b+c&categories=" +
 			ids(storage.TaxCategory) + "&tags=" + ids(storage.TaxTag) + "&_fields=" + fields},
+		// Orders other than the default sort every event the list matches (docs/API.md "Ordering").
+		{"modified-whole-calendar", "per_page=100&orderby=modified&" + wide},
+		{"distance-whole-earth", "per_page=100&orderby=distance&" + wide + "&" + circle},
+		{"relevance-whole-calendar", "per_page=100&orderby=relevance&search=th&" + wide}, // "th" begins a word of nearly every English event
 		{"venues-search", "/venues?per_page=100&search=a+b+c+d+e+f+g+h"},
 		{"tags-search", "/tags?per_page=100&search=a"},
 	} {

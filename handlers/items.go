@@ -65,13 +65,22 @@ func (h *Handler) loadPage(ctx context.Context, rq *request, t storage.PostType,
 // holds what the rendering takes from the request: the origin and language prefix of its URLs, and
 // the caller, whose rights decide the translations shown.
 //
-// Items are kept whole and plain: _fields cuts them down as the page is written (pickedJSON), and a
-// search's highlight is added to them there (highlighted).
+// Items are kept whole and plain: what one page adds to them (a distance, a search's highlight) is
+// written after them (withMembers), and _fields cuts them down as the page is written (pickedJSON).
 //
 // One page never mixes snapshots: every item reused is valid at the head read first, and when a
 // write lands before the missing ones are loaded, the whole page is rendered again from the newer
 // snapshot.
 func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]any, error) {
+	return h.renderItemsWith(rq, t, ids, nil)
+}
+
+// renderItemsWith renders as renderItems does, then passes each item with its record's ID through
+// extend, when not nil: what one list adds to the items every list shows (distance_km).
+func (h *Handler) renderItemsWith(rq *request, t storage.PostType, ids []uint64, extend func(id uint64, item any) any) ([]any, error) {
+	if extend == nil {
+		extend = func(_ uint64, item any) any { return item }
+	}
 	ctx := rq.r.Context()
 	marks, err := h.highlights(ctx, rq, t, ids)
 	if err != nil {
@@ -129,7 +138,7 @@ func (h *Handler) renderItems(rq *request, t storage.PostType, ids []uint64) ([]
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
 		if item, ok := found[id]; ok {
-			items = append(items, withHighlight(item, marks[id]))
+			items = append(items, withHighlight(extend(id, item), marks[id]))
 		}
 	}
 	return items, nil

@@ -106,7 +106,7 @@ func (h *Handler) writeList(w http.ResponseWriter, rq *request, l listing) error
 		switch v := it.(type) {
 		case obj:
 			it = v.pick(rq.fields)
-		case rawJSON, packedJSON, highlighted:
+		case rawJSON, packedJSON, withMembers:
 			if len(rq.fields) > 0 {
 				it = pickedJSON{v, rq.fields}
 			}

@@ -20,7 +20,9 @@ var eventListParams = slices.Concat(pageParams, eventFilterParams, facetParams, 
 // eventFilterParams are the parameters that choose the listed events, each written into the events
 // list's query (eventQuery): a representation of the events list that is not paged in the list's way
 // takes them without pageParams. A new filter is a row here that sets a field of index.EventFilter.
-var eventFilterParams = []Param{
+// The order's rows come last: it chooses which events a representation bounded in size shows (the
+// feed's first MaxFeedEvents).
+var eventFilterParams = append([]Param{
 	{Name: "start_date", Type: tDateTime, parse: parseDayBound(false), Desc: "Events starting on or after this date.",
 		set: into(func(q *eventQuery, b dayBound) { q.Start = b.t })},
 	{Name: "end_date", Type: tDateTime, parse: parseDayBound(true), Desc: "Events starting on or before this date.",
@@ -53,7 +55,7 @@ var eventFilterParams = []Param{
 		set: into(func(q *eventQuery, id int64) { q.Parent = uint64(id) })},
 	{Name: "hide_subsequent_recurrences", Type: tBool, Default: false, Desc: "Only the first occurrence of each series.",
 		set: into(func(q *eventQuery, b bool) { q.Collapse = b })},
-}
+}, orderParams...)
 
 // placeListParams is the venues and organizers list table (docs/API.md "Venue and organizer list parameters"), written into placeQuery.
 var placeListParams = append(slices.Clone(pageParams),

@@ -63,8 +63,8 @@ func TestListRowsWriteTheirQuery(t *testing.T) {
 		query  func(rq *request) any
 		own    map[string]string
 	}{
-		{"events", eventListParams, eventKind.listQuery, nil},
-		{"feed", eventFilterParams, newEventQuery, nil},
+		{"events", eventListParams, eventKind.listQuery, map[string]string{"orderby": "modified"}},
+		{"feed", eventFilterParams, newEventQuery, map[string]string{"orderby": "modified"}},
 		{"venues", placeListParams, venueKind.listQuery, nil},
 		{"organizers", placeListParams, organizerKind.listQuery, nil},
 		{"categories", termListParams(categoryKind), newTermQuery, map[string]string{"include": utoa(cat.ID), "exclude": utoa(cat.ID)}},

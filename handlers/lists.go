@@ -21,7 +21,7 @@ func (h *Handler) listEvents(w http.ResponseWriter, rq *request) error {
 		return err
 	}
 	rq.highlight = q.of(f.Search, res)
-	items, err := h.renderItems(rq, storage.TypeEvent, res.IDs)
+	items, err := h.renderItemsWith(rq, storage.TypeEvent, res.IDs, distancesOf(res))
 	if err != nil {
 		return err
 	}

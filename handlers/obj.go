@@ -92,7 +92,7 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 		return nil
 	case pickedJSON:
 		return v.encode(buf)
-	case highlighted:
+	case withMembers:
 		return v.encode(buf)
 	case packedJSON:
 		body, err := respcache.Unpack(buf, v.packed, v.dict)

@@ -313,6 +313,9 @@ var docSchemas = func() obj {
 	// search_highlight is in a searching list's items with highlight=true only (docs/API.md "Highlighted matches").
 	marks := member{"search_highlight", obj{{"type", "object"}, {"additionalProperties", str}}}
 	event = append(event, tail...)
+	// Only the events list has it, and only with a geo centre (docs/API.md "Ordering").
+	event = append(event, member{"distance_km", obj{{"type", "number"},
+		{"description", "Distance of the venue from geoloc_lat and geoloc_lng, in kilometres to a tenth: only in the events list with geoloc and a centre."}}})
 	event = append(event, marks)
 	venue := append(append([]member{}, head...), member{"url", str}, member{"venue", str}, member{"description", str},
 		member{"slug", str}, member{"image", ref("Image")})

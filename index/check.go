@@ -152,7 +152,7 @@ func (l *lang) matches(d document) bool {
 		r := l.proj.event(d.id)
 		links := l.proj.linksOf(d.id)
 		return r != nil && sameEvent(r, &d.event) && slices.Equal(links.orgs, d.links.orgs) &&
-			slices.Equal(links.terms, d.links.terms)
+			slices.Equal(links.terms, d.links.terms) && links.modified == d.links.modified
 	case storage.TypeVenue:
 		r := l.proj.venues[d.id]
 		return r != nil && samePlace(r, d.place)

@@ -19,6 +19,7 @@ type document struct {
 	kind  storage.PostType
 	id    uint64
 	text  []string
+	title string // the title as text holds it, for the title fields
 	event eventRow
 	links eventLinks
 	place *placeRow
@@ -40,17 +41,29 @@ func documents(page *storage.Records, venues map[uint64]*storage.Venue, parents 
 		if row.sharesText = parents.shares(e, text); row.sharesText {
 			text = nil
 		}
-		out = append(out, document{lang: e.Lang, kind: storage.TypeEvent, id: e.ID, text: text, event: row, links: links})
+		out = append(out, document{lang: e.Lang, kind: storage.TypeEvent, id: e.ID, text: text, title: titleOf(e.Title, text),
+			event: row, links: links})
 	}
 	for _, v := range page.Venues {
-		out = append(out, document{lang: v.Lang, kind: storage.TypeVenue, id: v.ID, place: placeRowOf(&v.Post),
-			text: plain(v.Title, v.Description, v.Address, v.City, v.Province, v.State, v.StateProvince, v.Zip, v.Phone)})
+		text := plain(v.Title, v.Description, v.Address, v.City, v.Province, v.State, v.StateProvince, v.Zip, v.Phone)
+		out = append(out, document{lang: v.Lang, kind: storage.TypeVenue, id: v.ID, place: placeRowOf(&v.Post), text: text,
+			title: titleOf(v.Title, text)})
 	}
 	for _, o := range page.Organizers {
-		out = append(out, document{lang: o.Lang, kind: storage.TypeOrganizer, id: o.ID, place: placeRowOf(&o.Post),
-			text: plain(o.Title, o.Description, o.Phone, o.Email, o.Website)})
+		text := plain(o.Title, o.Description, o.Phone, o.Email, o.Website)
+		out = append(out, document{lang: o.Lang, kind: storage.TypeOrganizer, id: o.ID, place: placeRowOf(&o.Post), text: text,
+			title: titleOf(o.Title, text)})
 	}
 	return out
+}
+
+// titleOf is the title among the searched text plain made of a record's fields, title first: plain
+// leaves out empty fields, so a record without a title has none there.
+func titleOf(title string, text []string) string {
+	if title == "" || len(text) == 0 {
+		return ""
+	}
+	return text[0]
 }
 
 // maxSearchedText bounds the searched text of one record, in bytes: the words past it are not
@@ -110,9 +123,11 @@ type indexer interface {
 // elements was a tenth of an index build's CPU.
 func (d *document) index(b indexer) error {
 	return b.Index(docID(d.kind, d.id), map[string]any{
-		fieldType:   d.kind.String(),
-		fieldText:   d.text,
-		fieldPrefix: strings.Join(d.text, "\n"),
+		fieldType:        d.kind.String(),
+		fieldText:        d.text,
+		fieldPrefix:      strings.Join(d.text, "\n"),
+		fieldTitle:       d.title,
+		fieldTitlePrefix: d.title,
 	})
 }
 

@@ -123,6 +123,45 @@ func widens(l *lang, search string) bool {
 	return false
 }
 
+// bruteRank is the rank of docs/API.md "Ordering" read literally, packed as relevance.rank packs
+// it: of the terms of search not negated and not only stop words, how many the title holds, how many
+// e holds exactly (a phrase always is), and how many as typed, with typo tolerance when typos (for
+// the first maxTypoTerms words that typo tolerance widens, as textMatch reads them).
+func bruteRank(l *lang, e *storage.Event, search string, typos bool) int {
+	fields := []string{e.Title, e.Excerpt, e.Description}
+	title, exact, typed, widened := 0, 0, 0, 0
+	for _, term := range parseSearch(search) {
+		q := tokens(l, analyzerText, term.text)
+		if term.negated || len(q) == 0 {
+			continue
+		}
+		one := term.text
+		if term.phrase {
+			one = `"` + one + `"`
+		}
+		widen := typos && widened < maxTypoTerms && widens(l, one)
+		if widen {
+			widened++
+		}
+		if textMatch(l, []string{e.Title}, one, widen) {
+			title++
+		}
+		holds := term.phrase || len(q) > 1
+		for _, field := range fieldTokens(l, analyzerText, fields) {
+			for _, tk := range field {
+				holds = holds || tk.term == q[0].term
+			}
+		}
+		if holds {
+			exact++
+		}
+		if !widen || textMatch(l, fields, one, false) {
+			typed++
+		}
+	}
+	return title<<(2*rankBits) | exact<<rankBits | typed
+}
+
 // osaDistance is the optimal string alignment distance of a and b, in runes: insertions, deletions,
 // substitutions and swaps of two neighbours, each one edit.
 func osaDistance(a, b string) int {
@@ -246,12 +285,37 @@ func (w *world) bruteHitsTyped(t *testing.T, f *EventFilter, typos bool) []*stor
 			hits = append(hits, e)
 		}
 	}
+	// The order of docs/API.md "Ordering": the key, reversed with Desc, then the local start and the ID,
+	// or for included events in the default order, the publication date and the ID.
+	key := func(e *storage.Event) float64 {
+		switch f.Order {
+		case OrderRelevance:
+			return float64(bruteRank(w.ix.langs[f.Lang], e, f.Search, typos))
+		case OrderDistance:
+			return Distance(f.Geo.Lat, f.Geo.Lng, geo[e.VenueID].Lat, geo[e.VenueID].Lng)
+		case OrderModified:
+			return float64(e.Modified.Unix())
+		}
+		return 0
+	}
 	slices.SortFunc(hits, func(a, b *storage.Event) int {
-		if len(f.Include) > 0 {
-			if c := a.Date.Compare(b.Date); c != 0 {
-				return c
+		dir := 1
+		if f.Desc {
+			dir = -1
+		}
+		if f.Order != OrderStart {
+			if c := cmp.Compare(key(a), key(b)); c != 0 {
+				return dir * c
 			}
+		} else if len(f.Include) > 0 {
+			if c := a.Date.Compare(b.Date); c != 0 {
+				return dir * c
+			}
+			return int(a.ID) - int(b.ID)
 		} else if c := strings.Compare(a.Start, b.Start); c != 0 {
+			return dir * c
+		}
+		if c := strings.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}
 		return int(a.ID) - int(b.ID)
@@ -333,6 +397,19 @@ func (w *world) randomEventFilter() *EventFilter {
 	if r.IntN(4) == 0 {
 		f.Facets = w.randomFacets()
 	}
+	switch r.IntN(5) {
+	case 0:
+		f.Order = OrderModified
+	case 1:
+		if f.Search != "" {
+			f.Order = OrderRelevance
+		}
+	case 2:
+		if f.Geo != nil && f.Geo.Point {
+			f.Order = OrderDistance
+		}
+	}
+	f.Desc = r.IntN(4) == 0
 	if f.Actor.Can(storage.CapEditPosts) && r.IntN(3) == 0 {
 		all := []storage.Status{storage.StatusPublish, storage.StatusFuture, storage.StatusDraft, storage.StatusPending,
 			storage.StatusPrivate, storage.StatusTrash}
@@ -559,9 +636,9 @@ func TestListedPageEqualsScan(t *testing.T) {
 					// Terms merged in their windows or taken as their union.
 					unionFrom = []int{0, math.MaxInt}[r.IntN(2)]
 					p := w.ix.langs[f.Lang].proj
-					want := p.scanPage(f, text)
+					want := p.scanPage(f, text, nil)
 					f.Offset = r.IntN(want.Total + 5)
-					want = p.scanPage(f, text)
+					want = p.scanPage(f, text, nil)
 					got, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) }, w.ix.langs[f.Lang].union)
 					if !ok && f.Geo == nil {
 						t.Fatalf("round %d query %d: the keys do not answer %+v", round, i, *f)
@@ -690,10 +767,10 @@ func TestSearchRemembersPositions(t *testing.T) {
 	text.AddRange(1, 61)
 	l.texts.put("many", Version{Applied: 1}, text)
 	f := &EventFilter{Now: testNow, Start: testNow.Add(-time.Hour), End: testNow.Add(time.Hour), Limit: 500}
-	want := p.scanPage(f, text)
+	want := p.scanPage(f, text, nil)
 	var first *roaring.Bitmap
 	for i := range 2 {
-		if got := l.events(f, text); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+		if got := l.events(f, text, nil); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
 			t.Fatalf("list %d: %+v, want %+v", i, got, want)
 		}
 		at := l.texts.listedAt(text, p.gen)
@@ -706,7 +783,7 @@ func TestSearchRemembersPositions(t *testing.T) {
 	if at := l.texts.listedAt(text, p.gen); at != nil {
 		t.Errorf("after a change: positions %v, want none", at)
 	}
-	if got := l.events(f, text); got.Total != want.Total || l.texts.listedAt(text, p.gen) == nil {
+	if got := l.events(f, text, nil); got.Total != want.Total || l.texts.listedAt(text, p.gen) == nil {
 		t.Errorf("after a change: %+v, and no positions remembered", got)
 	}
 }

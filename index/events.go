@@ -13,11 +13,21 @@ import (
 // Events answers an events list.
 func (ix *Index) Events(ctx context.Context, f *EventFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	return l.answer(ctx, f.Search, ix.Version(), func(text *roaring64.Bitmap) Page { return l.events(f, text) })
+	v := ix.Version()
+	return l.answer(ctx, f.Search, v, func(text *roaring64.Bitmap, typos bool) (Page, error) {
+		var rel *relevance
+		if f.Order == OrderRelevance {
+			var err error
+			if rel, err = l.relevance(ctx, f.Search, v, typos); err != nil {
+				return Page{}, err
+			}
+		}
+		return l.events(f, text, rel), nil
+	})
 }
 
-// events pages the events of f that text allows.
-func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
+// events pages the events of f that text allows, ranked by rel under OrderRelevance.
+func (l *lang) events(f *EventFilter, text *roaring64.Bitmap, rel *relevance) Page {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	textAt := func() *roaring.Bitmap {
@@ -28,26 +38,32 @@ func (l *lang) events(f *EventFilter, text *roaring64.Bitmap) Page {
 		l.texts.putListedAt(text, l.proj.gen, at)
 		return at
 	}
-	if page, ok := l.proj.listedPage(f, text, textAt, l.union); ok {
-		return page
+	page, ok := l.proj.listedPage(f, text, textAt, l.union)
+	if !ok {
+		page = l.proj.scanPage(f, text, rel)
 	}
-	return l.proj.scanPage(f, text)
+	page.Distances = l.proj.distances(f.Geo, page.IDs)
+	return page
 }
 
 // scanPage pages the events of f that text allows by visiting rows: those of the ID filters' and the
-// search's candidates when they are few, else every row of the date window.
-func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
+// search's candidates when they are few, else every row of the date window. Rows are visited by
+// start: a list in another order takes every matched row and sorts them (scan.sort).
+func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap, rel *relevance) Page {
 	rows := p.events
 	if len(f.Include) == 0 {
 		rows = p.window(p.span(f.Start.Unix(), f.End.Unix()))
 	}
 	if ids := p.candidates(f, text, len(rows)); ids != nil {
 		c := compile(f, nil, p, false)
+		c.rel = rel
 		defer c.done()
 		return c.page(p.rowsOf(ids))
 	}
 	c := compile(f, bitsOf(text), p, true)
+	c.rel = rel
 	defer c.done()
+	inOrder := f.inOrder()
 	var matched []*eventRow
 	count := 0
 	for i := range rows {
@@ -56,19 +72,18 @@ func (p *projection) scanPage(f *EventFilter, text *roaring64.Bitmap) Page {
 			continue
 		}
 		c.tallied(r)
-		if c.bounded && c.repeats(r) {
+		if inOrder && c.repeats(r) {
 			continue
 		}
-		if !c.bounded {
+		if !inOrder {
 			matched = append(matched, r)
 		} else if count >= f.Offset && count < f.Offset+f.Limit {
 			matched = append(matched, r)
 		}
 		count++
 	}
-	if !c.bounded {
-		// Included events are listed by publication date (docs/API.md "Events list parameters").
-		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
+	if !inOrder {
+		c.sort(matched, f.Offset+f.Limit)
 		matched = slices.DeleteFunc(matched, c.repeats)
 		count = len(matched)
 		matched = matched[min(f.Offset, len(matched)):min(f.Offset+f.Limit, len(matched))]
@@ -468,8 +483,7 @@ func (p *projection) rowsOf(ids []uint64) []*eventRow {
 	return out
 }
 
-// page filters candidate rows and orders them as a scan of the window would: by local start then ID,
-// or by publication date for include.
+// page filters candidate rows and orders them as a scan of the window would (scan.sort).
 func (c *scan) page(rows []*eventRow) Page {
 	matched := rows[:0]
 	for _, r := range rows {
@@ -478,11 +492,7 @@ func (c *scan) page(rows []*eventRow) Page {
 			matched = append(matched, r)
 		}
 	}
-	if c.bounded {
-		slices.SortFunc(matched, func(a, b *eventRow) int { return compareRows(a, b) })
-	} else {
-		slices.SortFunc(matched, func(a, b *eventRow) int { return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.id, b.id)) })
-	}
+	c.sort(matched, c.Offset+c.Limit)
 	matched = slices.DeleteFunc(matched, c.repeats)
 	page := Page{Total: len(matched), IDs: []uint64{}, Facets: c.facets()}
 	for _, r := range matched[min(c.Offset, len(matched)):min(c.Offset+c.Limit, len(matched))] {
@@ -500,11 +510,14 @@ type scan struct {
 	include, venues, orgs, cats, tags, series *idSet
 	text                                      *idSet
 	box                                       *box
-	// links are the projection's, for the series of a row (Collapse), and seen the series listed.
+	// links are the projection's, for the series of a row (Collapse) and its modified stamp
+	// (OrderModified), and seen the series listed.
 	links map[uint64]linkSpan
 	seen  *idSet
 	// tally counts the facets of the rows matched, when f asks for them.
 	tally *tally
+	// rel ranks the rows under OrderRelevance.
+	rel *relevance
 }
 
 // compile prepares f for the rows of projection p. Without sets the ID filters are left out: the
@@ -521,6 +534,9 @@ func compile(f *EventFilter, text *idSet, p *projection, sets bool) *scan {
 	}
 	if f.Facets != nil {
 		c.tally = newTally(f.Facets, p, f.Collapse)
+	}
+	if f.Order == OrderModified {
+		c.links = p.links
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)

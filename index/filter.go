@@ -62,20 +62,24 @@ type EventFilter struct {
 	// Collapse keeps of each series its first occurrence in the list (hide_subsequent_recurrences).
 	Collapse bool
 	// Facets, when not nil, asks for the list's facet counts (Page.Facets).
-	Facets        *Facets
+	Facets *Facets
+	// Order is the list's order (orderby), reversed when Desc (order=desc). OrderRelevance needs a
+	// search, and OrderDistance a geo filter with a point.
+	Order         Order
+	Desc          bool
 	Offset, Limit int
 }
 
 // keyable reports whether the key path (listedPage) can answer f as the scan does, as far as f
 // alone decides: a list that anyone may see, for a caller who sees no more than that (without
 // edit_posts, no status filter), filtered by no more than dates, categories, tags, venues, geo, a
-// search and featured=true. Every other field keeps the keys out: they hold only the listed rows'
+// search and featured=true, in the default order (the keys are kept by start). Every other field keeps the keys out: they hold only the listed rows'
 // positions, terms, venues and places, not their organizers or series, nor the rows a status filter
 // adds; and facets are counted from the rows. A new field that the key path does not honour belongs
 // here (TestEventFilterFieldsClassified fails until it is classified).
 func (f *EventFilter) keyable() bool {
 	return len(f.Include)+len(f.Orgs) == 0 && f.Parent == 0 && f.Facets == nil && (f.Featured == nil || *f.Featured) && !f.Collapse &&
-		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts)
+		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts) && f.inOrder()
 }
 
 // PlaceFilter is a validated venues or organizers list query (docs/API.md "Venue and organizer list parameters").
@@ -101,4 +105,7 @@ type Page struct {
 	TypoTolerant bool
 	// Facets are the counts EventFilter.Facets asked for; nil when it asked for none.
 	Facets *FacetCounts
+	// Distances are, with a geo filter's point, how far from it each event of IDs has its venue, in
+	// kilometres (distance_km); nil otherwise.
+	Distances []float64
 }

@@ -38,6 +38,8 @@ var eventFilterFields = []struct {
 	{"Parent", func(f *EventFilter) { f.Parent = 1 }},
 	{"Collapse", func(f *EventFilter) { f.Collapse = true }},
 	{"Facets", func(f *EventFilter) { f.Facets = &Facets{} }},
+	{"Order", func(f *EventFilter) { f.Order = OrderModified }},
+	{"Desc", func(f *EventFilter) { f.Desc = true }},
 	{"Offset", nil},
 	{"Limit", nil},
 }
@@ -137,7 +139,7 @@ func TestKeyableListsEqualScan(t *testing.T) {
 					continue
 				}
 				keyed++
-				if want := l.proj.scanPage(f, text); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+				if want := l.proj.scanPage(f, text, nil); got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
 					t.Fatalf("query %d %+v\n got %d %v\nwant %d %v", i, *f, got.Total, got.IDs, want.Total, want.IDs)
 				}
 			}

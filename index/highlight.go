@@ -65,7 +65,7 @@ func (l *lang) highlighter(ctx context.Context, search string, v Version, typos 
 	ctx = l.fixes.at(ctx, v)
 	h.typoPrefixes, h.typoStems = map[string]bool{}, map[string]bool{}
 	for _, a := range widened {
-		for _, near := range a.typoTerms() {
+		for _, near := range a.typoTerms(allText) {
 			words, err := corrected(ctx, deadlineReader{r}, near[0], near[1], a.edits)
 			if err != nil {
 				return nil, err

@@ -62,9 +62,9 @@ func TestHighlighterMarksWhatMatched(t *testing.T) {
 			t.Run(string(code)+"/"+tc.name, func(t *testing.T) {
 				id := uint64(i + 1)
 				var found bool
-				page, err := l.answer(ctx, tc.search, Version{}, func(text *roaring64.Bitmap) Page {
+				page, err := l.answer(ctx, tc.search, Version{}, func(text *roaring64.Bitmap, _ bool) (Page, error) {
 					found = text == nil || text.Contains(id)
-					return Page{Total: int(text.GetCardinality())}
+					return Page{Total: int(text.GetCardinality())}, nil
 				})
 				if err != nil {
 					t.Fatal(err)
@@ -147,7 +147,9 @@ func TestHighlighterReusesTheSearchCorrections(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := Version{}
-	page, err := l.answer(ctx, "exhibitoin", v, func(text *roaring64.Bitmap) Page { return Page{Total: int(text.GetCardinality())} })
+	page, err := l.answer(ctx, "exhibitoin", v, func(text *roaring64.Bitmap, _ bool) (Page, error) {
+		return Page{Total: int(text.GetCardinality())}, nil
+	})
 	if err != nil || !page.TypoTolerant || len(l.fixes.m) != 2 {
 		t.Fatalf("search: %+v, %v; %d corrections remembered, want a typo-tolerant answer and 2 (prefix and stem)", page, err, len(l.fixes.m))
 	}

@@ -30,16 +30,20 @@ import (
 
 // mappingVersion is stored in every index; an index written with another version is rebuilt. Bump it
 // on any change to the mapping, the analyzers or the documents.
-const mappingVersion = "4"
+const mappingVersion = "5"
 
 // Field names of the documents. Every searched field of a record goes into fieldText (stemmed,
 // for word matches and phrases) and fieldPrefix (the prefixes of the folded words, for
 // search-as-you-type), as an array: Bleve keeps array elements apart, so a phrase never spans two
 // fields.
+// fieldTitle and fieldTitlePrefix hold the title alone, as fieldText and fieldPrefix do: a search
+// never reads them, orderby=relevance ranks a title match first (relevance).
 const (
-	fieldType   = "type"
-	fieldText   = "text"
-	fieldPrefix = "prefix"
+	fieldType        = "type"
+	fieldText        = "text"
+	fieldPrefix      = "prefix"
+	fieldTitle       = "title"
+	fieldTitlePrefix = "title_prefix"
 )
 
 // Analyzers. analyzerPrefix folds a word without stemming; analyzerPrefixes indexes every prefix of
@@ -201,13 +205,15 @@ func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {
 	kind.Analyzer = keyword.Name
 	kind.Store, kind.IncludeInAll, kind.DocValues = false, false, false
 	doc.AddFieldMappingsAt(fieldType, kind)
-	for field, analyzer := range map[string]string{fieldText: analyzerText, fieldPrefix: analyzerPrefixes} {
+	for field, analyzer := range map[string]string{fieldText: analyzerText, fieldPrefix: analyzerPrefixes,
+		fieldTitle: analyzerText, fieldTitlePrefix: analyzerPrefixes} {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
-		f.Store, f.IncludeInAll, f.DocValues, f.IncludeTermVectors = false, false, false, field == fieldText
+		words := field == fieldText || field == fieldTitle
+		f.Store, f.IncludeInAll, f.DocValues, f.IncludeTermVectors = false, false, false, words
 		// Searches are not scored: the prefixes need no frequencies or norms, and they are most of the
-		// terms indexed. The text keeps its own for the phrase matching of its term vectors.
-		f.SkipFreqNorm = field == fieldPrefix
+		// terms indexed. The words keep their own for the phrase matching of their term vectors.
+		f.SkipFreqNorm = !words
 		doc.AddFieldMappingsAt(field, f)
 	}
 	m.DefaultMapping = doc

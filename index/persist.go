@@ -23,7 +23,7 @@ import (
 // placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
 // not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
 // fields change and the pinned layout is not updated with it.
-const projectionFormat = 4
+const projectionFormat = 5
 
 // projectionMagic opens every saved projection, so that no other file is mistaken for one.
 var projectionMagic = []byte("calendard projection\n")
@@ -151,6 +151,7 @@ func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
 		buf = appendIDs(buf, l.orgs)
 		buf = appendIDs(buf, l.terms)
 		buf = binary.AppendUvarint(buf, l.parent)
+		buf = binary.AppendVarint(buf, l.modified)
 	}
 	buf = p.appendKeys(buf)
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
@@ -238,7 +239,7 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 		flags := d.byte()
 		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
 		r.sharesText = flags&flagSharesText != 0
-		l := eventLinks{orgs: d.list(), terms: d.list(), parent: d.uvarint()}
+		l := eventLinks{orgs: d.list(), terms: d.list(), parent: d.uvarint(), modified: d.varint()}
 		switch {
 		case flags&^flagsKnown != 0:
 			d.fail("unknown flags")

@@ -330,11 +330,19 @@ var projectionLayouts = map[int]string{
 	3: layout3,
 	// Format 4 hides a series' parent whose first day an EXDATE takes out (storage.Event.FirstExcluded).
 	4: layout3,
+	// Format 5 keeps each event's modified stamp with its links (orderby=modified).
+	5: layout5,
 }
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
 	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
 	"eventLinks{orgs []uint64, terms []uint64, parent uint64} " +
+	"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}"
+
+// layout5 adds the links' modified stamp.
+const layout5 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
+	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool, sharesText bool} " +
+	"eventLinks{orgs []uint64, terms []uint64, parent uint64, modified int64} " +
 	"placeRow{id uint64, author uint64, status storage.Status, trashed storage.Status, date int64}"
 
 // layout3 adds sharesText, saved as a flag.

@@ -14,7 +14,9 @@ import (
 // Places answers a venues or organizers list, newest publication first.
 func (ix *Index) Places(ctx context.Context, f *PlaceFilter) (Page, error) {
 	l := ix.langs[f.Lang]
-	return l.answer(ctx, f.Search, ix.Version(), func(text *roaring64.Bitmap) Page { return l.places(f, text) })
+	return l.answer(ctx, f.Search, ix.Version(), func(text *roaring64.Bitmap, _ bool) (Page, error) {
+		return l.places(f, text), nil
+	})
 }
 
 // places pages the venues or organizers of f that text allows.

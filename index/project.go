@@ -35,21 +35,27 @@ type eventRow struct {
 	sharesText bool
 }
 
-// eventLinks are an event's organizers and terms (categories and tags share one ID space), and the
-// series it is an occurrence of.
+// eventLinks are an event's organizers and terms (categories and tags share one ID space), the
+// series it is an occurrence of, and when it was last modified (Unix seconds, for orderby=modified):
+// kept beside the links rather than in the row, which has no room left, while a span has.
 type eventLinks struct {
 	orgs, terms []uint64
 	parent      uint64
+	modified    int64
 }
 
-// linkSpan is how a projection keeps an event's links: its parent, and where its organizers, then its
-// terms, lie in the projection's linkIDs. Neither the spans nor the list hold a pointer, so the
-// collector marks the map and the list as two objects, where two slices for each of a million
-// events were two million pointers to follow at every collection.
+// linkSpan is how a projection keeps an event's links: its parent, where its organizers, then its
+// terms, lie in the projection's linkIDs, and its modified stamp. Neither the spans nor the list hold
+// a pointer, so the collector marks the map and the list as two objects, where two slices for each of
+// a million events were two million pointers to follow at every collection. The stamp takes the four
+// bytes the span's alignment left over: seconds from 1970 in 32 bits reach 2106 (spanStamp).
 type linkSpan struct {
-	parent           uint64
-	off, orgs, terms uint32
+	parent                     uint64
+	off, orgs, terms, modified uint32
 }
+
+// spanStamp is a modified instant as a span keeps it, held within what 32 bits count.
+func spanStamp(unix int64) uint32 { return uint32(min(max(unix, 0), math.MaxUint32)) }
 
 // state is a storage.Status in one byte.
 type state uint8
@@ -208,7 +214,8 @@ func eventRowOf(e *storage.Event, venue *storage.Venue) (eventRow, eventLinks) {
 	if venue != nil && venue.Geo != nil {
 		r.hasGeo, r.lat, r.lng = true, venue.Geo.Lat, venue.Geo.Lng
 	}
-	return r, eventLinks{orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...), parent: e.Parent}
+	return r, eventLinks{orgs: slices.Clone(e.OrganizerIDs), terms: append(slices.Clone(e.Categories), e.Tags...), parent: e.Parent,
+		modified: int64(spanStamp(e.Modified.Unix()))}
 }
 
 func placeRowOf(p *storage.Post) *placeRow {
@@ -573,7 +580,7 @@ func (p *projection) unlink(r *eventRow) {
 func (p *projection) linksOf(id uint64) eventLinks {
 	s := p.links[id]
 	mid, end := s.off+s.orgs, s.off+s.orgs+s.terms
-	return eventLinks{orgs: p.linkIDs[s.off:mid:mid], terms: p.linkIDs[mid:end:end], parent: s.parent}
+	return eventLinks{orgs: p.linkIDs[s.off:mid:mid], terms: p.linkIDs[mid:end:end], parent: s.parent, modified: int64(s.modified)}
 }
 
 // setLinks records l as event id's links. The lists are copied to the end of linkIDs, and those they
@@ -582,7 +589,8 @@ func (p *projection) setLinks(id uint64, l eventLinks) {
 	p.dropLinks(id)
 	off := len(p.linkIDs)
 	p.linkIDs = append(append(p.linkIDs, l.orgs...), l.terms...)
-	p.links[id] = linkSpan{parent: l.parent, off: uint32(off), orgs: uint32(len(l.orgs)), terms: uint32(len(l.terms))}
+	p.links[id] = linkSpan{parent: l.parent, off: uint32(off), orgs: uint32(len(l.orgs)), terms: uint32(len(l.terms)),
+		modified: spanStamp(l.modified)}
 	if p.linkGarbage > len(p.linkIDs)/2 {
 		p.compactLinks()
 	}

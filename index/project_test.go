@@ -52,7 +52,8 @@ func diffProjections(got, want *projection) string {
 	sameLinks := len(got.links) == len(want.links)
 	for id := range want.links {
 		a, b := got.linksOf(id), want.linksOf(id)
-		sameLinks = sameLinks && slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) && a.parent == b.parent
+		sameLinks = sameLinks && slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) && a.parent == b.parent &&
+			a.modified == b.modified
 	}
 	linksDiff := ""
 	if !sameLinks {

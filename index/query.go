@@ -77,13 +77,23 @@ func textQuery(m *mapping.IndexMappingImpl, search string, typos bool) (must, mu
 	for _, a := range analyseSearch(m, search, typos) {
 		widened = widened || a.edits > 0
 		if a.negated {
-			mustNot = append(mustNot, a.query())
+			mustNot = append(mustNot, a.query(allText))
 		} else {
-			must = append(must, a.query())
+			must = append(must, a.query(allText))
 		}
 	}
 	return must, mustNot, widened
 }
+
+// searchFields names the fields a term is searched in: the text and its prefixes.
+type searchFields struct{ text, prefix string }
+
+var (
+	// allText is every searched field of a record: what a search matches.
+	allText = searchFields{fieldText, fieldPrefix}
+	// titleText is the title alone: what orderby=relevance ranks first (relevance).
+	titleText = searchFields{fieldTitle, fieldTitlePrefix}
+)
 
 // analysedTerm is one term of a search as the text analysis reads it: what the term's query matches,
 // and what the highlighter (highlight.go) marks, so that the two never disagree.
@@ -157,35 +167,35 @@ func (a *analysedTerm) isPhrase() bool { return len(a.words) > 1 || a.phrase }
 // koncret, for koncert). A stem longer than the longest prefix indexed stands for no word: the
 // automaton of so long a word costs more than the rest of the search (a 1,000-letter word took
 // 23 ms), and its beginning is searched anyway.
-func (a *analysedTerm) typoTerms() [][2]string {
+func (a *analysedTerm) typoTerms(in searchFields) [][2]string {
 	if a.edits == 0 {
 		return nil
 	}
-	near := [][2]string{{fieldPrefix, a.prefix}}
+	near := [][2]string{{in.prefix, a.prefix}}
 	if stem := string(a.words[0].Term); utf8.RuneCountInString(stem) <= maxPrefixRunes {
-		near = append(near, [2]string{fieldText, stem})
+		near = append(near, [2]string{in.text, stem})
 	}
 	return near
 }
 
-// query is the Bleve query of a: its words as a phrase, or its word, its prefix and its typo
-// neighbours.
-func (a *analysedTerm) query() query.Query {
+// query is the Bleve query of a in the fields in: its words as a phrase, or its word, its prefix
+// and its typo neighbours.
+func (a *analysedTerm) query(in searchFields) query.Query {
 	if a.isPhrase() {
 		q := bleve.NewMatchPhraseQuery(a.text)
-		q.SetField(fieldText)
+		q.SetField(in.text)
 		q.Analyzer = analyzerText
 		return q
 	}
 	match := bleve.NewTermQuery(string(a.words[0].Term))
-	match.SetField(fieldText)
+	match.SetField(in.text)
 	if a.prefix == "" {
 		return match
 	}
 	prefix := bleve.NewTermQuery(a.prefix)
-	prefix.SetField(fieldPrefix)
+	prefix.SetField(in.prefix)
 	q := bleve.NewDisjunctionQuery(match, prefix)
-	for _, near := range a.typoTerms() {
+	for _, near := range a.typoTerms(in) {
 		q.AddQuery(&typoQuery{field: near[0], term: near[1], edits: a.edits})
 	}
 	return q

@@ -12,24 +12,24 @@ import (
 	bindex "github.com/blevesearch/bleve_index_api"
 )
 
-// answer answers a list: list pages the records text allows. A search that finds nothing is answered
-// again with typo tolerance, and the page says so; one that finds something is never
-// widened.
-func (l *lang) answer(ctx context.Context, search string, v Version, list func(text *roaring64.Bitmap) Page) (Page, error) {
+// answer answers a list: list pages the records text allows, and is told whether text was found
+// with typo tolerance. A search that finds nothing is answered again with typo tolerance, and the page
+// says so; one that finds something is never widened.
+func (l *lang) answer(ctx context.Context, search string, v Version, list func(text *roaring64.Bitmap, typos bool) (Page, error)) (Page, error) {
 	text, err := l.textMatches(ctx, search, v, false)
 	if err != nil {
 		return Page{}, err
 	}
-	page := list(text)
-	if page.Total > 0 || text == nil {
-		return page, nil
+	page, err := list(text, false)
+	if err != nil || page.Total > 0 || text == nil {
+		return page, err
 	}
 	if text, err = l.textMatches(ctx, search, v, true); err != nil || text == nil {
 		return page, err
 	}
-	page = list(text)
+	page, err = list(text, true)
 	page.TypoTolerant = true
-	return page, nil
+	return page, err
 }
 
 // textMatches returns the IDs of the records whose text matches search, or nil when search does not
@@ -48,21 +48,32 @@ func (l *lang) textMatches(ctx context.Context, search string, v Version, typos 
 	key := string(l.code) + "\x00" + search
 	if typos {
 		key = "typos\x00" + key
+		ctx = l.fixes.at(ctx, v) // the highlighter of the page reads the corrections again
 	}
+	return l.cachedMatches(ctx, key, v, func() query.Query {
+		must, mustNot, widened := textQuery(l.mapping, search, typos)
+		if len(must) == 0 && len(mustNot) == 0 || typos && !widened {
+			return nil // only stop words: everything matches; or nothing to widen
+		}
+		b := bleve.NewBooleanQuery()
+		b.AddMust(must...)
+		b.AddMustNot(mustNot...)
+		return b
+	})
+}
+
+// cachedMatches returns the records that the query build makes matches, with the occurrences that
+// share their text (withSharers), remembered in the text cache under key for version v; nil, and
+// nothing remembered, when build makes no query.
+func (l *lang) cachedMatches(ctx context.Context, key string, v Version, build func() query.Query) (*roaring64.Bitmap, error) {
 	if set, ok := l.texts.get(key, v); ok {
 		return set, nil
 	}
-	must, mustNot, widened := textQuery(l.mapping, search, typos)
-	if len(must) == 0 && len(mustNot) == 0 || typos && !widened {
-		return nil, nil // only stop words: everything matches; or nothing to widen
+	q := build()
+	if q == nil {
+		return nil, nil
 	}
-	b := bleve.NewBooleanQuery()
-	b.AddMust(must...)
-	b.AddMustNot(mustNot...)
-	if typos {
-		ctx = l.fixes.at(ctx, v) // the highlighter of the page reads the corrections again
-	}
-	set, err := l.matchingIDs(ctx, b)
+	set, err := l.matchingIDs(ctx, q)
 	if err == nil {
 		l.withSharers(set)
 		l.texts.put(key, v, set)

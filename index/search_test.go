@@ -150,7 +150,7 @@ func TestPrefixSearch(t *testing.T) {
 	}
 	// Structurally: a prefix is one term of the prefix field, never an expansion over the dictionary.
 	a, _ := analyseTerm(m, searchTerm{text: "qx"}, false)
-	q := a.query()
+	q := a.query(allText)
 	d, ok := q.(*query.DisjunctionQuery)
 	if !ok || len(d.Disjuncts) != 2 {
 		t.Fatalf("query for a prefix: %T %+v, want a disjunction of the word and the prefix", q, q)

@@ -53,7 +53,7 @@ func TestTypoTolerance(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.search, func(t *testing.T) {
-			got, err := l.answer(context.Background(), tc.search, Version{}, func(text *roaring64.Bitmap) Page {
+			got, err := l.answer(context.Background(), tc.search, Version{}, func(text *roaring64.Bitmap, _ bool) (Page, error) {
 				var p Page
 				for id := range texts {
 					if text == nil || text.Contains(id) {
@@ -62,7 +62,7 @@ func TestTypoTolerance(t *testing.T) {
 				}
 				slices.Sort(p.IDs)
 				p.Total = len(p.IDs)
-				return p
+				return p, nil
 			})
 			if err != nil {
 				t.Fatal(err)
