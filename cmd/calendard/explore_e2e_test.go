@@ -210,9 +210,12 @@ func (e *explorer) api(route, auth string) apiList {
 	}
 	var body struct {
 		Events []struct {
-			ID        uint64 `json:"id"`
-			Title     string `json:"title"`
-			StartDate string `json:"start_date"`
+			ID              uint64 `json:"id"`
+			Title           string `json:"title"`
+			StartDate       string `json:"start_date"`
+			SearchHighlight struct {
+				Title string `json:"title"`
+			} `json:"search_highlight"`
 		} `json:"events"`
 	}
 	if err := json.Unmarshal(res.body, &body); err != nil {
@@ -222,10 +225,19 @@ func (e *explorer) api(route, auth string) apiList {
 	l.total, _ = strconv.Atoi(res.header.Get("X-TEC-Total"))
 	l.pages, _ = strconv.Atoi(res.header.Get("X-TEC-TotalPages"))
 	for _, ev := range body.Events {
-		l.events = append(l.events, shownEvent{ID: ev.ID, Title: html.UnescapeString(ev.Title)})
+		l.events = append(l.events, shownEvent{ID: ev.ID, Title: shownText(ev.Title, ev.SearchHighlight.Title)})
 		l.starts = append(l.starts, ev.StartDate)
 	}
 	return l
+}
+
+// shownText is the text the page shows of an item's title: its highlighted title's when the search
+// marked it (docs/API.md "Highlighted matches"), else the title's, its entities decoded.
+func shownText(title, highlighted string) string {
+	if highlighted != "" {
+		title = strings.NewReplacer("<mark>", "", "</mark>", "").Replace(highlighted)
+	}
+	return html.UnescapeString(title)
 }
 
 // listShows waits for the list view's answer to route and checks that it shows what the API answers
@@ -265,18 +277,18 @@ func TestE2EExplorer(t *testing.T) {
 	defer e.checkProblems()
 	e.run(chromedp.Navigate(s.ts.URL + "/explore"))
 	// The page lists the upcoming events on its own, twenty a page.
-	e.listShows(ns+"/events?per_page=20", "", 1)
+	e.listShows(ns+"/events?per_page=20"+facetsParam, "", 1)
 
 	e.set("per-page", "10", "change")
-	e.listShows(ns+"/events?per_page=10", "", 1)
+	e.listShows(ns+"/events?per_page=10"+facetsParam, "", 1)
 	e.run(chromedp.SendKeys(chromedp.CSS("#q"), word))
-	first := e.listShows(ns+"/events?search="+word+"&per_page=10", "", 1)
+	first := e.listShows(ns+"/events?search="+word+"&per_page=10"+facetsParam+"&highlight=true", "", 1)
 	if len(first.events) == 0 || first.pages < 2 {
 		t.Fatalf("%q finds %d pages", word, first.pages)
 	}
 
 	e.run(chromedp.Click(chromedp.CSS("#next")))
-	second := e.listShows(ns+"/events?search="+word+"&per_page=10&page=2", "", 2)
+	second := e.listShows(ns+"/events?search="+word+"&per_page=10"+facetsParam+"&highlight=true&page=2", "", 2)
 	if slices.Equal(first.events, second.events) {
 		t.Error("page 2 shows page 1's events")
 	}
@@ -316,7 +328,7 @@ func TestE2EExplorer(t *testing.T) {
 	monthFirst := startDay.AddDate(0, 0, 1-startDay.Day())
 	monthLast := monthFirst.AddDate(0, 1, -1)
 	e.set("start", start, "change")
-	e.listShows(ns+"/events?search="+word+"&start_date="+start+"&per_page=10", "", 1)
+	e.listShows(ns+"/events?search="+word+"&start_date="+start+"&per_page=10"+facetsParam+"&highlight=true", "", 1)
 	e.run(chromedp.Click(chromedp.CSS("#show-month")))
 	monthRoute := fmt.Sprintf("%s/events?search=%s&start_date=%s&end_date=%s&per_page=100",
 		ns, word, monthFirst.Format(time.DateOnly), monthLast.Format(time.DateOnly))
@@ -343,19 +355,19 @@ func TestE2EExplorer(t *testing.T) {
 	e.run(chromedp.Click(chromedp.CSS("#show-list")))
 	e.set("start", "", "change")
 	e.set("q", "", "input")
-	e.listShows(ns+"/events?per_page=10", "", 1)
+	e.listShows(ns+"/events?per_page=10"+facetsParam, "", 1)
 	for _, filter := range []struct{ field, param string }{{"category", "categories"}, {"venue", "venue"}} {
 		var choice string
 		e.until(fmt.Sprintf(`document.getElementById(%s).options.length > 1`, js(filter.field)))
 		e.eval(fmt.Sprintf(`document.getElementById(%s).options[1].value`, js(filter.field)), &choice)
 		e.set(filter.field, choice, "change")
-		e.listShows(ns+"/events?"+filter.param+"="+choice+"&per_page=10", "", 1)
+		e.listShows(ns+"/events?"+filter.param+"="+choice+"&per_page=10"+facetsParam, "", 1)
 		e.set(filter.field, "", "change")
-		e.listShows(ns+"/events?per_page=10", "", 1)
+		e.listShows(ns+"/events?per_page=10"+facetsParam, "", 1)
 	}
 	// One coordinate is not a point: the page shows the API's 400 and what is missing.
 	e.set("lat", "48.8566", "change")
-	if status := e.called("list", ns+"/events?geoloc=1&geoloc_lat=48.8566&geoloc_radius=25&per_page=10"); status != 400 {
+	if status := e.called("list", ns+"/events?geoloc=1&geoloc_lat=48.8566&geoloc_radius=25&per_page=10"+facetsParam); status != 400 {
 		t.Fatalf("a latitude alone: %d", status)
 	}
 	var errShown string
@@ -365,7 +377,7 @@ func TestE2EExplorer(t *testing.T) {
 	}
 	e.set("lng", "2.3522", "change")
 	e.set("radius", "500", "change")
-	e.listShows(ns+"/events?geoloc=1&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&per_page=10", "", 1)
+	e.listShows(ns+"/events?geoloc=1&geoloc_lat=48.8566&geoloc_lng=2.3522&geoloc_radius=500&per_page=10"+facetsParam, "", 1)
 	e.set("lat", "", "change")
 	e.set("lng", "", "change")
 
@@ -374,9 +386,9 @@ func TestE2EExplorer(t *testing.T) {
 	var venue string
 	e.eval(`document.getElementById("venue").options[1].value`, &venue)
 	e.set("venue", venue, "change")
-	e.listShows(ns+"/events?venue="+venue+"&per_page=10", "", 1)
+	e.listShows(ns+"/events?venue="+venue+"&per_page=10"+facetsParam, "", 1)
 	e.set("lang", "fr", "change")
-	e.listShows("/fr"+ns+"/events?per_page=10", "", 1)
+	e.listShows("/fr"+ns+"/events?per_page=10"+facetsParam, "", 1)
 	e.until(`document.getElementById("venue").value === ""`)
 
 	// An application password typed in goes with every request, and nowhere else.
@@ -389,7 +401,7 @@ func TestE2EExplorer(t *testing.T) {
 	e.until(`document.getElementById("list-status").textContent.startsWith("401 incorrect_password")`)
 	signIn(adminPass)
 	e.until(`document.getElementById("list-status").textContent.includes("answered in")`)
-	e.listShows("/fr"+ns+"/events?per_page=10", adminAuth, 1)
+	e.listShows("/fr"+ns+"/events?per_page=10"+facetsParam, adminAuth, 1)
 	var kept string
 	e.eval(`document.getElementById("password").value + localStorage.length + sessionStorage.length + document.cookie`, &kept)
 	if kept != "00" {

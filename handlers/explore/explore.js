@@ -11,6 +11,7 @@ const ROUTES = {
   event: "/events/{id}",
   categories: "/categories",
   venues: "/venues",
+  search: "/search",
 };
 
 // Typing waits this long for the next key before it searches; a newer search cancels an older one.
@@ -18,14 +19,19 @@ const DEBOUNCE_MS = 250;
 // The month grid asks for one page of the API's largest size.
 const MONTH_PAGE = 100;
 const LOG_LENGTH = 30;
+// The list asks for the counts the filters show beside their choices (docs/API.md "Facet counts").
+const FACETS = "categories,venue,month";
+// The suggestions ask for this many matches of each kind.
+const SUGGEST_PER_TYPE = 5;
 
 const $ = (id) => document.getElementById(id);
 
 // credentials is the Basic value of the application password typed in: in this page's memory only.
 let credentials = "";
 
-const list = { page: 1, pages: 0, ctl: null, timer: 0 };
+const list = { page: 1, pages: 0, ctl: null, timer: 0, facets: {} };
 const month = { first: firstOfMonth(new Date()), ctl: null };
+const suggest = { ctl: null, timer: 0, options: [], active: -1 };
 let view = "list";
 
 // ApiError is an answer other than 2xx, with the API's error envelope when it sent one.
@@ -128,9 +134,37 @@ function filterParams({ dates = true } = {}) {
   return p;
 }
 
-// decode turns a title's HTML entities (the API's titles are WordPress's rendered text) into text.
+// marked turns a highlighted text of the API (HTML-escaped text whose only markup is <mark> and
+// </mark>, docs/API.md "Highlighted matches") into nodes. It builds them itself rather than trusting
+// the string as HTML: whatever a title holds, nothing of it becomes markup here.
+function marked(html) {
+  const frag = document.createDocumentFragment();
+  let inMark = false;
+  for (const part of html.split(/(<mark>|<\/mark>)/)) {
+    if (part === "<mark>" || part === "</mark>") {
+      inMark = part === "<mark>";
+      continue;
+    }
+    if (!part) continue;
+    const text = document.createTextNode(decode(part));
+    if (inMark) {
+      const m = document.createElement("mark");
+      m.append(text);
+      frag.append(m);
+    } else {
+      frag.append(text);
+    }
+  }
+  return frag;
+}
+
+// decode turns a text of the API with HTML entities (titles are WordPress's rendered text) into the
+// text shown. A textarea's content is text to the parser: entities are decoded and tags stay as they
+// are written, so nothing of a title ever becomes an element, even in a detached document.
 function decode(html) {
-  return new DOMParser().parseFromString(html, "text/html").documentElement.textContent;
+  const t = document.createElement("textarea");
+  t.innerHTML = html;
+  return t.value;
 }
 
 function eventButton(ev, withDate) {
@@ -138,17 +172,26 @@ function eventButton(ev, withDate) {
   b.type = "button";
   b.className = "event";
   b.dataset.id = ev.id;
+  const hl = ev.search_highlight || {};
   const title = document.createElement("strong");
-  title.textContent = decode(ev.title || "(no title)");
+  if (hl.title) title.append(marked(hl.title));
+  else title.textContent = decode(ev.title || "(no title)");
   b.append(title);
   if (withDate) {
     const meta = [ev.start_date.slice(0, 16) + " " + (ev.timezone_abbr || "")];
     if (ev.venue && ev.venue.venue) meta.push(decode(ev.venue.venue));
+    if (ev.distance_km !== undefined) meta.push(`${ev.distance_km} km`);
     const cats = (ev.categories || []).map((c) => decode(c.name)).join(", ");
     if (cats) meta.push(cats);
     const small = document.createElement("span");
     small.textContent = meta.join(" · ");
     b.append(small);
+    if (hl.description) {
+      const snippet = document.createElement("span");
+      snippet.className = "snippet";
+      snippet.append(marked(hl.description));
+      b.append(snippet);
+    }
   } else {
     b.prepend(ev.start_date.slice(11, 16) + " ");
   }
@@ -160,7 +203,9 @@ function eventButton(ev, withDate) {
 async function loadList() {
   if (list.ctl) list.ctl.abort();
   const ctl = (list.ctl = new AbortController());
-  const params = { ...filterParams(), per_page: $("per-page").value };
+  const params = { ...filterParams(), per_page: $("per-page").value, facets: FACETS };
+  if (params.search) params.highlight = "true";
+  if ($("orderby").value) params.orderby = $("orderby").value;
   if (list.page > 1) params.page = list.page;
   $("results").setAttribute("aria-busy", "true");
   try {
@@ -174,6 +219,8 @@ async function loadList() {
       return li;
     }));
     $("list").start = (list.page - 1) * Number(params.per_page) + 1;
+    list.facets = body.facets || {};
+    showFacets(list.facets);
     showStatus($("list-status"), `${total} ${total === 1 ? "event" : "events"} · answered in ${ms} ms`);
     showPager();
   } catch (err) {
@@ -317,8 +364,13 @@ async function fillSelect(el, route, params, key, label) {
   const keep = el.value;
   try {
     const { body } = await call(path(route, {}, params), undefined, null);
-    const options = body[key].map((item) => new Option(label(item), item.id));
+    const options = body[key].map((item) => {
+      const o = new Option(label(item), item.id);
+      o.dataset.label = o.text;
+      return o;
+    });
     el.replaceChildren(new Option("Any", ""), ...options);
+    showFacets(list.facets);
     el.value = keep;
     if (el.value !== keep) {
       // The choice is not offered any more (another language's venue): the views drop it too.
@@ -337,6 +389,154 @@ function loadChoices() {
     (v) => decode(v.venue) + (v.city ? ", " + decode(v.city) : ""));
 }
 
+// showFacets shows each choice's count beside it (a choice the counts leave out would leave no
+// event), and the months as choices.
+function showFacets(facets) {
+  for (const [el, key] of [[$("category"), "categories"], [$("venue"), "venue"]]) {
+    const counts = new Map((facets[key] || []).map((b) => [String(b.id), b.count]));
+    for (const o of el.options) {
+      if (!o.value) continue;
+      o.text = `${o.dataset.label} (${counts.get(o.value) || 0})`;
+    }
+  }
+  $("month-facets").replaceChildren(...(facets.month || []).map((b) => {
+    const li = document.createElement("li");
+    const btn = document.createElement("button");
+    btn.type = "button";
+    const [y, m] = b.value.split("-").map(Number);
+    const first = new Date(y, m - 1, 1);
+    btn.textContent = `${first.toLocaleDateString(undefined, { month: "short", year: "numeric" })} (${b.count})`;
+    btn.setAttribute("aria-label", `${b.count} events in ${first.toLocaleDateString(undefined, { month: "long", year: "numeric" })}`);
+    btn.addEventListener("click", () => {
+      $("start").value = ymd(first);
+      $("end").value = ymd(new Date(y, m, 0));
+      refresh();
+    });
+    li.append(btn);
+    return li;
+  }));
+}
+
+// updateOrders offers the orders the filters allow: relevance needs a search, distance a point.
+function updateOrders() {
+  const sel = $("orderby");
+  sel.querySelector('[value="relevance"]').disabled = !$("q").value.trim();
+  sel.querySelector('[value="distance"]').disabled = !($("lat").value && $("lng").value);
+  if (sel.selectedOptions[0].disabled) sel.value = "";
+}
+
+// loadSuggestions asks /search for the best matches of every kind as one types.
+async function loadSuggestions() {
+  if (suggest.ctl) suggest.ctl.abort();
+  const q = $("q").value.trim();
+  if (!q) {
+    hideSuggestions();
+    return;
+  }
+  const ctl = (suggest.ctl = new AbortController());
+  try {
+    const { body } = await call(path("search", {}, { search: q, per_type: SUGGEST_PER_TYPE, highlight: "true" }), ctl.signal, null);
+    showSuggestions(body);
+  } catch (err) {
+    if (err.name !== "AbortError") hideSuggestions();
+  }
+}
+
+// The kinds /search answers, with what an item shows and what choosing it does.
+const SUGGESTION_KINDS = [
+  { key: "events", heading: "Events", name: (e) => e.title, pick: (e) => openEvent(e.id) },
+  { key: "venues", heading: "Venues", name: (v) => v.venue, pick: (v) => chooseFilter($("venue"), v.id, v.venue) },
+  { key: "organizers", heading: "Organizers", name: (o) => o.organizer, pick: (o) => searchFor(o.organizer) },
+  { key: "categories", heading: "Categories", name: (c) => c.name, pick: (c) => chooseFilter($("category"), c.id, c.name) },
+  { key: "tags", heading: "Tags", name: (t) => t.name, pick: (t) => searchFor(t.name) },
+];
+
+function showSuggestions(body) {
+  const items = [];
+  suggest.options = [];
+  for (const kind of SUGGESTION_KINDS) {
+    const found = body[kind.key] || [];
+    if (!found.length) continue;
+    const group = document.createElement("li");
+    group.className = "group";
+    group.setAttribute("role", "presentation");
+    group.textContent = `${kind.heading} (${(body.totals || {})[kind.key] ?? found.length})`;
+    items.push(group);
+    for (const item of found) {
+      const li = document.createElement("li");
+      li.setAttribute("role", "option");
+      li.id = "suggest-" + suggest.options.length;
+      const hl = item.search_highlight || {};
+      const label = hl.title || hl.venue || hl.organizer || hl.name;
+      if (label) li.append(marked(label));
+      else li.textContent = decode(kind.name(item) || "");
+      li.dataset.kind = kind.key;
+      li.addEventListener("mousedown", (e) => e.preventDefault()); // keep the focus in the box
+      li.addEventListener("click", () => pickSuggestion(suggest.options.indexOf(li)));
+      suggest.options.push(li);
+      li.pick = () => kind.pick(item);
+      items.push(li);
+    }
+  }
+  $("suggest").replaceChildren(...items);
+  suggest.active = -1;
+  $("q").removeAttribute("aria-activedescendant");
+  const open = suggest.options.length > 0;
+  $("suggest").hidden = !open;
+  $("q").setAttribute("aria-expanded", String(open));
+}
+
+function hideSuggestions() {
+  $("suggest").hidden = true;
+  $("suggest").replaceChildren();
+  suggest.options = [];
+  suggest.active = -1;
+  $("q").setAttribute("aria-expanded", "false");
+  $("q").removeAttribute("aria-activedescendant");
+}
+
+function moveSuggestion(by) {
+  const n = suggest.options.length;
+  if (!n) return;
+  if (suggest.active >= 0) suggest.options[suggest.active].removeAttribute("aria-selected");
+  suggest.active = (suggest.active + 1 + by + n + 1) % (n + 1) - 1; // -1: back in the box
+  if (suggest.active < 0) {
+    $("q").removeAttribute("aria-activedescendant");
+    return;
+  }
+  const li = suggest.options[suggest.active];
+  li.setAttribute("aria-selected", "true");
+  li.scrollIntoView({ block: "nearest" });
+  $("q").setAttribute("aria-activedescendant", li.id);
+}
+
+function pickSuggestion(i) {
+  const li = suggest.options[i];
+  if (!li) return;
+  hideSuggestions();
+  li.pick();
+}
+
+// chooseFilter selects a choice of a filter, adding it when the choices do not offer it yet (a venue
+// with no upcoming event), and lists what it leaves.
+function chooseFilter(el, id, name) {
+  if (![...el.options].some((o) => o.value === String(id))) {
+    const o = new Option(decode(name || String(id)), id);
+    o.dataset.label = o.text;
+    el.append(o);
+  }
+  el.value = String(id);
+  $("q").value = "";
+  updateOrders();
+  refresh();
+}
+
+function searchFor(text) {
+  $("q").value = decode(text || "");
+  updateOrders();
+  refresh();
+}
+
 function basic(login, password) {
   const bytes = new TextEncoder().encode(login + ":" + password);
   return btoa(String.fromCharCode(...bytes));
@@ -347,12 +547,32 @@ function init() {
     e.preventDefault();
     refresh();
   });
-  $("filters").addEventListener("reset", () => setTimeout(refresh));
+  $("filters").addEventListener("reset", () => setTimeout(() => {
+    updateOrders();
+    hideSuggestions();
+    refresh();
+  }));
   $("q").addEventListener("input", () => {
+    updateOrders();
     clearTimeout(list.timer);
     list.timer = setTimeout(refresh, DEBOUNCE_MS);
+    clearTimeout(suggest.timer);
+    suggest.timer = setTimeout(loadSuggestions, DEBOUNCE_MS);
   });
-  for (const id of ["start", "end", "category", "venue", "lat", "lng", "radius", "per-page"]) {
+  $("q").addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      moveSuggestion(e.key === "ArrowDown" ? 1 : -1);
+    } else if (e.key === "Enter" && suggest.active >= 0) {
+      e.preventDefault();
+      pickSuggestion(suggest.active);
+    } else if (e.key === "Escape") {
+      hideSuggestions();
+    }
+  });
+  $("q").addEventListener("blur", hideSuggestions);
+  for (const id of ["lat", "lng"]) $(id).addEventListener("input", updateOrders);
+  for (const id of ["start", "end", "category", "venue", "lat", "lng", "radius", "per-page", "orderby"]) {
     $(id).addEventListener("change", refresh);
   }
   $("lang").addEventListener("change", () => {
@@ -392,6 +612,7 @@ function init() {
     $("auth-status").textContent = "Requests are anonymous.";
     refresh();
   });
+  updateOrders();
   loadChoices();
   loadList();
 }
