@@ -271,6 +271,7 @@ func (h *Handler) document(rq *request) obj {
 		{"components", obj{{"schemas", docSchemas}}},
 		{"servers", []obj{{{"url", rq.ns() + "/"}}}},
 		{"paths", paths},
+		{"x-webhooks", webhookDoc},
 	}
 }
 

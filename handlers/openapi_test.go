@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/calendard/calendard/jobs/webhook"
 )
 
 func getDoc(t *testing.T, h *Handler, path string) []byte {
@@ -154,5 +156,44 @@ func TestDocNamesErrorCodes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDocDescribesWebhooks: /doc's x-webhooks holds a valid OpenAPI path item for the deliveries,
+// whose message types are those the webhooks send and whose headers are the signature's.
+func TestDocDescribesWebhooks(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	var doc struct {
+		Webhooks map[string]json.RawMessage `json:"x-webhooks"`
+	}
+	if err := json.Unmarshal(getDoc(t, h.(*Handler), "/calendar/events/v1/doc"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var item openapi3.PathItem
+	if err := item.UnmarshalJSON(doc.Webhooks[webhook.TypeChanged]); err != nil {
+		t.Fatalf("x-webhooks: %v in %s", err, doc.Webhooks)
+	}
+	if err := item.Validate(context.Background()); err != nil || item.Post == nil {
+		t.Fatalf("x-webhooks.%s: %v, post %v", webhook.TypeChanged, err, item.Post)
+	}
+	var headers []string
+	for _, p := range item.Post.Parameters {
+		if p.Value.In == "header" && p.Value.Required {
+			headers = append(headers, p.Value.Name)
+		}
+	}
+	if want := "webhook-id webhook-timestamp webhook-signature"; strings.Join(headers, " ") != want {
+		t.Errorf("headers %v, want %s", headers, want)
+	}
+	msg := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	var types []string
+	for _, v := range msg.Properties["type"].Value.Enum {
+		types = append(types, v.(string))
+	}
+	if want := []string{webhook.TypeChanged, webhook.TypeResyncRequired, webhook.TypeTest}; strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Errorf("message types %v, want %v", types, want)
+	}
+	if got := msg.Properties["data"].Value.Properties["changes"].Value.MaxItems; got == nil || *got != 100 {
+		t.Errorf("changes' maxItems %v, want 100", got)
 	}
 }
