@@ -40,12 +40,14 @@ func parseLinkedFilter(t storage.PostType) func(*request, any) (any, *problem) {
 		if prob != nil {
 			return nil, prob
 		}
-		// Load skips IDs it has no record of the type for, so any error is the store's.
-		recs, _, err := rq.db.Load(rq.r.Context(), t, ids)
+		// Load skips IDs it has no record of the type for, so any error is the store's. An ID named
+		// twice is one record (`venue=15,15`).
+		unique := uniqueIDs(ids)
+		recs, _, err := rq.db.Load(rq.r.Context(), t, unique)
 		if err != nil {
 			return nil, failed(err)
 		}
-		if n := len(recs.Venues) + len(recs.Organizers); n != len(uniqueIDs(ids)) {
+		if n := len(recs.Venues) + len(recs.Organizers); n != len(unique) {
 			return nil, bad("every ID must be the ID of a " + t.String())
 		}
 		return ids, nil
