@@ -42,6 +42,7 @@ func TestHighlighterMarksWhatMatched(t *testing.T) {
 			{name: "folded", text: "Soirée dansante", search: "soiree", want: "[Soirée] dansante"},
 			{name: "stem", text: "Les concerts d'automne", search: "concert", want: "Les [concerts] d'automne"},
 			{name: "prefix after an elision", text: "Vernissage de l'exposition", search: "expo", want: "Vernissage de [l'exposition]"},
+			{name: "prefix after a capital elision", text: "L'Exposition de Monet", search: "expo", want: "[L'Exposition] de Monet"},
 			{name: "typo", text: "Atelier de peinture", search: "peintrue", want: "Atelier de [peinture]", typos: true},
 		},
 	}

@@ -161,21 +161,22 @@ func init() {
 }
 
 // langFilters are the token filters of each language's stemmed analyzer: Bleve's own analyzer for the
-// language, then folding.
+// language, then folding. French and Italian lowercase before the elision, whose articles are lowercase
+// (Bleve's order left `L'Exposition` whole, which `expo` did not find).
 var langFilters = map[storage.Lang][]string{
 	"en": {en.PossessiveName, lowercase.Name, en.StopName, porter.Name, foldName},
 	"de": {lowercase.Name, de.StopName, de.NormalizeName, de.LightStemmerName, foldName},
 	"es": {lowercase.Name, es.NormalizeName, es.StopName, es.SnowballStemmerName, foldName},
-	"fr": {fr.ElisionName, lowercase.Name, fr.StopName, fr.LightStemmerName, foldName},
-	"it": {it.ElisionName, lowercase.Name, it.StopName, it.LightStemmerName, it.SnowballStemmerName, foldName},
+	"fr": {lowercase.Name, fr.ElisionName, fr.StopName, fr.LightStemmerName, foldName},
+	"it": {lowercase.Name, it.ElisionName, it.StopName, it.LightStemmerName, it.SnowballStemmerName, foldName},
 	"nl": {lowercase.Name, nl.StopName, nl.SnowballStemmerName, foldName, pluralNLName},
 	"pl": {lowercase.Name, pl.StopName, foldName, stemPLName},
 }
 
 // prefixFilters fold without stemming; elision keeps `l'été` a prefix of nothing but `ete…`.
 var prefixFilters = map[storage.Lang][]string{
-	"fr": {fr.ElisionName, lowercase.Name, foldName},
-	"it": {it.ElisionName, lowercase.Name, foldName},
+	"fr": {lowercase.Name, fr.ElisionName, foldName},
+	"it": {lowercase.Name, it.ElisionName, foldName},
 }
 
 func newMapping(lang storage.Lang) (*mapping.IndexMappingImpl, error) {

@@ -27,6 +27,8 @@ func TestLanguageSearch(t *testing.T) {
 		{"en", "Jazz night", "jaz"},
 		{"fr", "Grand Concert", "concerts"},
 		{"fr", "Fête de l'été", "ete"},
+		{"fr", "L'Exposition d'été", "expo"}, // a capital article is elided too
+		{"it", "L'Estate Romana", "estate"},
 		{"fr", "Théâtre", "theatre"},
 		{"de", "Das Konzert", "Konzerte"},
 		{"de", "Müller und Söhne", "muller"},
