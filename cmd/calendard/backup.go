@@ -41,7 +41,7 @@ func backup(ctx context.Context, args []string, getenv func(string) string, stdo
 	remote := newTransfer(backupPhase, 0)
 	var served bool
 	err = showProgressEvery(stderr, byteCount, c.progressEvery, remote.progress, func() (err error) {
-		served, err = callControl(ctx, c.dataDir, controlRequest{Cmd: "backup", Target: target}, stdout, remote.set)
+		served, err = callControl(ctx, c.dataDir, controlRequest{Cmd: "backup", Target: target}, backupTimeout, stdout, remote.set)
 		return err
 	})
 	if served {

@@ -28,6 +28,19 @@ const (
 	maxControlRequest = 64 << 10
 )
 
+// commandTimeout bounds a control command, on both sides of the socket: a backup copies the whole
+// store, a webhook test waits for the receiver as long as a delivery may (webhookTimeout, the
+// configured --webhook-timeout), and the other commands are quick.
+func commandTimeout(cmd string, webhookTimeout time.Duration) time.Duration {
+	switch cmd {
+	case "backup":
+		return backupTimeout
+	case "webhook test":
+		return controlTimeout + webhookTimeout
+	}
+	return controlTimeout
+}
+
 // A reply is a stream of frames, each a kind byte, a 4-byte big-endian length and that many bytes (at
 // most maxFrame): the command's output in output frames, its error message (if any) in error frames,
 // and an end frame. The output has no size limit this way (the user list grows with the site), and
@@ -53,7 +66,7 @@ func socketPath(dataDir string) string { return filepath.Join(dataDir, socketNam
 // callControl sends req to the server running on dataDir, writing its output to stdout and passing
 // its progress reports to progress (which may be nil). served is false when no server answers the
 // socket (none runs, or a crashed one left the file behind): the caller then opens the store itself.
-func callControl(ctx context.Context, dataDir string, req controlRequest, stdout io.Writer, progress func(done, total uint64)) (served bool, err error) {
+func callControl(ctx context.Context, dataDir string, req controlRequest, timeout time.Duration, stdout io.Writer, progress func(done, total uint64)) (served bool, err error) {
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -62,10 +75,6 @@ func callControl(ctx context.Context, dataDir string, req controlRequest, stdout
 		return false, nil
 	}
 	defer conn.Close()
-	timeout := controlTimeout
-	if req.Cmd == "backup" {
-		timeout = backupTimeout
-	}
 	conn.SetDeadline(time.Now().Add(timeout))
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return true, fmt.Errorf("control socket: %w", err)
@@ -202,11 +211,12 @@ func (a *app) runControl(conn net.Conn, out io.Writer) error {
 	if err := json.NewDecoder(io.LimitReader(conn, maxControlRequest)).Decode(&req); err != nil {
 		return fmt.Errorf("bad request: %w", err)
 	}
+	timeout := commandTimeout(req.Cmd, a.cfg.WebhookTimeout)
+	conn.SetDeadline(time.Now().Add(timeout))
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	switch {
 	case req.Cmd == "backup":
-		conn.SetDeadline(time.Now().Add(backupTimeout))
-		ctx, cancel := context.WithTimeout(context.Background(), backupTimeout)
-		defer cancel()
 		t, err := backupTransfer(a.db)
 		if err != nil {
 			return err
@@ -228,8 +238,6 @@ func (a *app) runControl(conn net.Conn, out io.Writer) error {
 	case !knownAdminCommand(req.Cmd):
 		return fmt.Errorf("unknown command %q", req.Cmd)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), controlTimeout)
-	defer cancel()
 	err := runAdmin(ctx, a.db, a.webhooks, req.Cmd, req.Args, out)
 	// The command, never its output: app-password create and webhook create print a secret.
 	fields := []zap.Field{zap.String("cmd", req.Cmd), zap.Bool("ok", err == nil)}

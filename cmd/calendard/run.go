@@ -230,7 +230,7 @@ func admin(ctx context.Context, cmd string, args []string, getenv func(string) s
 	if err != nil {
 		return err
 	}
-	if served, err := callControl(ctx, cfg.DataDir, controlRequest{Cmd: cmd, Args: a}, stdout, nil); served {
+	if served, err := callControl(ctx, cfg.DataDir, controlRequest{Cmd: cmd, Args: a}, commandTimeout(cmd, cfg.WebhookTimeout), stdout, nil); served {
 		return err
 	}
 	db, err := openStore(cfg, zap.NewNop())

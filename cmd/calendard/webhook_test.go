@@ -620,3 +620,37 @@ func TestWebhookTypesAndLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookTestOutwaitsTheControlSocket: `webhook test` through a running server waits for a slow
+// receiver as long as a delivery would (--webhook-timeout), past the control socket's bound for
+// quick commands.
+func TestWebhookTestOutwaitsTheControlSocket(t *testing.T) {
+	t.Parallel()
+	l, rc, id := webhookServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(controlTimeout + time.Second)
+		w.WriteHeader(http.StatusNoContent)
+	}, []string{"CALENDAR_WEBHOOK_TIMEOUT=30s"})
+	out, err := runCmd(t, l.app.cfg.DataDir, "webhook", "test", utoa(id))
+	if err != nil || !strings.Contains(out, "204") {
+		t.Fatalf("webhook test: %v %q", err, out)
+	}
+	if d := rc.next(); d.body.Type != webhook.TypeTest {
+		t.Errorf("webhook test sent %q", d.body.Type)
+	}
+}
+
+func TestCommandTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want time.Duration
+	}{
+		{"backup", backupTimeout},
+		{"webhook test", controlTimeout + 15*time.Second},
+		{"webhook list", controlTimeout},
+		{"user create", controlTimeout},
+	} {
+		if got := commandTimeout(tc.cmd, 15*time.Second); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
