@@ -19,8 +19,10 @@ const DEBOUNCE_MS = 250;
 // The month grid asks for one page of the API's largest size.
 const MONTH_PAGE = 100;
 const LOG_LENGTH = 30;
-// The list asks for the counts the filters show beside their choices (docs/API.md "Facet counts").
+// The list asks for the counts the filters show beside their choices (docs/API.md "Facets"), each
+// kind's FACET_LIMIT largest (the API's default limit).
 const FACETS = "categories,venue,month";
+const FACET_LIMIT = 100;
 // The suggestions ask for this many matches of each kind.
 const SUGGEST_PER_TYPE = 5;
 
@@ -389,14 +391,17 @@ function loadChoices() {
     (v) => decode(v.venue) + (v.city ? ", " + decode(v.city) : ""));
 }
 
-// showFacets shows each choice's count beside it (a choice the counts leave out would leave no
-// event), and the months as choices.
+// showFacets shows each choice's count beside it, and the months as choices. A choice the counts
+// leave out would leave no event, unless the counts were cut at FACET_LIMIT: then it shows none.
 function showFacets(facets) {
   for (const [el, key] of [[$("category"), "categories"], [$("venue"), "venue"]]) {
-    const counts = new Map((facets[key] || []).map((b) => [String(b.id), b.count]));
+    const buckets = facets[key] || [];
+    const counts = new Map(buckets.map((b) => [String(b.id), b.count]));
+    const complete = buckets.length < FACET_LIMIT;
     for (const o of el.options) {
       if (!o.value) continue;
-      o.text = `${o.dataset.label} (${counts.get(o.value) || 0})`;
+      const n = counts.get(o.value) ?? (complete ? 0 : undefined);
+      o.text = n === undefined ? o.dataset.label : `${o.dataset.label} (${n})`;
     }
   }
   $("month-facets").replaceChildren(...(facets.month || []).map((b) => {
