@@ -146,8 +146,12 @@ func skipValue(src []byte, i int) (int, error) {
 		}
 		return 0, errNotObject
 	}
+	start := i
 	for i < len(src) && src[i] != ',' && src[i] != '}' && src[i] != ']' && src[i] != ' ' && src[i] != '\n' {
 		i++
+	}
+	if i == start {
+		return 0, errNotObject // no value: `{"a":}`
 	}
 	return i, nil
 }

@@ -32,7 +32,7 @@ func TestPickJSON(t *testing.T) {
 			t.Errorf("_fields=%s: got %s, %v; want %s", tc.fields, buf.String(), err, tc.want)
 		}
 	}
-	for _, bad := range []string{``, `[]`, `{"a":1`, `{"a"`, `{"a":"x}`, `{"a":[1,2}`, `{"a" 1}`, `"a"`} {
+	for _, bad := range []string{``, `[]`, `{"a":1`, `{"a"`, `{"a":"x}`, `{"a":[1,2}`, `{"a" 1}`, `"a"`, `{"a":}`, `{"a":,"b":1}`} {
 		var buf bytes.Buffer
 		if err := pickJSON(&buf, []byte(bad), parseFields([]string{"a"})); err == nil {
 			t.Errorf("%q: got %s, want an error", bad, buf.String())
