@@ -49,16 +49,11 @@ func TestHighlighterMarksWhatMatched(t *testing.T) {
 	ctx := context.Background()
 	for code, cases := range tests {
 		l := diskLang(t, code)
-		b := l.bleve.NewBatch()
+		texts := map[uint64]string{}
 		for i, tc := range cases {
-			doc := document{kind: storage.TypeEvent, id: uint64(i + 1), text: []string{tc.text}}
-			if err := doc.index(b); err != nil {
-				t.Fatal(err)
-			}
+			texts[uint64(i+1)] = tc.text
 		}
-		if err := l.bleve.Batch(b); err != nil {
-			t.Fatal(err)
-		}
+		indexTexts(t, l, texts)
 		for i, tc := range cases {
 			t.Run(string(code)+"/"+tc.name, func(t *testing.T) {
 				id := uint64(i + 1)
@@ -139,14 +134,8 @@ func TestHighlighterReadsABoundedText(t *testing.T) {
 func TestHighlighterReusesTheSearchCorrections(t *testing.T) {
 	ctx := context.Background()
 	l := diskLang(t, "en")
-	b := l.bleve.NewBatch()
 	const text = "Photography exhibition"
-	if err := (&document{kind: storage.TypeEvent, id: 1, text: []string{text}}).index(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.bleve.Batch(b); err != nil {
-		t.Fatal(err)
-	}
+	indexTexts(t, l, map[uint64]string{1: text})
 	v := Version{}
 	page, err := l.answer(ctx, "exhibitoin", v, func(text *roaring64.Bitmap, _ bool) (Page, error) {
 		return Page{Total: int(text.GetCardinality())}, nil

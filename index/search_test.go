@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/calendard/calendard/storage"
@@ -44,28 +43,8 @@ func TestLanguageSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.lang)+" "+tc.searched, func(t *testing.T) {
-			m, err := newMapping(tc.lang)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx, err := bleve.NewMemOnly(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer idx.Close()
-			l := &lang{code: tc.lang, bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
-			doc := document{kind: storage.TypeEvent, id: 1, text: []string{tc.indexed}}
-			other := document{kind: storage.TypeEvent, id: 2, text: []string{"nothing here"}}
-			b := idx.NewBatch()
-			if err := doc.index(b); err != nil {
-				t.Fatal(err)
-			}
-			if err := other.index(b); err != nil {
-				t.Fatal(err)
-			}
-			if err := idx.Batch(b); err != nil {
-				t.Fatal(err)
-			}
+			l := diskLang(t, tc.lang)
+			indexTexts(t, l, map[uint64]string{1: tc.indexed, 2: "nothing here"})
 			got, err := l.textMatches(context.Background(), tc.searched, Version{}, false)
 			if err != nil {
 				t.Fatal(err)
@@ -80,15 +59,6 @@ func TestLanguageSearch(t *testing.T) {
 // TestPrefixSearch: a term of two characters or more also matches every word that begins with it,
 // through the indexed prefixes, one term lookup whatever the dictionary holds (docs/API.md "Events list parameters").
 func TestPrefixSearch(t *testing.T) {
-	m, err := newMapping("en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := bleve.NewMemOnly(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
 	texts := map[uint64]string{
 		1: "Jazzfestival tonight",
 		2: "Jazz",
@@ -102,17 +72,8 @@ func TestPrefixSearch(t *testing.T) {
 		fmt.Fprintf(&poison, "qx%d ", i)
 	}
 	texts[6] = poison.String()
-	b := idx.NewBatch()
-	for id, text := range texts {
-		doc := document{kind: storage.TypeEvent, id: id, text: []string{text}}
-		if err := doc.index(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := idx.Batch(b); err != nil {
-		t.Fatal(err)
-	}
-	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
+	l := diskLang(t, "en")
+	indexTexts(t, l, texts)
 	tests := []struct {
 		search string
 		want   []uint64
@@ -151,7 +112,7 @@ func TestPrefixSearch(t *testing.T) {
 		})
 	}
 	// Structurally: a prefix is one term of the prefix field, never an expansion over the dictionary.
-	a, _ := analyseTerm(m, searchTerm{text: "qx"}, false)
+	a, _ := analyseTerm(l.mapping, searchTerm{text: "qx"}, false)
 	q := a.query(allText)
 	d, ok := q.(*query.DisjunctionQuery)
 	if !ok || len(d.Disjuncts) != 2 {
@@ -167,30 +128,12 @@ func TestPrefixSearch(t *testing.T) {
 // TestLongPhrase: a phrase is matched by its first maxPhraseWords words in order, so its cost stays
 // bounded however long it is.
 func TestLongPhrase(t *testing.T) {
-	m, err := newMapping("en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := bleve.NewMemOnly(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
 	var words []string
 	for i := range 40 {
 		words = append(words, fmt.Sprint("w", i))
 	}
-	b := idx.NewBatch()
-	for id, text := range map[uint64]string{1: strings.Join(words, " "), 2: strings.Join(words[:31], " ")} {
-		doc := document{kind: storage.TypeEvent, id: id, text: []string{text}}
-		if err := doc.index(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := idx.Batch(b); err != nil {
-		t.Fatal(err)
-	}
-	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
+	l := diskLang(t, "en")
+	indexTexts(t, l, map[uint64]string{1: strings.Join(words, " "), 2: strings.Join(words[:31], " ")})
 	for _, tc := range []struct {
 		phrase []string
 		want   [2]bool
@@ -229,30 +172,31 @@ func (c *expiringCtx) Err() error {
 // words, is one long step of Bleve's searcher; the search still stops when its context ends
 // (docs/API.md "Limits"), because the postings it reads look at the context.
 func TestSearchStopsAtItsDeadline(t *testing.T) {
-	m, err := newMapping("en")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := bleve.NewMemOnly(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	b := idx.NewBatch()
+	texts := map[uint64]string{}
 	for id := range uint64(3000) {
-		doc := document{kind: storage.TypeEvent, id: id + 1, text: []string{"jazz concert"}}
-		if err := doc.index(b); err != nil {
-			t.Fatal(err)
-		}
+		texts[id+1] = "jazz concert"
 	}
-	if err := idx.Batch(b); err != nil {
-		t.Fatal(err)
-	}
-	l := &lang{code: "en", bleve: idx, mapping: m, proj: newProjection(), texts: &textCache{}}
+	l := diskLang(t, "en")
+	indexTexts(t, l, texts)
 	ctx := &expiringCtx{Context: context.Background(), n: 3}
 	set, err := l.textMatches(ctx, `"concert jazz"`, Version{}, false)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("search went on past its context: %v matches, %v", set, err)
+	}
+}
+
+// indexTexts indexes into l's Bleve index one event document per text, under its ID.
+func indexTexts(tb testing.TB, l *lang, texts map[uint64]string) {
+	tb.Helper()
+	b := l.bleve.NewBatch()
+	for id, text := range texts {
+		doc := document{kind: storage.TypeEvent, id: id, text: []string{text}}
+		if err := doc.index(b); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := l.bleve.Batch(b); err != nil {
+		tb.Fatal(err)
 	}
 }
 
