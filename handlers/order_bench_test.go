@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,10 +108,7 @@ func BenchmarkOrderedLists(b *testing.B) {
 				took = append(took, time.Since(start))
 				n = listed(w)
 			}
-			slices.Sort(took)
-			ms := func(q float64) float64 { return float64(took[int(q*float64(len(took)-1))]) / 1e6 }
-			b.ReportMetric(ms(0.5), "p50-ms")
-			b.ReportMetric(ms(0.95), "p95-ms")
+			reportPercentiles(b, took, 50, 95)
 			b.ReportMetric(float64(n), "listed")
 		})
 	}
