@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -104,6 +105,24 @@ func get[T any](tx kv.Getter, bucket []byte, id uint64) (*T, error) {
 		return nil, fmt.Errorf("storage: decode %s %d: %w", bucket, id, err)
 	}
 	return &rec, nil
+}
+
+// all reads every record of bucket, by ID, in one read transaction.
+func all[T any](ctx context.Context, db *DB, bucket []byte) ([]T, error) {
+	var out []T
+	err := db.kv.View(ctx, func(tx kv.Tx) error {
+		out = nil // a store may run a read again
+		c := tx.Cursor(bucket)
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var rec T
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return fmt.Errorf("storage: decode %s %d: %w", bucket, beUint(k), err)
+			}
+			out = append(out, rec)
+		}
+		return nil
+	})
+	return out, err
 }
 
 func put(tx kv.RwTx, bucket []byte, id uint64, rec any) error {

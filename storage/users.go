@@ -121,21 +121,7 @@ func (db *DB) CreateUser(ctx context.Context, u User) (*User, error) {
 }
 
 // Users lists every user by ID.
-func (db *DB) Users(ctx context.Context) ([]User, error) {
-	var out []User
-	err := db.kv.View(ctx, func(tx kv.Tx) error {
-		c := tx.Cursor(bUsers)
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var u User
-			if err := json.Unmarshal(v, &u); err != nil {
-				return err
-			}
-			out = append(out, u)
-		}
-		return nil
-	})
-	return out, err
-}
+func (db *DB) Users(ctx context.Context) ([]User, error) { return all[User](ctx, db, bUsers) }
 
 // User returns the user with the given ID, or ErrNotFound.
 func (db *DB) User(ctx context.Context, id uint64) (*User, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -116,20 +115,7 @@ func (db *DB) CreateWebhook(ctx context.Context, w Webhook, login string) (*Webh
 
 // Webhooks lists every subscription by ID.
 func (db *DB) Webhooks(ctx context.Context) ([]Webhook, error) {
-	var out []Webhook
-	err := db.kv.View(ctx, func(tx kv.Tx) error {
-		out = nil
-		c := tx.Cursor(bWebhooks)
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var w Webhook
-			if err := json.Unmarshal(v, &w); err != nil {
-				return fmt.Errorf("storage: decode webhook %d: %w", beUint(k), err)
-			}
-			out = append(out, w)
-		}
-		return nil
-	})
-	return out, err
+	return all[Webhook](ctx, db, bWebhooks)
 }
 
 // Webhook returns the subscription with the given ID, or ErrNotFound.
