@@ -586,7 +586,7 @@ func TestListedPageEqualsScan(t *testing.T) {
 					callers = append(callers, u)
 				}
 			}
-			geoLed := 0
+			geoLed, nearest := 0, 0
 			for round := range 4 {
 				for i := range 100 {
 					f := &EventFilter{Lang: langs[r.IntN(len(langs))], Now: now, Limit: 1 + r.IntN(30)}
@@ -623,6 +623,9 @@ func TestListedPageEqualsScan(t *testing.T) {
 					}
 					if r.IntN(3) == 0 {
 						f.Geo = &Geo{Point: r.IntN(4) > 0, Lat: 48 + r.Float64()*4, Lng: 2 + r.Float64()*4, RadiusKm: float64(1 + r.IntN(300))}
+						if f.Geo.Point && r.IntN(2) == 0 {
+							f.Order, f.Desc = OrderDistance, r.IntN(2) == 0
+						}
 					}
 					var text *roaring64.Bitmap
 					if r.IntN(3) == 0 {
@@ -640,7 +643,7 @@ func TestListedPageEqualsScan(t *testing.T) {
 					f.Offset = r.IntN(want.Total + 5)
 					want = p.scanPage(f, text, nil)
 					got, ok := p.listedPage(f, text, func() *roaring.Bitmap { return p.listedAt(text) }, w.ix.langs[f.Lang].union)
-					if !ok && f.Geo == nil {
+					if !ok && (f.Geo == nil || f.byDistance()) {
 						t.Fatalf("round %d query %d: the keys do not answer %+v", round, i, *f)
 					}
 					if !ok {
@@ -648,6 +651,9 @@ func TestListedPageEqualsScan(t *testing.T) {
 					}
 					if f.Geo != nil {
 						geoLed++
+					}
+					if f.byDistance() {
+						nearest++
 					}
 					if got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
 						t.Fatalf("round %d query %d %+v\n got %d %v\nwant %d %v", round, i, *f, got.Total, got.IDs, want.Total, want.IDs)
@@ -659,8 +665,8 @@ func TestListedPageEqualsScan(t *testing.T) {
 				w.moveVenue(t)
 				syncAll(t, w.ix)
 			}
-			if geoLed == 0 {
-				t.Error("no geo filter led a list")
+			if geoLed == 0 || nearest == 0 {
+				t.Errorf("geo filters led %d lists, %d of them nearest first: want some of each", geoLed, nearest)
 			}
 		})
 	}
@@ -675,6 +681,7 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 	p.putEvent(eventRow{id: 2, status: stateFuture, date: testNow.Unix() + 60, startUTC: testNow.Unix(), startLocal: testNow.Unix()}, eventLinks{})
 	editor := storage.Actor{UserID: 5, Role: storage.RoleEditor}
 	subscriber := storage.Actor{UserID: 6, Role: storage.RoleSubscriber}
+	near := &Geo{Point: true, Lat: 50.01, Lng: 4, RadiusKm: 5}
 	tests := []struct {
 		name string
 		edit func(f *EventFilter)
@@ -699,6 +706,11 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 		{"geo and a search", func(f *EventFilter) { f.Geo = &Geo{} }, true, true},
 		// A geo filter cannot test another's rows: when another leads, the scan answers.
 		{"geo and a category, which leads", func(f *EventFilter) { f.Geo, f.Categories = &Geo{}, []uint64{7} }, false, false},
+		// Nearest first, the positions lead whatever else filters.
+		{"geo: nearest first", func(f *EventFilter) { f.Geo, f.Order = near, OrderDistance }, false, true},
+		{"geo: nearest first, and a category", func(f *EventFilter) { f.Geo, f.Order, f.Categories = near, OrderDistance, []uint64{7} }, false, true},
+		{"geo: nearest first, with a search", func(f *EventFilter) { f.Geo, f.Order = near, OrderDistance }, true, true},
+		{"geo: by modified", func(f *EventFilter) { f.Geo, f.Order = near, OrderModified }, false, false},
 		{"an organizer", func(f *EventFilter) { f.Orgs = []uint64{1} }, false, false},
 		{"a series", func(f *EventFilter) { f.Parent = 1 }, false, false},
 		{"featured", func(f *EventFilter) { f.Featured = ptr(true) }, false, true},
@@ -723,6 +735,29 @@ func TestListedKeysOnlyForPublicLists(t *testing.T) {
 				t.Errorf("page %+v, want event 1 only", page)
 			}
 		})
+	}
+}
+
+// TestNearestMergesTies: positions at the same distance from the point give one run of rows, by
+// local start then ID, in either direction, as the scan sorts them.
+func TestNearestMergesTies(t *testing.T) {
+	p := newProjection()
+	// 3.5 and 4.5 are as far from 4 (both differences exact), so the two positions tie; 4.25 is nearer.
+	for i, lng := range []float64{3.5, 4.5, 3.5, 4.5, 4.25, 3.5} {
+		start := testNow.Unix() + int64(i%3)*60
+		p.putEvent(eventRow{id: uint64(10 + i), status: statePublish, startUTC: start, startLocal: start,
+			venue: uint64(1 + i%3), hasGeo: true, lat: 50, lng: lng}, eventLinks{})
+	}
+	for _, desc := range []bool{false, true} {
+		for offset := range 6 {
+			f := &EventFilter{Now: testNow, Start: testNow.Add(-time.Hour), End: testNow.Add(time.Hour), Offset: offset, Limit: 3,
+				Geo: &Geo{Point: true, Lat: 50, Lng: 4, RadiusKm: 100}, Order: OrderDistance, Desc: desc}
+			got, ok := p.listedPage(f, nil, nil, p.union)
+			want := p.scanPage(f, nil, nil)
+			if !ok || got.Total != 6 || got.Total != want.Total || !slices.Equal(got.IDs, want.IDs) {
+				t.Errorf("desc %v offset %d: keys %v (%v), scan %v", desc, offset, got, ok, want)
+			}
+		}
 	}
 }
 

@@ -156,7 +156,11 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 	geo := -1
 	if f.Geo != nil {
 		geo = len(filters)
-		filters = append(filters, p.placeFilter(f.Geo, w))
+		if f.byDistance() {
+			filters = append(filters, keyFilter{}) // it leads: pageNearest takes the circle's positions
+		} else {
+			filters = append(filters, p.placeFilter(f.Geo, w))
+		}
 	}
 	if text != nil {
 		filters = append(filters, keyFilter{sets: []members{text}, size: int(text.GetCardinality())})
@@ -170,6 +174,9 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 			lead = i
 		}
 	}
+	if f.byDistance() {
+		lead = geo // the order is the positions'
+	}
 	if geo >= 0 && lead != geo {
 		return Page{}, false
 	}
@@ -178,6 +185,9 @@ func (p *projection) listedPage(f *EventFilter, text *roaring64.Bitmap, textAt f
 		if i != lead {
 			tests = append(tests, kf.sets)
 		}
+	}
+	if f.byDistance() {
+		return p.pageNearest(f.Geo, tests, w, f), true
 	}
 	if filters[lead].lists == nil {
 		return p.pageAt(textAt(), tests, w, f), true
@@ -222,6 +232,61 @@ func (p *projection) placeFilter(g *Geo, w window) keyFilter {
 		kf.lists = [][]rowKey{} // leads with nothing to list, never with a search's positions
 	}
 	return kf
+}
+
+// pageNearest pages the rows of f's window at the positions within g's circle that every test
+// allows, nearest first (farthest with Desc), ties by local start then ID, as the scan sorts them
+// (scan.key): one distance per position, and each position's keys are already in start order, where
+// the scan measured and sorted every row of the window. Positions at the same distance are merged.
+func (p *projection) pageNearest(g *Geo, tests [][]members, w window, f *EventFilter) Page {
+	type place struct {
+		km   float64
+		keys []rowKey
+	}
+	var places []place
+	b := boxAround(g.Lat, g.Lng, g.RadiusKm)
+	for at, c := range p.placeCells {
+		if !b.reaches(at) {
+			continue
+		}
+		all := b.holds(at)
+		for _, pt := range c.points {
+			if all || b.near(pt.lat, pt.lng) {
+				if keys := w.keys(p.placeListed[pt]); len(keys) > 0 {
+					places = append(places, place{Distance(g.Lat, g.Lng, pt.lat, pt.lng), keys})
+				}
+			}
+		}
+	}
+	slices.SortFunc(places, func(a, b place) int {
+		if f.Desc {
+			a, b = b, a
+		}
+		return cmp.Compare(a.km, b.km)
+	})
+	page := Page{IDs: []uint64{}}
+	for i := 0; i < len(places); {
+		j := i + 1
+		for j < len(places) && places[j].km == places[i].km {
+			j++
+		}
+		if j == i+1 {
+			for _, k := range places[i].keys {
+				p.count(&page, k, w, tests, f)
+			}
+		} else {
+			lists := make([][]rowKey, 0, j-i)
+			for _, pl := range places[i:j] {
+				lists = append(lists, pl.keys)
+			}
+			m := newKeyMerge(lists)
+			for k, ok := m.next(); ok; k, ok = m.next() {
+				p.count(&page, k, w, tests, f)
+			}
+		}
+		i = j
+	}
+	return page
 }
 
 // window is a list's date window, [lo, hi] in UTC seconds, with the bounds of the offsets of the

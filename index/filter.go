@@ -73,13 +73,14 @@ type EventFilter struct {
 // keyable reports whether the key path (listedPage) can answer f as the scan does, as far as f
 // alone decides: a list that anyone may see, for a caller who sees no more than that (without
 // edit_posts, no status filter), filtered by no more than dates, categories, tags, venues, geo, a
-// search and featured=true, in the default order (the keys are kept by start). Every other field keeps the keys out: they hold only the listed rows'
+// search and featured=true, in the default order (the keys are kept by start) or nearest first from a
+// geo filter's point (each position's keys are in start order). Every other field keeps the keys out: they hold only the listed rows'
 // positions, terms, venues and places, not their organizers or series, nor the rows a status filter
 // adds; and facets are counted from the rows. A new field that the key path does not honour belongs
 // here (TestEventFilterFieldsClassified fails until it is classified).
 func (f *EventFilter) keyable() bool {
 	return len(f.Include)+len(f.Orgs) == 0 && f.Parent == 0 && f.Facets == nil && (f.Featured == nil || *f.Featured) && !f.Collapse &&
-		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts) && f.inOrder()
+		f.Statuses == nil && !f.Actor.Can(storage.CapEditPosts) && (f.inOrder() || f.byDistance())
 }
 
 // PlaceFilter is a validated venues or organizers list query (docs/API.md "Venue and organizer list parameters").

@@ -27,6 +27,12 @@ func (f *EventFilter) inOrder() bool {
 	return f.Order == OrderStart && !f.Desc && len(f.Include) == 0
 }
 
+// byDistance reports whether f is ordered by distance from its geo filter's point, which the keys
+// answer position by position (pageNearest).
+func (f *EventFilter) byDistance() bool {
+	return f.Order == OrderDistance && f.Geo != nil && f.Geo.Point && len(f.Include) == 0
+}
+
 // keyedRow is a matched row with its sort key under a list's order, computed once per row: a
 // relevance rank probes a few sets for every word of the search, too many to do in each comparison.
 type keyedRow struct {
