@@ -237,7 +237,8 @@ func (p *projection) placeFilter(g *Geo, w window) keyFilter {
 // pageNearest pages the rows of f's window at the positions within g's circle that every test
 // allows, nearest first (farthest with Desc), ties by local start then ID, as the scan sorts them
 // (scan.key): one distance per position, and each position's keys are already in start order, where
-// the scan measured and sorted every row of the window. Positions at the same distance are merged.
+// the scan measured and sorted every row of the window. Positions at the same distance are merged;
+// past the page, with nothing to test, a position's rows are counted by binary searches.
 func (p *projection) pageNearest(g *Geo, tests [][]members, w window, f *EventFilter) Page {
 	type place struct {
 		km   float64
@@ -270,11 +271,17 @@ func (p *projection) pageNearest(g *Geo, tests [][]members, w window, f *EventFi
 		for j < len(places) && places[j].km == places[i].km {
 			j++
 		}
-		if j == i+1 {
+		switch {
+		case len(tests) == 0 && page.Total >= f.Offset+f.Limit:
+			// Past the page, and nothing to test: counted, not visited.
+			for _, pl := range places[i:j] {
+				page.Total += w.count(p, pl.keys)
+			}
+		case j == i+1:
 			for _, k := range places[i].keys {
 				p.count(&page, k, w, tests, f)
 			}
-		} else {
+		default:
 			lists := make([][]rowKey, 0, j-i)
 			for _, pl := range places[i:j] {
 				lists = append(lists, pl.keys)
@@ -360,8 +367,7 @@ func (p *projection) pageKeys(lists [][]rowKey, disjoint bool, tests [][]members
 	m := newKeyMerge(lists)
 	if disjoint && len(tests) == 0 {
 		for _, keys := range lists {
-			coreFrom, coreTo := w.core(keys)
-			page.Total += coreTo - coreFrom + len(w.edge(p, keys[:coreFrom])) + len(w.edge(p, keys[coreTo:]))
+			page.Total += w.count(p, keys)
 		}
 		for at := 0; at < f.Offset+f.Limit; {
 			k, ok := m.next()
@@ -381,6 +387,13 @@ func (p *projection) pageKeys(lists [][]rowKey, disjoint bool, tests [][]members
 		p.count(&page, k, w, tests, f)
 	}
 	return page
+}
+
+// count counts the rows of keys (within w.keys) that start within w: those surely within by two
+// binary searches, those near its ends one by one.
+func (w window) count(p *projection, keys []rowKey) int {
+	coreFrom, coreTo := w.core(keys)
+	return coreTo - coreFrom + len(w.edge(p, keys[:coreFrom])) + len(w.edge(p, keys[coreTo:]))
 }
 
 // edge returns the IDs of the rows of keys that start within w, of keys near its ends.
