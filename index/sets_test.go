@@ -9,8 +9,8 @@ import (
 )
 
 // TestIDSetSparse: an idSet answers the same for IDs far apart (a mirroring store's own IDs from
-// 2^40, a client's include of any number) as for dense ones, and its memory follows how many it
-// holds, not how large they are.
+// 2^40, a client's include of any number) as for dense ones, counts them so too, and its memory
+// follows how many it holds, not how large they are.
 func TestIDSetSparse(t *testing.T) {
 	const far = 1 << 40
 	for _, tc := range []struct {
@@ -38,6 +38,16 @@ func TestIDSetSparse(t *testing.T) {
 				}
 				if got, want := s.ids(), slices.Sorted(slices.Values(tc.ids)); !slices.Equal(got, want) {
 					t.Errorf("%s: ids() = %v, want %v", name, got, want)
+				}
+				if n := s.count(append(slices.Clone(tc.absent), tc.ids...)); n != len(tc.ids) {
+					t.Errorf("%s: count = %d of %v and %v, want %d", name, n, tc.ids, tc.absent, len(tc.ids))
+				}
+				seen := setOf(tc.absent[:1])
+				if n := s.countNew(tc.ids, seen) + s.countNew(tc.ids, seen); n != len(tc.ids) {
+					t.Errorf("%s: countNew = %d over %v twice, want %d", name, n, tc.ids, len(tc.ids))
+				}
+				if n := s.countNew(tc.absent, seen); n != 0 {
+					t.Errorf("%s: countNew = %d over %v, want 0", name, n, tc.absent)
 				}
 				if s.bytes() > tc.wantBytes {
 					t.Errorf("%s: %d bytes, want at most %d", name, s.bytes(), tc.wantBytes)
