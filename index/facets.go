@@ -62,9 +62,9 @@ type counted struct {
 // tally counts the facets of the rows a list matched, visited in any order: months as they come,
 // the rest when the pass is done (done). While the rows are few it keeps them and counts each by its
 // links; past 1/facetRowShare of the projection's rows it marks their IDs instead, and the events
-// linked to each venue, organizer and term probe them: a bit test per link, where a row's links and
-// its counts were map lookups, 2.3 ms of CPU for a whole window of 10k synthetic events
-// (docs/BENCHMARKS.md, section "Facets").
+// linked to each venue, organizer and term probe them: a bit added per link (idSet.count), where a
+// row's links and its counts were map lookups, 2.3 ms of CPU for a whole window of 10k synthetic
+// events (docs/BENCHMARKS.md, section "Facets").
 type tally struct {
 	*Facets
 	p        *projection
