@@ -19,6 +19,8 @@ type countStore struct {
 	Store
 	records int
 	err     error
+	// counts counts the calls of Count.
+	counts *int
 }
 
 func (s countStore) Scan(context.Context, storage.PostType, uint64, int) (*storage.Records, error) {
@@ -26,6 +28,7 @@ func (s countStore) Scan(context.Context, storage.PostType, uint64, int) (*stora
 }
 
 func (s countStore) Count(_ context.Context, t storage.PostType) (int, error) {
+	*s.counts++
 	if t == storage.TypeEvent {
 		return s.records, nil
 	}
@@ -54,9 +57,12 @@ func TestReplayCostsMore(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			store := countStore{records: tc.records, err: tc.err}
+			store := countStore{records: tc.records, err: tc.err, counts: new(int)}
 			if got := replayCostsMore(context.Background(), store, tc.checkpoint, tc.head); got != tc.want {
 				t.Errorf("replayCostsMore(%d, %d) over %d records = %v, want %v", tc.checkpoint, tc.head, tc.records, got, tc.want)
+			}
+			if tc.checkpoint == tc.head && *store.counts > 0 {
+				t.Errorf("at the head, the records were counted %d times", *store.counts)
 			}
 		})
 	}

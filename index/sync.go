@@ -217,8 +217,12 @@ func unreplayable(ctx context.Context, store Store, checkpoint, head uint64) (st
 // and a start-up never takes longer than a rebuild would. The records are counted, not read as the
 // highest ID handed out: a store that mirrors a site takes its own records' IDs from 2^40. It reports
 // false when the entries cannot be read at all (trimmed, or a store error), which unreplayable's next
-// read of the change log tells apart.
+// read of the change log tells apart. An index at the head has nothing to replay, and its records are
+// not counted: bbolt counts by walking every page of a bucket, 0.64 s of a 1M restart's 1.3 s.
 func replayCostsMore(ctx context.Context, store Store, checkpoint, head uint64) bool {
+	if checkpoint == head {
+		return false
+	}
 	if _, err := store.Changes(ctx, checkpoint, 1); err != nil {
 		return false
 	}
