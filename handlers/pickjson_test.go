@@ -32,10 +32,56 @@ func TestPickJSON(t *testing.T) {
 			t.Errorf("_fields=%s: got %s, %v; want %s", tc.fields, buf.String(), err, tc.want)
 		}
 	}
+	// Malformed before every selected member is written: an error. ("z" is never found, so each is
+	// read to its end.)
 	for _, bad := range []string{``, `[]`, `{"a":1`, `{"a"`, `{"a":"x}`, `{"a":[1,2}`, `{"a" 1}`, `"a"`, `{"a":}`, `{"a":,"b":1}`} {
 		var buf bytes.Buffer
-		if err := pickJSON(&buf, []byte(bad), parseFields([]string{"a"})); err == nil {
+		if err := pickJSON(&buf, []byte(bad), parseFields([]string{"a", "z"})); err == nil {
 			t.Errorf("%q: got %s, want an error", bad, buf.String())
+		}
+	}
+	// Once every selected member is written, the rest is not read.
+	var buf bytes.Buffer
+	if err := pickJSON(&buf, []byte(`{"a":{"b":1,"c":2},"d":2,"e":`), parseFields([]string{"d", "a.b"})); err != nil || buf.String() != `{"a":{"b":1},"d":2}` {
+		t.Errorf("stopping after the last selected member: got %s, %v", buf.String(), err)
+	}
+}
+
+// duplicateKeys reports whether an object of the JSON value src names a member twice.
+func duplicateKeys(src []byte) bool {
+	type open struct {
+		keys  map[string]bool // nil for an array
+		atKey bool
+	}
+	var stack []*open
+	d := json.NewDecoder(bytes.NewReader(src))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].atKey {
+			if k, ok := tok.(string); ok {
+				if stack[n-1].keys[k] {
+					return true
+				}
+				stack[n-1].keys[k], stack[n-1].atKey = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &open{keys: map[string]bool{}, atKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &open{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: the object holding it names a member next.
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].atKey = true
 		}
 	}
 }
@@ -82,8 +128,8 @@ func FuzzPickJSON(f *testing.F) {
 		if json.Unmarshal(src, &decoded) != nil {
 			return // not JSON: any error will do, and no panic
 		}
-		if _, isObj := decoded.(map[string]any); !isObj || bytes.Contains(src, []byte(`\u`)) {
-			return // escaped keys may spell one name two ways, which decoding merges
+		if _, isObj := decoded.(map[string]any); !isObj || bytes.Contains(src, []byte(`\u`)) || duplicateKeys(src) {
+			return // escaped keys may spell one name two ways, and a name twice is merged by decoding, kept first by pickJSON
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
