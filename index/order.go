@@ -30,7 +30,7 @@ func (f *EventFilter) inOrder() bool {
 // byDistance reports whether f is ordered by distance from its geo filter's point, which the keys
 // answer position by position (pageNearest).
 func (f *EventFilter) byDistance() bool {
-	return f.Order == OrderDistance && f.Geo != nil && f.Geo.Point && len(f.Include) == 0
+	return f.Order == OrderDistance && f.Geo != nil && f.Geo.Point
 }
 
 // keyedRow is a matched row with its sort key under a list's order, computed once per row: a
