@@ -102,22 +102,6 @@ func (h *Handler) eventFacets(rq *request, q *facetQuery) (*index.Facets, error)
 // events list embeds it in each of its events.
 func (h *Handler) facetsObj(ctx context.Context, q *facetQuery, counts *index.FacetCounts) (obj, error) {
 	limit := cmp.Or(q.facetLimit, DefaultFacetLimit)
-	top := func(counts []index.ValueCount) []index.ValueCount {
-		buckets := slices.Clone(counts)
-		if len(buckets) > limit {
-			// Only the counts as high as the limit-th's can be listed: sorting all 5,000 venues of
-			// 100k events took half of what the facets cost the handler.
-			all := make([]int, len(buckets))
-			for i, b := range buckets {
-				all[i] = b.N
-			}
-			slices.Sort(all)
-			least := all[len(all)-limit]
-			buckets = slices.DeleteFunc(buckets, func(b index.ValueCount) bool { return b.N < least })
-		}
-		slices.SortFunc(buckets, func(a, b index.ValueCount) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.ID, b.ID)) })
-		return buckets[:min(limit, len(buckets))]
-	}
 	out := obj{}
 	for _, kind := range facetKinds {
 		if !slices.Contains(q.facets, kind) {
@@ -139,7 +123,7 @@ func (h *Handler) facetsObj(ctx context.Context, q *facetQuery, counts *index.Fa
 				byID[t.ID] = t
 			}
 			ofKind := slices.DeleteFunc(slices.Clone(counts.Terms), func(c index.ValueCount) bool { return byID[c.ID] == nil })
-			for _, b := range top(ofKind) {
+			for _, b := range index.TopCounts(ofKind, limit) {
 				t := byID[b.ID]
 				items = append(items, obj{{"id", t.ID}, {"slug", t.Slug}, {"name", t.Name}, {"count", b.N}})
 			}
@@ -148,7 +132,7 @@ func (h *Handler) facetsObj(ctx context.Context, q *facetQuery, counts *index.Fa
 			if kind == "organizer" {
 				t, of = storage.TypeOrganizer, counts.Orgs
 			}
-			buckets := top(of)
+			buckets := index.TopCounts(of, limit)
 			ids := make([]uint64, len(buckets))
 			for i, b := range buckets {
 				ids[i] = b.ID

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -35,6 +36,20 @@ type FacetCounts struct {
 type ValueCount struct {
 	ID uint64
 	N  int
+}
+
+// TopCounts returns the first limit of counts by count descending, then ID, in that order (docs/API.md
+// "Facets"), reordering counts: a heap picks them in one pass (smallest), where sorting every count
+// of a whole window's 50,000 venues at 1M events took about a millisecond.
+func TopCounts(counts []ValueCount, limit int) []ValueCount {
+	byCount := func(a, b ValueCount) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.ID, b.ID)) }
+	n := max(min(limit, len(counts)), 0)
+	if n*selectShare < len(counts) {
+		smallest(counts, n, byCount)
+		counts = counts[:n]
+	}
+	slices.SortFunc(counts, byCount)
+	return counts[:n]
 }
 
 // Month is a calendar month.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -188,6 +189,37 @@ func TestFacetMonths(t *testing.T) {
 			hi := time.Unix(tl.monthHi, 0).In(tc.loc)
 			if hi.Day() != 1 || hi.Month() == tc.want.Month || time.Unix(tl.monthHi-1, 0).In(tc.loc).Month() != tc.want.Month {
 				t.Errorf("month ends at %v, want the first instant of the next", hi)
+			}
+		})
+	}
+}
+
+// TestTopCounts: the first counts by count descending, then ID, whether a heap picks them (few of
+// many) or all are sorted, ties included.
+func TestTopCounts(t *testing.T) {
+	few := []ValueCount{{1, 5}, {2, 7}, {3, 5}, {4, 1}}
+	r := rand.New(rand.NewPCG(1, 2))
+	var many []ValueCount
+	for id := range uint64(500) {
+		many = append(many, ValueCount{id + 1, r.IntN(20)}) // many ties
+	}
+	sorted := slices.Clone(many)
+	slices.SortFunc(sorted, func(a, b ValueCount) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.ID, b.ID)) })
+	for _, tc := range []struct {
+		name   string
+		counts []ValueCount
+		limit  int
+		want   []ValueCount
+	}{
+		{"two of four", few, 2, []ValueCount{{2, 7}, {1, 5}}},
+		{"more than there are", few, 10, []ValueCount{{2, 7}, {1, 5}, {3, 5}, {4, 1}}},
+		{"none", few, 0, []ValueCount{}},
+		{"three of 500, by a heap", many, 3, sorted[:3]},
+		{"100 of 500, sorted whole", many, 100, sorted[:100]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := TopCounts(slices.Clone(tc.counts), tc.limit); !slices.Equal(got, tc.want) {
+				t.Errorf("TopCounts(%d) = %v, want %v", tc.limit, got, tc.want)
 			}
 		})
 	}

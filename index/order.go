@@ -80,7 +80,7 @@ const selectShare = 8
 
 // smallest moves the n smallest of rows by compare, in no order, to rows' first n places: they are
 // kept as a heap whose root is the largest, which each later row must beat to swap places with it.
-func smallest(rows []keyedRow, n int, compare func(a, b keyedRow) int) {
+func smallest[T any](rows []T, n int, compare func(a, b T) int) {
 	heap := rows[:n]
 	down := func(i int) {
 		for {
