@@ -53,10 +53,7 @@ func (h *Handler) rest() family {
 func (h *Handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		if h.index != nil { // nil while loading: no revision is applied yet
-			sw.revision = h.index.Applied
-		}
+		sw := &statusWriter{ResponseWriter: w, revision: h.revisions} // nil while loading: no revision is applied yet
 		rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone(), sw: sw}
 		defer func() {
 			if p := recover(); p != nil {

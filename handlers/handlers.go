@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -108,6 +107,8 @@ type Handler struct {
 	// runs: the links of every request, then the family mounted at its path (chain.go).
 	families mounts
 	chain    http.Handler
+	// revisions stamps the answers (statusWriter); nil while the index loads.
+	revisions *revisions
 	// stopping is Deps.Stopping.
 	stopping context.Context
 	// metrics is Deps.Metrics (nil: none); jobs is Deps.Jobs.
@@ -122,6 +123,7 @@ type Handler struct {
 func New(d Deps) *Handler {
 	h := newHandler(d)
 	h.index, h.stopping, h.jobs, h.webhooks = d.Index, d.Stopping, d.Jobs, d.Webhooks
+	h.revisions = &revisions{applied: d.Index.Applied}
 	h.router = h.routes()
 	h.families.mount(
 		h.rest(),                  // the REST namespace under every language root, and the root index
@@ -302,8 +304,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
-	// revision is the change-log position the node has applied, read when the header is written.
-	revision func() uint64
+	// revision gives the change-log position the node has applied, read when the header is written.
+	revision *revisions
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -317,7 +319,7 @@ func (w *statusWriter) WriteHeader(code int) {
 // stamp sets X-Calendar-Revision, once, as the header is about to be written.
 func (w *statusWriter) stamp() {
 	if w.revision != nil {
-		w.Header().Set(revisionHeader, strconv.FormatUint(w.revision(), 10))
+		w.Header()[revisionHeader] = w.revision.value()
 	}
 }
 
