@@ -172,7 +172,7 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 		if rq.prefix != "" {
 			rq.lang = rq.prefix
 		}
-		if l, ok := storage.ParseLang(rq.r.URL.Query().Get("translation_language")); ok {
+		if l, ok := storage.ParseLang(queryValue(rq.r.URL.RawQuery, "translation_language")); ok {
 			rq.lang = l
 		}
 		w.Header().Set("Allow", h.allow(rt, rq))
@@ -184,6 +184,17 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 			h.writeError(w, rq, err)
 		}
 	}
+}
+
+// queryValue is url.Values.Get of the raw query's parameter name, which must need no escaping: the
+// query is parsed only when it can hold the name, spelled out or escaped, so that a request without it
+// (most lists) costs no parse.
+func queryValue(raw, name string) string {
+	if !strings.Contains(raw, name) && !strings.Contains(raw, "%") {
+		return ""
+	}
+	q, _ := url.ParseQuery(raw)
+	return q.Get(name)
 }
 
 func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint) error {
