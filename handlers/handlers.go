@@ -154,7 +154,7 @@ func NewLoading(d Deps, loading *index.Loading) http.Handler {
 }
 
 func newHandler(d Deps) *Handler {
-	cfg, db, log := d.Config, d.Store, d.Log
+	cfg, db, log := d.Config, d.Store, cmp.Or(d.Log, zap.NewNop())
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}

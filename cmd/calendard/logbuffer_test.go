@@ -111,7 +111,7 @@ func TestNewServeLogger(t *testing.T) {
 
 // TestServeLogsRequestsBeforeStopping runs serve as main does, with its stderr a pipe (buffered, as a
 // service manager's is): a request's line, held in the buffer, is in the log once serve has stopped
-// gracefully.
+// gracefully, with the fields of every line.
 func TestServeLogsRequestsBeforeStopping(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -164,6 +164,9 @@ func TestServeLogsRequestsBeforeStopping(t *testing.T) {
 	<-read
 	for _, line := range lines {
 		if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"path":"`+path+`"`) {
+			if !strings.Contains(line, `"caller":"handlers/chain.go:`) {
+				t.Errorf("the request line names no caller in handlers/chain.go: %s", line)
+			}
 			return
 		}
 	}
