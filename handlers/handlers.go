@@ -266,6 +266,9 @@ func (h *Handler) origin(r *http.Request) string {
 // is taken off, one trailing slash dropped, and literal segments lower-cased; the {slug} segment keeps
 // its case and stays escaped until the handler decodes it.
 func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
+	if isNormalPath(escaped) {
+		return escaped, true
+	}
 	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
 	if l, ok := storage.ParseLang(segs[0]); ok {
 		rq.prefix = l
@@ -294,6 +297,14 @@ func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
 		return "", false
 	}
 	return "/" + strings.Join(segs, "/"), true
+}
+
+// isNormalPath reports whether normalizePath leaves escaped as it is, without its work: a path under
+// /calendar/ (so no language prefix) without a trailing slash, an escape or an upper-case letter, which
+// is what clients send. An escaped path holds no other letters than ASCII.
+func isNormalPath(escaped string) bool {
+	return strings.HasPrefix(escaped, "/calendar/") && !strings.HasSuffix(escaped, "/") &&
+		!strings.ContainsAny(escaped, "%ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 }
 
 func requestOf(r *http.Request) *request { return r.Context().Value(ctxKey{}).(*request) }
