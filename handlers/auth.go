@@ -98,8 +98,8 @@ func decodeBasic(cred string) (name, password string, ok bool) {
 }
 
 // need is a route-level capability check (docs/API.md "Authentication and permissions").
-func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
-	return func(rq *request, _ func() *storage.Post) bool {
+func need(caps ...storage.Cap) func(*request, *route) bool {
+	return func(rq *request, _ *route) bool {
 		for _, c := range caps {
 			if !rq.actor.Can(c) {
 				return false
@@ -110,14 +110,14 @@ func need(caps ...storage.Cap) func(*request, func() *storage.Post) bool {
 }
 
 // onRecord is the route-level check of a write on one record (docs/API.md "Authentication and permissions"): may, the caller's right
-// on the record, or capability c when the path designates no record. Every role with a right on some
-// record holds c, so callers without it are refused before any lookup.
-func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*request, func() *storage.Post) bool {
-	return func(rq *request, record func() *storage.Post) bool {
+// on the record rt's path designates, or capability c when it designates none. Every role with a right
+// on some record holds c, so callers without it are refused before any lookup.
+func onRecord(may func(storage.Actor, *storage.Post) bool, c storage.Cap) func(*request, *route) bool {
+	return func(rq *request, rt *route) bool {
 		if !rq.actor.Can(c) {
 			return false
 		}
-		if p := record(); p != nil {
+		if p := rt.record(rq); p != nil {
 			return may(rq.actor, p)
 		}
 		return true

@@ -158,23 +158,28 @@ func (h *Handler) replay(w http.ResponseWriter, rq *request, key string, c *resp
 	return nil
 }
 
-// send writes c's status and header, and body: c's plain body, or when encoded its gzip body.
+// gzipCoding is Content-Encoding's value for a gzip-encoded answer, shared like c.Header's (send).
+var gzipCoding = []string{codingGzip}
+
+// send writes c's status and header, and body: c's plain body, or when encoded its gzip body. The
+// values of c's header, already in canonical form, are assigned as they are, shared by every answer
+// of c: the response's header is only read from then on, and a link that sets a header after the
+// route (the revision, the rate limit) replaces its value, never writes into it.
 func send(w http.ResponseWriter, c *respcache.Entry, body []byte, encoded bool) {
 	hd := w.Header()
 	for k, v := range c.Header {
-		if k != "Vary" {
-			hd[k] = v
+		if k == "Vary" && len(hd["Vary"]) > 0 {
+			// What this request's answer varies by (Origin, set before the route) stays.
+			for _, name := range v {
+				addVary(hd, name)
+			}
 			continue
 		}
-		// What this request's answer varies by (Origin, set before the route) stays.
-		for _, name := range v {
-			addVary(hd, name)
-		}
+		hd[k] = v
 	}
 	if encoded {
-		// Set replaces the shared header's slices, never writes into them.
-		hd.Set("Content-Encoding", codingGzip)
-		hd.Set("Content-Length", strconv.Itoa(len(body)))
+		hd["Content-Encoding"] = gzipCoding
+		hd["Content-Length"] = c.GzLength
 		if c.GzETag != "" {
 			hd.Set("ETag", c.GzETag)
 		}
@@ -259,6 +264,7 @@ func keep(e *respcache.Entry, plain []byte, encoded bool) {
 		return
 	}
 	e.Gz = gzipped(plain)
+	e.GzLength = []string{strconv.Itoa(len(e.Gz))}
 	if e.Header.Get("ETag") != "" {
 		e.GzETag = etagOf(e.Gz)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // middleware is one link of a chain: it answers the request itself or passes it on to next.
@@ -51,12 +53,12 @@ func (h *Handler) rest() family {
 // observe gives the request its state (request), wraps the writer to learn the status, recovers a
 // panic into a 500, and logs the request when it is done.
 func (h *Handler) observe(next http.Handler) http.Handler {
+	// The request line's caller is this function, found once here: zap would look it up in the stack
+	// on every line, walking the stack and reading the symbol tables.
+	requests, caller := h.log.WithOptions(zap.WithCaller(false)), zapcore.NewEntryCaller(runtime.Caller(0))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
-		if h.index != nil { // nil while loading: no revision is applied yet
-			sw.revision = h.index.Applied
-		}
+		sw := &statusWriter{ResponseWriter: w, revision: h.revisions} // nil while loading: no revision is applied yet
 		rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone(), sw: sw}
 		defer func() {
 			if p := recover(); p != nil {
@@ -67,11 +69,14 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 			}
 			// Who asked, never with what: the user's ID once authenticated, the connection's address
 			// (X-Forwarded-For is anyone's to write), no credentials.
-			h.log.Info("request", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-				zap.String("query", r.URL.RawQuery), zap.Int("status", sw.status), zap.Int("bytes", sw.bytes),
-				zap.Duration("duration", time.Since(start)), zap.String("remote", h.clientAddr(r)),
-				zap.Uint64("user_id", rq.actor.UserID), zap.String("user_agent", r.UserAgent()),
-				zap.String("request_id", rq.id))
+			if ce := requests.Check(zap.InfoLevel, "request"); ce != nil {
+				ce.Caller = caller
+				ce.Write(zap.String("method", r.Method), zap.String("path", r.URL.Path),
+					zap.String("query", r.URL.RawQuery), zap.Int("status", sw.status), zap.Int("bytes", sw.bytes),
+					zap.Duration("duration", time.Since(start)), zap.String("remote", h.clientAddr(r)),
+					zap.Uint64("user_id", rq.actor.UserID), zap.String("user_agent", r.UserAgent()),
+					zap.String("request_id", rq.id))
+			}
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, rq)))
 	})

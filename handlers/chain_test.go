@@ -12,7 +12,7 @@ import (
 )
 
 // TestRequestLogLine: each request is logged once, with who asked (address, user ID, agent) and what
-// (method, path, query), never the credentials it carried.
+// (method, path, query), never the credentials it carried, and where it is logged from.
 func TestRequestLogLine(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	h, _ := newLoggedHandler(t, Config{}, func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }, zap.New(core))
@@ -36,6 +36,10 @@ func TestRequestLogLine(t *testing.T) {
 			lines := logs.FilterMessage("request").All()
 			if len(lines) != 1 {
 				t.Fatalf("%d request lines, want 1", len(lines))
+			}
+			// The caller is observe's, which zap would name, found once (the test's logger adds none).
+			if c := lines[0].Caller; !c.Defined || !strings.HasSuffix(c.File, "handlers/chain.go") || c.Line == 0 {
+				t.Errorf("caller %+v, want one in handlers/chain.go", c)
 			}
 			got := lines[0].ContextMap()
 			want := map[string]any{"method": "GET", "path": "/calendar/events/v1/events", "query": "search=jazz&per_page=5",

@@ -16,7 +16,9 @@ type Deps struct {
 	Config Config
 	Store  Store
 	Index  Index
-	Log    *zap.Logger
+	// Log, when set, receives the handler's lines; unset, there are none (OpenAPI's handler serves no
+	// request).
+	Log *zap.Logger
 	// Stopping, when set, is done once the server begins to shut down: long polls answer then rather
 	// than hold the shutdown.
 	Stopping context.Context

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -108,6 +107,8 @@ type Handler struct {
 	// runs: the links of every request, then the family mounted at its path (chain.go).
 	families mounts
 	chain    http.Handler
+	// revisions stamps the answers (statusWriter); nil while the index loads.
+	revisions *revisions
 	// stopping is Deps.Stopping.
 	stopping context.Context
 	// metrics is Deps.Metrics (nil: none); jobs is Deps.Jobs.
@@ -122,6 +123,7 @@ type Handler struct {
 func New(d Deps) *Handler {
 	h := newHandler(d)
 	h.index, h.stopping, h.jobs, h.webhooks = d.Index, d.Stopping, d.Jobs, d.Webhooks
+	h.revisions = &revisions{applied: d.Index.Applied}
 	h.router = h.routes()
 	h.families.mount(
 		h.rest(),                  // the REST namespace under every language root, and the root index
@@ -152,7 +154,7 @@ func NewLoading(d Deps, loading *index.Loading) http.Handler {
 }
 
 func newHandler(d Deps) *Handler {
-	cfg, db, log := d.Config, d.Store, d.Log
+	cfg, db, log := d.Config, d.Store, cmp.Or(d.Log, zap.NewNop())
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -264,6 +266,9 @@ func (h *Handler) origin(r *http.Request) string {
 // is taken off, one trailing slash dropped, and literal segments lower-cased; the {slug} segment keeps
 // its case and stays escaped until the handler decodes it.
 func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
+	if isNormalPath(escaped) {
+		return escaped, true
+	}
 	segs := strings.Split(strings.TrimPrefix(escaped, "/"), "/")
 	if l, ok := storage.ParseLang(segs[0]); ok {
 		rq.prefix = l
@@ -294,6 +299,14 @@ func (h *Handler) normalizePath(rq *request, escaped string) (string, bool) {
 	return "/" + strings.Join(segs, "/"), true
 }
 
+// isNormalPath reports whether normalizePath leaves escaped as it is, without its work: a path under
+// /calendar/ (so no language prefix) without a trailing slash, an escape or an upper-case letter, which
+// is what clients send. An escaped path holds no other letters than ASCII.
+func isNormalPath(escaped string) bool {
+	return strings.HasPrefix(escaped, "/calendar/") && !strings.HasSuffix(escaped, "/") &&
+		!strings.ContainsAny(escaped, "%ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+}
+
 func requestOf(r *http.Request) *request { return r.Context().Value(ctxKey{}).(*request) }
 
 // statusWriter remembers what was written, for the access log and the panic handler, and stamps the
@@ -302,8 +315,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int
-	// revision is the change-log position the node has applied, read when the header is written.
-	revision func() uint64
+	// revision gives the change-log position the node has applied, read when the header is written.
+	revision *revisions
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -317,7 +330,7 @@ func (w *statusWriter) WriteHeader(code int) {
 // stamp sets X-Calendar-Revision, once, as the header is about to be written.
 func (w *statusWriter) stamp() {
 	if w.revision != nil {
-		w.Header().Set(revisionHeader, strconv.FormatUint(w.revision(), 10))
+		w.Header()[revisionHeader] = w.revision.value()
 	}
 }
 

@@ -167,3 +167,36 @@ func TestBlankNames(t *testing.T) {
 		t.Errorf("venue named NUL: %d %s", w.Code, w.Body)
 	}
 }
+
+// TestNormalizePath: the path the router sees (docs/API.md "Routes"), and none made for a path that is
+// normal already.
+func TestNormalizePath(t *testing.T) {
+	h := &Handler{}
+	for _, tc := range []struct {
+		path, want string
+		prefix     storage.Lang
+		ok         bool
+	}{
+		{path: "/calendar/events/v1/events", want: "/calendar/events/v1/events", ok: true},
+		{path: "/calendar/events/v1/events/", want: "/calendar/events/v1/events", ok: true},
+		{path: "/Calendar/Events/V1/Events", want: "/calendar/events/v1/events", ok: true},
+		{path: "/fr/calendar/events/v1/events", want: "/calendar/events/v1/events", prefix: "fr", ok: true},
+		{path: "/calendar/events/v1/events/by-slug/Jazz-Night", want: "/calendar/events/v1/events/by-slug/Jazz-Night", ok: true},
+		{path: "/calendar/events/v1/%65vents", want: "/calendar/events/v1/events", ok: true},
+		{path: "/calendar/events//v1", want: "/calendar/events//v1", ok: true},
+		{path: "/calendar/events/v1/%2Fx", ok: false},
+		{path: "/wp-json/events", ok: false},
+		{path: "/de/", want: "/", prefix: "de", ok: true},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			rq := &request{}
+			got, ok := h.normalizePath(rq, tc.path)
+			if ok != tc.ok || ok && (got != tc.want || rq.prefix != tc.prefix) {
+				t.Errorf("normalizePath(%q) = %q, %v with prefix %q; want %q, %v with prefix %q", tc.path, got, ok, rq.prefix, tc.want, tc.ok, tc.prefix)
+			}
+		})
+	}
+	if n := testing.AllocsPerRun(10, func() { h.normalizePath(&request{}, "/calendar/events/v1/events") }); n != 0 {
+		t.Errorf("a normal path was taken apart: %v allocations", n)
+	}
+}

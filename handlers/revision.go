@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -75,4 +76,28 @@ func (h *Handler) catchUp(rq *request) bool {
 	wctx, cancel := context.WithTimeout(ctx, h.cfg.RevisionWait)
 	defer cancel()
 	return h.index.WaitApplied(wctx, head) == nil
+}
+
+// revisions gives the answers their X-Calendar-Revision, formatted once per revision the index
+// applies rather than once per answer: the value is shared by every answer stamped with it, and
+// never written into.
+type revisions struct {
+	applied func() uint64
+	last    atomic.Pointer[revisionValue]
+}
+
+type revisionValue struct {
+	n     uint64
+	value []string
+}
+
+// value is the header's value for the revision applied now.
+func (r *revisions) value() []string {
+	n := r.applied()
+	if last := r.last.Load(); last != nil && last.n == n {
+		return last.value
+	}
+	v := &revisionValue{n: n, value: []string{strconv.FormatUint(n, 10)}}
+	r.last.Store(v)
+	return v.value
 }

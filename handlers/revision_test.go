@@ -65,3 +65,31 @@ func TestMinRevision(t *testing.T) {
 		t.Errorf("a revision applied long ago: %d", code)
 	}
 }
+
+// TestRevisionsValue: the header's value follows the applied revision, and is formatted once per
+// revision: answers stamped with the same revision share it.
+func TestRevisionsValue(t *testing.T) {
+	var applied uint64
+	r := &revisions{applied: func() uint64 { return applied }}
+	for _, tc := range []struct {
+		applied uint64
+		want    string
+		shared  bool // the same slice as the previous value
+	}{
+		{applied: 0, want: "0"},
+		{applied: 0, want: "0", shared: true},
+		{applied: 17, want: "17"},
+		{applied: 17, want: "17", shared: true},
+		{applied: 1 << 40, want: "1099511627776"},
+	} {
+		prev := r.last.Load()
+		applied = tc.applied
+		got := r.value()
+		if len(got) != 1 || got[0] != tc.want {
+			t.Fatalf("applied %d: %q, want %q", tc.applied, got, tc.want)
+		}
+		if shared := prev != nil && &prev.value[0] == &got[0]; shared != tc.shared {
+			t.Errorf("applied %d: shared %v, want %v", tc.applied, shared, tc.shared)
+		}
+	}
+}

@@ -30,10 +30,10 @@ type endpoint struct {
 	query  func(rq *request) any
 	handle handleFunc
 	// allowed is the route-level permission check (docs/API.md "Authentication and permissions") as the Allow header reports it; nil
-	// means public. rec finds the record the path designates (nil when none). Handlers apply the
-	// check themselves, at the point of docs/API.md "Responses" their route requires (venue and term routes
-	// validate the ID first).
-	allowed func(rq *request, rec func() *storage.Post) bool
+	// means public. A check on the record the path designates asks the route (route.record). Handlers
+	// apply the check themselves, at the point of docs/API.md "Responses" their route requires (venue and
+	// term routes validate the ID first).
+	allowed func(rq *request, rt *route) bool
 }
 
 // pathKind says what a route's variable path segment is.
@@ -50,9 +50,12 @@ type route struct {
 	pattern   string // as the namespace index names it
 	kind      pathKind
 	endpoints []*endpoint
-	// record finds the record a single-record route's path designates, or nil; the permission
-	// checks on writes are checks on it.
+	// record finds the record a single-record route's path designates, or nil, looking it up once per
+	// request; the permission checks on writes are checks on it.
 	record func(rq *request) *storage.Post
+	// allows is the Allow header's value for each set of the endpoints a caller passes the check of
+	// (bit i: endpoints[i]), made once (allowValues).
+	allows [][]string
 	// media is the media type of the route's 200 when it is not JSON (the iCalendar feed).
 	media string
 }
@@ -103,6 +106,7 @@ func (h *Handler) routes() *httprouter.Router {
 				served[m] = true
 			}
 		}
+		rt.allows = allowValues(rt.endpoints)
 		r.Handle(http.MethodOptions, path, h.dispatch(rt, nil))
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 			if !served[m] {
@@ -172,10 +176,10 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 		if rq.prefix != "" {
 			rq.lang = rq.prefix
 		}
-		if l, ok := storage.ParseLang(rq.r.URL.Query().Get("translation_language")); ok {
+		if l, ok := storage.ParseLang(queryValue(rq.r.URL.RawQuery, "translation_language")); ok {
 			rq.lang = l
 		}
-		w.Header().Set("Allow", h.allow(rt, rq))
+		w.Header()["Allow"] = allow(rt, rq)
 		if ep == nil {
 			h.writeJSON(w, rq, http.StatusOK, h.describe(rt, rq))
 			return
@@ -184,6 +188,17 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 			h.writeError(w, rq, err)
 		}
 	}
+}
+
+// queryValue is url.Values.Get of the raw query's parameter name, which must need no escaping: the
+// query is parsed only when it can hold the name, spelled out or escaped, so that a request without it
+// (most lists) costs no parse.
+func queryValue(raw, name string) string {
+	if !strings.Contains(raw, name) && !strings.Contains(raw, "%") {
+		return ""
+	}
+	q, _ := url.ParseQuery(raw)
+	return q.Get(name)
 }
 
 func (h *Handler) serveEndpoint(w http.ResponseWriter, rq *request, ep *endpoint) error {
@@ -237,23 +252,31 @@ func matchRef(rt *route, rq *request, ps httprouter.Params) bool {
 	return true
 }
 
-// allow lists the route's methods that pass the route-level permission check for the caller.
-func (h *Handler) allow(rt *route, rq *request) string {
-	var rec *storage.Post
-	found := false
-	record := func() *storage.Post { // looked up once, and only for a caller who might write
-		if !found && rt.record != nil {
-			rec, found = rt.record(rq), true
-		}
-		return rec
-	}
-	var methods []string
-	for _, ep := range rt.endpoints {
-		if ep.allowed == nil || ep.allowed(rq, record) {
-			methods = append(methods, ep.methods...)
+// allow lists the route's methods that pass the route-level permission check for the caller, as the
+// Allow header's value: one of rt.allows, shared by the answers and never written into.
+func allow(rt *route, rq *request) []string {
+	var passed int
+	for i, ep := range rt.endpoints {
+		if ep.allowed == nil || ep.allowed(rq, rt) {
+			passed |= 1 << i
 		}
 	}
-	return strings.Join(methods, ", ")
+	return rt.allows[passed]
+}
+
+// allowValues makes route.allows for a route's endpoints: a few, so every set is made.
+func allowValues(endpoints []*endpoint) [][]string {
+	values := make([][]string, 1<<len(endpoints))
+	for set := range values {
+		var methods []string
+		for i, ep := range endpoints {
+			if set&(1<<i) != 0 {
+				methods = append(methods, ep.methods...)
+			}
+		}
+		values[set] = []string{strings.Join(methods, ", ")}
+	}
+	return values
 }
 
 // readParams decodes the request's parameter sources and merges them (docs/API.md "Parameters and bodies").

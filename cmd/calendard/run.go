@@ -127,6 +127,30 @@ func printDoc(args []string, getenv func(string) string, stdout, stderr io.Write
 // console form for people) with ISO-8601 timestamps, at the configured level. Stack traces are off:
 // expected conditions are logged without one, and a panic's recovery adds its own.
 func newLogger(c Config, out io.Writer) *zap.Logger {
+	return newLoggerOn(c, zapcore.Lock(zapcore.AddSync(out)))
+}
+
+// newServeLogger is newLogger for serve, whose lines are buffered (logBuffer) unless out is a
+// terminal, where a person watches and the load's progress bar draws between them. It returns the
+// writer serve's other messages to out go through, so that they keep their place among the lines, and
+// stop, which writes out what the buffer holds and ends the buffering: serve calls it on every exit.
+// A line at warn level or above is written at once, with those before it.
+func newServeLogger(c Config, out io.Writer) (log *zap.Logger, stderr io.Writer, stop func()) {
+	if isTerminal(out) {
+		return newLogger(c, out), out, func() {}
+	}
+	buf := newLogBuffer(out, logFlushInterval, logBufferBytes)
+	flushWarnings := zap.Hooks(func(e zapcore.Entry) error {
+		if e.Level >= zapcore.WarnLevel {
+			return buf.Flush()
+		}
+		return nil
+	})
+	return newLoggerOn(c, buf).WithOptions(flushWarnings), buf, func() { _ = buf.Stop() }
+}
+
+// newLoggerOn builds the logger newLogger describes on sink, which must be safe for concurrent use.
+func newLoggerOn(c Config, sink zapcore.WriteSyncer) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	encoder := zapcore.NewJSONEncoder(enc)
@@ -134,7 +158,6 @@ func newLogger(c Config, out io.Writer) *zap.Logger {
 		enc.EncodeLevel = zapcore.CapitalLevelEncoder
 		encoder = zapcore.NewConsoleEncoder(enc)
 	}
-	sink := zapcore.Lock(zapcore.AddSync(out))
 	return zap.New(zapcore.NewCore(encoder, sink, c.logLevel), zap.AddCaller(), zap.ErrorOutput(sink))
 }
 
@@ -167,7 +190,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer stop()
-	log := newLogger(cfg, stderr)
+	log, stderr, stopLog := newServeLogger(cfg, stderr)
+	// Deferred before a.close, so it runs after: the lines of the shutdown are written too.
+	defer stopLog()
 	a, err := open(ctx, cfg, log, stderr)
 	if err != nil {
 		return err

@@ -78,9 +78,12 @@ type Entry struct {
 	// Plain is the plain body as sent, kept beside Packed for the answers plain clients ask for often:
 	// unpacking answers was an eighth of the server's CPU in the mix at 100k events, most of it for
 	// the most requested, the pages of 100 (400 KB, 90 µs to unpack).
-	Plain  []byte
-	Gz     []byte
-	GzETag string
+	Plain []byte
+	Gz    []byte
+	// GzLength is Content-Length's value for Gz, ready for a response's header: formatted once, and
+	// shared by the answers, which never write into it.
+	GzLength []string
+	GzETag   string
 	// Deps are, for a list item, the documents it embeds, and Dict the dictionary it is packed with
 	// (Dicts).
 	Deps []storage.Doc
