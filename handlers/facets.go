@@ -63,7 +63,7 @@ func (h *Handler) eventFacets(rq *request, q *facetQuery) (*index.Facets, error)
 		return nil, nil
 	}
 	f := &index.Facets{Terms: map[uint64][]uint64{}, Venues: slices.Contains(q.facets, "venue"),
-		Orgs: slices.Contains(q.facets, "organizer")}
+		Orgs: slices.Contains(q.facets, "organizer"), Limit: cmp.Or(q.facetLimit, DefaultFacetLimit)}
 	if slices.Contains(q.facets, "categories") {
 		cats, err := h.db.Terms(rq.r.Context(), storage.TaxCategory)
 		if err != nil {
