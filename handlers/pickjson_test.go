@@ -86,6 +86,23 @@ func duplicateKeys(src []byte) bool {
 	}
 }
 
+// TestDuplicateKeys: FuzzPickJSON's filter tells an object naming a member twice, at any depth, from
+// one name in several objects.
+func TestDuplicateKeys(t *testing.T) {
+	for src, want := range map[string]bool{
+		`{"a":1,"a":2}`:              true,
+		`{"a":[{"x":1,"x":2}]}`:      true,
+		`{"a":{"b":{}},"c":1,"c":2}`: true,
+		`{"a":{"a":1},"b":{"a":2}}`:  false,
+		`[{"a":1},{"a":2}]`:          false,
+		`{"a":[],"b":{},"c":"a"}`:    false,
+	} {
+		if got := duplicateKeys([]byte(src)); got != want {
+			t.Errorf("duplicateKeys(%s) = %v, want %v", src, got, want)
+		}
+	}
+}
+
 // pickValue is pick's rule over a decoded JSON value, the reference FuzzPickJSON and
 // TestListFieldsPickItems compare pickJSON with.
 func pickValue(v any, f fields) any {
