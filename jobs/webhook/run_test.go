@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,13 +53,25 @@ func TestResyncAfterTrim(t *testing.T) {
 }
 
 // staleCopy is a store whose reads of a subscription lag its writes, as a cluster node's copy may
-// just after it is elected: its reads return the subscription as it was when created.
+// just after it is elected: its reads return the subscription as it was when created until a write
+// goes through it, which returns once the copy has applied it and every commit before it.
 type staleCopy struct {
 	*storage.DB
-	then *storage.Webhook
+	then   *storage.Webhook
+	caught atomic.Bool
 }
 
-func (s staleCopy) Webhook(context.Context, uint64) (*storage.Webhook, error) { return s.then, nil }
+func (s *staleCopy) Webhook(ctx context.Context, id uint64) (*storage.Webhook, error) {
+	if s.caught.Load() {
+		return s.DB.Webhook(ctx, id)
+	}
+	return s.then, nil
+}
+
+func (s *staleCopy) UpdateWebhook(ctx context.Context, id uint64, fn func(*storage.Webhook) error) (*storage.Webhook, error) {
+	defer s.caught.Store(true)
+	return s.DB.UpdateWebhook(ctx, id, fn)
+}
 
 // TestStartsFromTheRecordedCursor: a follower starts from the cursor the store holds, not from what a
 // lagging copy reads, so that it sends nothing again that was acknowledged.
