@@ -132,7 +132,7 @@ func (h *Handler) facetsObj(ctx context.Context, q *facetQuery, counts *index.Fa
 			if kind == "organizer" {
 				t, of = storage.TypeOrganizer, counts.Orgs
 			}
-			buckets := index.TopCounts(of, limit)
+			buckets := of // the index kept the first facet_limit, in order (eventFacets sets Facets.Limit)
 			ids := make([]uint64, len(buckets))
 			for i, b := range buckets {
 				ids[i] = b.ID
