@@ -273,6 +273,7 @@ var bboltOnly = map[string]string{
 	"TestRecordCacheBound":               "the decoded-record cache alone, no store",
 	"TestRecordCacheOptions":             "the cache bounds Open sets, whatever the backend",
 	"TestRefused":                        "the store's error values alone, no store",
+	"TestChangeHeadKeptByTheWriter":      "only a bbolt file's head is kept in memory, and it reopens a file",
 }
 
 // TestEtcdNamesEveryTest: a new test of the store runs on etcd too, unless it says why not.

@@ -144,6 +144,9 @@ func changeFloor(tx kv.Tx) uint64 {
 
 // ChangeHead returns the sequence number of the newest change-log entry ever written (0 if none).
 func (db *DB) ChangeHead(ctx context.Context) (uint64, error) {
+	if db.ownHead {
+		return db.head.Load(), nil
+	}
 	var seq uint64
 	err := db.kv.View(ctx, func(tx kv.Tx) error {
 		seq = tx.Sequence(bOutbox)

@@ -180,6 +180,11 @@ type DB struct {
 	full atomic.Bool
 	// compactAt is the cluster revision the next CompactHistory compacts up to (cluster.go).
 	compactAt atomic.Int64
+	// head is the change-log head when this process is the store's only writer (ownHead: a bbolt
+	// file, which it locks), kept by update as its commits return: ChangeHead, asked on every list
+	// request, then reads no transaction. A store other processes write (kv.Watcher) is read each time.
+	head    atomic.Uint64
+	ownHead bool
 }
 
 // ErrLocked is returned by Open when another process holds the data file.
@@ -228,6 +233,17 @@ func OpenStore(store kv.Store, opts Options) (*DB, error) {
 	if err := db.init(); err != nil {
 		db.kv.Close()
 		return nil, err
+	}
+	_, watched := store.(kv.Watcher)
+	_, baseWatched := base.(kv.Watcher)
+	if db.ownHead = !watched && !baseWatched; db.ownHead {
+		if err := db.kv.View(context.Background(), func(tx kv.Tx) error {
+			db.head.Store(tx.Sequence(bOutbox))
+			return nil
+		}); err != nil {
+			db.kv.Close()
+			return nil, fmt.Errorf("storage: read the change-log head: %w", err)
+		}
 	}
 	return db, nil
 }
@@ -296,8 +312,19 @@ func (db *DB) SiteZone() datetime.Zone { return db.siteZone }
 // update runs fn in a read-write transaction and signals the subscribers once it has committed. A write the disk
 // had no room for returns ErrNoSpace (full.go).
 func (db *DB) update(ctx context.Context, fn func(kv.RwTx) error) error {
-	if err := db.noteSpace(ctx, db.kv.Update(ctx, fn)); err != nil {
+	var head uint64
+	err := db.kv.Update(ctx, func(tx kv.RwTx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		head = tx.Sequence(bOutbox)
+		return nil
+	})
+	if err := db.noteSpace(ctx, err); err != nil {
 		return err
+	}
+	// Raised, never lowered: two writers' commits may return in either order.
+	for old := db.head.Load(); head > old && !db.head.CompareAndSwap(old, head); old = db.head.Load() {
 	}
 	db.followers.signal()
 	return nil
