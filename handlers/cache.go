@@ -59,6 +59,7 @@ func (h *Handler) cached(route string, fn handleFunc) handleFunc {
 		if rq.preparing {
 			return h.prepare(w, rq, key, head, version, fn)
 		}
+		rq.listKey, rq.listHead = key, head
 		if c, hits := h.lists.Get(key, head, version, rq.now); c != nil {
 			return h.replay(w, rq, key, c, hits)
 		}

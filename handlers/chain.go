@@ -180,6 +180,9 @@ func (h *Handler) credentials(next http.Handler) http.Handler {
 func (h *Handler) route(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	rq.client = r.Context()
+	if h.answerHot(w, rq) {
+		return
+	}
 	path, ok := h.normalizePath(rq, r.URL.EscapedPath())
 	if !ok {
 		h.writeError(w, rq, errNoRoute)

@@ -83,6 +83,8 @@ type Handler struct {
 	table  []*route
 	// lists holds list answers (cache.go), items the encoded JSON of list items (items.go).
 	lists, items *respcache.Cache
+	// hot holds how lately answered list requests were understood, to answer them again (hot.go).
+	hot *hotLines
 	// itemDicts holds, by post type and language prefix, the dictionaries items are packed with: a
 	// few, three types in the site's languages (ParseLang).
 	itemDicts respcache.Dicts
@@ -174,7 +176,7 @@ func newHandler(d Deps) *Handler {
 		items: respcache.New(cmp.Or(cfg.ItemCacheBytes, itemCacheBytes)), rate: newLimiter(cfg.RateLimitPerMinute, time.Minute),
 		writes: newLimiter(cfg.WriteRateLimitPerMinute, time.Minute), series: newLimiter(cfg.SeriesPerHour, time.Hour), feeds: newInFlight(cfg.FeedsPerClient),
 		trusted: newTrustedOrigins(cfg.TrustedOrigins), proxies: cfg.TrustedProxies, failures: newFailureTable(cfg.AuthFailuresPerMinute), metrics: d.Metrics,
-		feedSlots: make(chan struct{}, feedRenders())}
+		feedSlots: make(chan struct{}, feedRenders()), hot: newHotLines()}
 	h.chain = h.root()
 	return h
 }
@@ -229,6 +231,10 @@ type request struct {
 	// plain has the answer written uncompressed whatever Accept-Encoding says: set while the list
 	// cache records an answer, which it compresses itself (cache.go).
 	plain bool
+	// listKey is the list cache's key of the answer to a GET of a cached route, and listHead the
+	// change-log head it was looked up at (cache.go): the hot path remembers them (hot.go).
+	listKey  string
+	listHead uint64
 	// preparing marks a request the list cache makes itself, ahead of a boundary, to keep the answer
 	// it will serve from now on (boundary.go).
 	preparing bool

@@ -77,7 +77,7 @@ type lookup struct {
 
 func (h *Handler) recordCollection(k *recordKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
-		{methods: []string{"GET"}, params: k.listParams, query: k.listQuery, handle: h.cached(k.route, k.list(h, k))},
+		{methods: []string{"GET"}, params: k.listParams, query: k.listQuery, handle: h.cached(k.route, k.list(h, k)), hot: true},
 		{methods: []string{"POST"}, params: creating(k.params), handle: h.createRecord(k), allowed: need(storage.CapEditPosts)},
 	}}
 }

@@ -29,6 +29,9 @@ type endpoint struct {
 	// reads it from the request.
 	query  func(rq *request) any
 	handle handleFunc
+	// hot lets the hot path answer the endpoint's GETs the list cache answered lately (hot.go): set
+	// where handle is the list cache's (cached) and nothing around it.
+	hot bool
 	// allowed is the route-level permission check (docs/API.md "Authentication and permissions") as the Allow header reports it; nil
 	// means public. A check on the record the path designates asks the route (route.record). Handlers
 	// apply the check themselves, at the point of docs/API.md "Responses" their route requires (venue and
@@ -179,13 +182,16 @@ func (h *Handler) dispatch(rt *route, ep *endpoint) httprouter.Handle {
 		if l, ok := storage.ParseLang(queryValue(rq.r.URL.RawQuery, "translation_language")); ok {
 			rq.lang = l
 		}
-		w.Header()["Allow"] = allow(rt, rq)
+		allowed := allow(rt, rq)
+		w.Header()["Allow"] = allowed
 		if ep == nil {
 			h.writeJSON(w, rq, http.StatusOK, h.describe(rt, rq))
 			return
 		}
 		if err := h.serveEndpoint(w, rq, ep); err != nil {
 			h.writeError(w, rq, err)
+		} else if ep.hot {
+			h.hot.remember(rq, label, allowed)
 		}
 	}
 }

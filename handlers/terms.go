@@ -38,7 +38,7 @@ func termInput(rq *request) *storage.TermInput {
 
 func (h *Handler) termCollection(k *termKind) *route {
 	return &route{pattern: "/" + namespace + "/" + k.route, endpoints: []*endpoint{
-		{methods: []string{"GET"}, params: termListParams(k), query: newTermQuery, handle: h.cached(k.route, h.listTerms(k))},
+		{methods: []string{"GET"}, params: termListParams(k), query: newTermQuery, handle: h.cached(k.route, h.listTerms(k)), hot: true},
 		{methods: []string{"POST"}, params: termParams(k), handle: h.createTerm(k), allowed: need(storage.CapEditPosts, k.manage)},
 	}}
 }
