@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ const noRoute = "none"
 type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// series holds each label set's counter and histogram (seriesOf), so that a request costs no label
+	// hashing: the label sets are bounded (routes, methodLabel, the statuses the API answers).
+	series sync.Map // seriesKey → *requestSeries
 	// page writes the registry's metrics.
 	page http.Handler
 	// serving is the handler built last, whose parts a scrape reads.
@@ -119,16 +123,37 @@ func (h *Handler) measure(next http.Handler) http.Handler {
 			case status == 0:
 				status = http.StatusOK // what net/http sends for a handler that wrote nothing
 			}
-			route, method := rq.route, methodLabel(rq.method)
+			route := rq.route
 			if route == "" {
 				route = noRoute
 			}
-			h.metrics.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			h.metrics.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			series := h.metrics.seriesOf(seriesKey{route, methodLabel(rq.method), status})
+			series.requests.Inc()
+			series.duration.Observe(time.Since(start).Seconds())
 		}()
 		next.ServeHTTP(w, r)
 		returned = true
 	})
+}
+
+// seriesKey is a request's labels; requestSeries the series they name.
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (m *Metrics) seriesOf(k seriesKey) *requestSeries {
+	if s, ok := m.series.Load(k); ok {
+		return s.(*requestSeries)
+	}
+	s, _ := m.series.LoadOrStore(k, &requestSeries{requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
+		duration: m.duration.WithLabelValues(k.route, k.method)})
+	return s.(*requestSeries)
 }
 
 // methodLabel bounds the method label: a method the API does not know is "other", rather than a new
