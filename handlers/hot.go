@@ -22,9 +22,9 @@ import (
 // last one there wins. A calendar's front ends ask for a few hundred lists again and again.
 const hotSlots = 1024
 
-// hotURIMax is the longest request line remembered: longer ones are rare, and a client that sends
-// long ones does not get a table's worth of them kept.
-const hotURIMax = 1024
+// hotLineMax bounds the bytes of a line remembered (its request line, origin and cache key), so that
+// the table holds 4 MB at most whatever clients send: longer lines are rare, and go the full path.
+const hotLineMax = 4 << 10
 
 // hotLine is how the full path understood a request: its request line (path and query as sent), the
 // origin and caller, the clock's second and the change-log head it was understood at, and what it
@@ -67,7 +67,7 @@ func (t *hotLines) find(rq *request, head uint64) *hotLine {
 // was valid at.
 func (t *hotLines) remember(rq *request, route string, allow []string) {
 	uri := rq.r.RequestURI
-	if rq.listKey == "" || rq.sw.status != http.StatusOK || uri == "" || len(uri) > hotURIMax {
+	if rq.listKey == "" || rq.sw.status != http.StatusOK || uri == "" || len(uri)+len(rq.origin)+len(rq.listKey) > hotLineMax {
 		return
 	}
 	t.slot(uri).Store(&hotLine{uri: uri, origin: rq.origin, actor: rq.actor, second: rq.now.Unix(),

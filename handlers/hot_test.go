@@ -146,3 +146,30 @@ func headerLines(hd http.Header) string {
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
+
+// TestHotPathForgetsLongLines: a request whose line, origin and key pass hotLineMax is not
+// remembered, so that a client sending long ones cannot fill the table with them.
+func TestHotPathForgetsLongLines(t *testing.T) {
+	h, _ := newTestHandler(t, Config{})
+	hh := h.(*Handler)
+	ask := func(host string) int {
+		r := httptest.NewRequest("GET", "/calendar/events/v1/events", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	long := strings.Repeat("a", hotLineMax) + ".example"
+	for _, host := range []string{"cal.example", long} {
+		if code := ask(host); code != http.StatusOK {
+			t.Fatalf("host of %d bytes: %d", len(host), code)
+		}
+	}
+	hh.router = httprouter.New()
+	if code := ask("cal.example"); code != http.StatusOK {
+		t.Errorf("a short line again: %d, want the hot path's 200", code)
+	}
+	if code := ask(long); code != http.StatusNotFound {
+		t.Errorf("a long line again: %d, want the full path's 404", code)
+	}
+}
