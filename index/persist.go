@@ -401,8 +401,7 @@ func (d *decoder) point() point {
 // linkAll records the decoded rows' position keys and links, links[i] being the links of
 // p.events[i], and fails d for an ID listed twice; rebuildKeys derives the rest from them.
 func (p *projection) linkAll(links []eventLinks, d *decoder) {
-	p.eventAt = make(map[uint64]int64, len(p.events))
-	p.links = make(map[uint64]linkSpan, len(p.events))
+	p.refs = newEventRefs(len(p.events))
 	n := 0
 	for _, l := range links {
 		n += len(l.orgs) + len(l.terms)
@@ -410,12 +409,11 @@ func (p *projection) linkAll(links []eventLinks, d *decoder) {
 	p.linkIDs = make([]uint64, 0, n)
 	for i := range p.events {
 		r := &p.events[i]
-		if _, twice := p.eventAt[r.id]; twice {
+		if _, twice := p.refs.get(r.id); twice {
 			d.fail("event listed twice")
 			return
 		}
-		p.eventAt[r.id] = r.startLocal
-		p.setLinks(r.id, links[i])
+		p.setRef(r.id, r.startLocal, links[i])
 	}
 }
 
