@@ -88,11 +88,10 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 	var wg sync.WaitGroup
 	for code, s := range got {
 		wg.Go(func() {
-			b, err := os.ReadFile(projectionPath(ix.dir, code))
-			if err == nil {
+			s.err = readMapped(projectionPath(ix.dir, code), func(b []byte) (err error) {
 				s.proj, s.at, err = decodeProjection(b, code)
-			}
-			s.err = err
+				return err
+			})
 		})
 	}
 	wg.Wait()
