@@ -74,7 +74,7 @@ func (ix *Index) save(at uint64) error {
 // empty, as soon as one language has none it can trust: missing, unreadable (decodeProjection), or
 // saved at a position the change log cannot bring up to the store (unreplayable). The store is then
 // scanned, which costs what a start cost before projections were saved, and is always right.
-func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
+func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, bool) {
 	type saved struct {
 		proj *projection
 		at   uint64
@@ -95,11 +95,11 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 		})
 	}
 	wg.Wait()
-	from, same := head, true
+	from, same := check.head, true
 	for code, s := range got {
 		why := ""
 		if s.err == nil {
-			why, s.err = unreplayable(ctx, ix.store, s.at, head)
+			why, s.err = check.unreplayable(ctx, s.at)
 		}
 		switch {
 		case errors.Is(s.err, fs.ErrNotExist):

@@ -58,7 +58,8 @@ func TestReplayCostsMore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store := countStore{records: tc.records, err: tc.err, counts: new(int)}
-			if got := replayCostsMore(context.Background(), store, tc.checkpoint, tc.head); got != tc.want {
+			check := &replayCheck{store: store, head: tc.head}
+			if got := check.replayCostsMore(context.Background(), tc.checkpoint); got != tc.want {
 				t.Errorf("replayCostsMore(%d, %d) over %d records = %v, want %v", tc.checkpoint, tc.head, tc.records, got, tc.want)
 			}
 			if tc.checkpoint == tc.head && *store.counts > 0 {
@@ -68,8 +69,35 @@ func TestReplayCostsMore(t *testing.T) {
 	}
 }
 
+// TestReplayCheckCountsOnce: one start's check counts the store's records once, however many
+// checkpoints behind the head it weighs.
+func TestReplayCheckCountsOnce(t *testing.T) {
+	store := countStore{records: 9000, counts: new(int)}
+	check := &replayCheck{store: store, head: 10000}
+	for _, checkpoint := range []uint64{9000, 9500, 10000, 9000, 9999} {
+		if why, err := check.unreplayable(context.Background(), checkpoint); why != "" || err != nil {
+			t.Fatalf("unreplayable(%d) = %q, %v; want \"\", nil", checkpoint, why, err)
+		}
+	}
+	if *store.counts != 3 {
+		t.Errorf("the three kinds of records were counted %d times in all, want once each", *store.counts)
+	}
+}
+
+// recordCounter counts the calls of Count to the store it wraps.
+type recordCounter struct {
+	Store
+	counts *int
+}
+
+func (s recordCounter) Count(ctx context.Context, t storage.PostType) (int, error) {
+	*s.counts++
+	return s.Store.Count(ctx, t)
+}
+
 // TestStartUpRebuildsWhenReplayCostsMore: an index a few entries behind catches up by replaying
 // them, one behind by more entries than a rebuild costs is rebuilt, and both answer as the store does.
+// Either start counts the store's records once for all the languages' indexes and projections.
 func TestStartUpRebuildsWhenReplayCostsMore(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -105,9 +133,13 @@ func TestStartUpRebuildsWhenReplayCostsMore(t *testing.T) {
 				}
 			}
 			core, logs := observer.New(zapcore.InfoLevel)
-			ix, err := Open(ctx, dir, w.db, Options{Logger: zap.New(core)})
+			counts := 0
+			ix, err := Open(ctx, dir, recordCounter{Store: w.db, counts: &counts}, Options{Logger: zap.New(core)})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if counts != 3 {
+				t.Errorf("the start counted the three kinds of records %d times in all, want once each", counts)
 			}
 			w.ix = ix
 			t.Cleanup(func() { ix.Close() })
