@@ -442,8 +442,8 @@ func (d *decoder) point() point {
 	return at
 }
 
-// readRows reads the event rows encode wrote, and fails d for rows out of order or of an unknown
-// status or flag. It returns the sum of their pairs' hashes (pairHash).
+// readRows reads the event rows encode wrote, and fails d for rows out of order, of an unknown
+// status or flag, or at a position that is not a number (venues refuse one). It returns the sum of their pairs' hashes (pairHash).
 func (p *projection) readRows(d *decoder) (sum uint64) {
 	b := d.take(d.count() * eventRowSize)
 	p.events = make([]eventRow, len(b)/eventRowSize)
@@ -464,6 +464,9 @@ func (p *projection) readRows(d *decoder) (sum uint64) {
 			return
 		case flags&^flagsKnown != 0:
 			d.fail("unknown flags")
+			return
+		case math.IsNaN(r.lat) || math.IsNaN(r.lng):
+			d.fail("position not a number")
 			return
 		case i > 0 && compareRows(&p.events[i-1], r) >= 0:
 			d.fail("event rows out of order")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -421,6 +422,7 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 		{"rows out of order", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[2][40:], 0) }},
 		{"an unknown status", func(rows, _ [][]byte) { rows[1][64] = 200 }},
 		{"unknown flags", func(rows, _ [][]byte) { rows[1][66] = 0x80 }},
+		{"a position that is not a number", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[1][56:], math.Float64bits(math.NaN())) }},
 		{"a ref of another event", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1], 4) }},
 		{"a ref at another start", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1][8:], 1) }},
 		{"refs out of order", func(_, refs [][]byte) {

@@ -77,7 +77,7 @@ func diffProjections(got, want *projection) string {
 	}
 	// The offsets are bounds, which only widen until the rows are listed again (listRows): no two
 	// histories need to agree on them, and checkOffsets checks that they bound the rows.
-	return linksDiff + cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, placeRow{}, rowKey{}, point{}, placeCell{}, cell{}),
+	return linksDiff + cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, placeRow{}, rowKey{}, point{}, placeCell{}, cell{}, idSet{}),
 		cmpopts.EquateEmpty(), cmpopts.SortSlices(lessPoint),
 		cmpopts.IgnoreFields(projection{}, "minOffset", "maxOffset", "refs", "linkIDs", "linkGarbage")) +
 		cmp.Diff(startsOf(want), startsOf(got))
