@@ -385,7 +385,7 @@ func appendLists[K comparable, S ~[]E, E any](buf []byte, m map[K]S, appendKey f
 func readLists[K comparable, S ~[]E, E any](d *decoder, readKey func(*decoder) K, entry func(uint64) (E, bool)) map[K]S {
 	n, total := d.count(), d.count()
 	m := make(map[K]S, n)
-	all := make(S, total)
+	all := prefault(make(S, total))
 	for range n {
 		key := readKey(d)
 		size := d.count()
@@ -446,7 +446,7 @@ func (d *decoder) point() point {
 // status or flag, or at a position that is not a number (venues refuse one). It returns the sum of their pairs' hashes (pairHash).
 func (p *projection) readRows(d *decoder) (sum uint64) {
 	b := d.take(d.count() * eventRowSize)
-	p.events = make([]eventRow, len(b)/eventRowSize)
+	p.events = prefault(make([]eventRow, len(b)/eventRowSize))
 	for i := range p.events {
 		e := b[i*eventRowSize : (i+1)*eventRowSize]
 		r := &p.events[i]
@@ -518,7 +518,7 @@ func (p *projection) readRefs(d *decoder, rows uint64) {
 		d.fail("links past the end")
 		return
 	}
-	p.linkIDs = make([]uint64, links)
+	p.linkIDs = prefault(make([]uint64, links))
 	for i := range p.linkIDs {
 		p.linkIDs[i] = d.uvarint()
 	}

@@ -469,7 +469,7 @@ func (p *projection) rebuildKeys() {
 // listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the
 // ordered rows: one pass over the rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
-	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, &idSet{}
+	p.listed, p.featuredListed, p.featured = prefault(make([]rowKey, 0, len(p.events))), nil, &idSet{}
 	p.scheduled, p.dueFrom = map[uint64]int64{}, math.MaxInt64
 	p.minOffset, p.maxOffset = 0, 0
 	for i := range p.events {

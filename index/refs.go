@@ -42,7 +42,7 @@ func refHash(id uint64) uint64 { return id * 0x9e3779b97f4a7c15 }
 func newEventRefs(n int) eventRefs { return refsWithHomes(max(16, n+n/2)) }
 
 func refsWithHomes(homes int) eventRefs {
-	return eventRefs{slots: make([]eventRef, 1+homes+refsSpill), homes: homes}
+	return eventRefs{slots: prefault(make([]eventRef, 1+homes+refsSpill)), homes: homes}
 }
 
 // home is the slot of hash h when no entry lies before it: h scaled to the number of homes, which
