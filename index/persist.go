@@ -84,7 +84,7 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 	for code := range ix.langs {
 		got[code] = &saved{}
 	}
-	// The languages decode side by side: decoding and linking the rows is the whole cost.
+	// The languages decode side by side: decoding is the whole cost.
 	var wg sync.WaitGroup
 	for code, s := range got {
 		wg.Go(func() {

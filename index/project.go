@@ -549,7 +549,7 @@ func merge(rows, add []eventRow) []eventRow {
 	return rows
 }
 
-// link records an event row's position key and its links.
+// link records an event row's ref, with its links l, and its keys.
 func (p *projection) link(r *eventRow, l eventLinks) {
 	p.gen = generations.Add(1)
 	p.widenOffsets(r)
