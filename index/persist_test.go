@@ -334,9 +334,10 @@ var projectionLayouts = map[int]string{
 	4: layout3,
 	// Format 5 keeps each event's modified stamp with its links (orderby=modified).
 	5: layout5,
-	// Format 6 saves the rows and links as fixed-width numbers, and the refs of the events, in the
-	// order of their table (appendRefs), with their spans: from it the span's fields are pinned too.
-	6: layout5 + " linkSpan{parent uint64, off uint32, orgs uint32, terms uint32, modified uint32}",
+	// Format 6 saves the rows as fixed-width numbers, and the events' refs in the order of their
+	// table (appendRefs), with their spans: from it the refs' fields are pinned too.
+	6: layout5 + " eventRef{id uint64, startLocal int64, linkSpan index.linkSpan}" +
+		" linkSpan{parent uint64, off uint32, orgs uint32, terms uint32, modified uint32}",
 }
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
@@ -358,7 +359,7 @@ const layout3 = "eventRow{id uint64, author uint64, venue uint64, date int64, st
 
 func TestProjectionFormatPinned(t *testing.T) {
 	var layout []string
-	for _, v := range []any{eventRow{}, eventLinks{}, placeRow{}, linkSpan{}} {
+	for _, v := range []any{eventRow{}, eventLinks{}, placeRow{}, eventRef{}, linkSpan{}} {
 		rt := reflect.TypeOf(v)
 		var fields []string
 		for i := range rt.NumField() {
