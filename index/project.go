@@ -583,7 +583,9 @@ func (p *projection) linksOf(id uint64) eventLinks {
 // copied to the end of linkIDs, and those they replace left where they are, until they are half of it
 // (compactLinks).
 func (p *projection) setRef(id uint64, startLocal int64, l eventLinks) {
-	p.dropRef(id)
+	if old, ok := p.refs.get(id); ok {
+		p.linkGarbage += int(old.orgs + old.terms)
+	}
 	off := len(p.linkIDs)
 	p.linkIDs = append(append(p.linkIDs, l.orgs...), l.terms...)
 	p.refs.put(eventRef{id: id, startLocal: startLocal, linkSpan: spanOf(uint32(off), l)})
