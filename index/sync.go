@@ -193,10 +193,12 @@ func (l *lang) applyAll(docs []document) {
 
 // replayCheck tells, for one start at change-log position head, which checkpoints the log can bring
 // up to the store (unreplayable). A start asks for each language twice, its Bleve index's checkpoint
-// and its saved projection's, and one check counts the store's records for all of them.
+// and its saved projection's, and one check reads what it needs of the store for all of them, once.
 type replayCheck struct {
 	store Store
 	head  uint64
+	// events is how many events the store is known to hold at least, from a page of them read.
+	events uint64
 	// records is the store's record count once counted, and countErr why it could not be.
 	counted  bool
 	records  uint64
@@ -230,8 +232,9 @@ func (c *replayCheck) unreplayable(ctx context.Context, checkpoint uint64) (stri
 // highest ID handed out: a store that mirrors a site takes its own records' IDs from 2^40. It reports
 // false when the entries cannot be read at all (trimmed, or a store error), which unreplayable's next
 // read of the change log tells apart, or the records cannot be counted. bbolt counts by walking every
-// page of a bucket, so the records are counted once, and not at all when every checkpoint is at the
-// head, which has nothing to replay.
+// page of a bucket, which on a store not in the page cache reads it all from the disk: the records are
+// counted once, and not at all when every checkpoint is at the head, which has nothing to replay, or
+// behind by so few entries that a page of the store's events outnumbers them by half.
 func (c *replayCheck) replayCostsMore(ctx context.Context, checkpoint uint64) bool {
 	if checkpoint == c.head {
 		return false
@@ -239,11 +242,22 @@ func (c *replayCheck) replayCostsMore(ctx context.Context, checkpoint uint64) bo
 	if _, err := c.store.Changes(ctx, checkpoint, 1); err != nil {
 		return false
 	}
+	behind := c.head - checkpoint
+	if enough := behind + behind/2 + 1; enough <= scanPage {
+		if c.events < enough {
+			if page, err := c.store.Scan(ctx, storage.TypeEvent, 0, int(enough)); err == nil {
+				c.events = max(c.events, uint64(len(page.Events)))
+			}
+		}
+		if c.events >= enough {
+			return false
+		}
+	}
 	if !c.counted {
 		c.counted = true
 		c.records, c.countErr = countRecords(ctx, c.store)
 	}
-	return c.countErr == nil && 3*(c.head-checkpoint) > 2*c.records
+	return c.countErr == nil && 3*behind > 2*c.records
 }
 
 // catchUp applies the change log until a read finds fewer entries than a full batch: the index has
