@@ -136,6 +136,8 @@ func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
 	buf = appendString(buf, mappingVersion)
 	buf = appendString(buf, string(code))
 	buf = binary.AppendUvarint(buf, at)
+	// Room for the rows, refs and links at once: grown by appends, the buffer was copied over and over.
+	buf = slices.Grow(buf, len(p.events)*(eventRowSize+refSize)+3*len(p.linkIDs))
 	buf = binary.AppendUvarint(buf, uint64(len(p.events)))
 	for i := range p.events {
 		r := &p.events[i]

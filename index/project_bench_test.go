@@ -44,6 +44,15 @@ func BenchmarkDecodeProjection(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeProjection measures encode, which saving a language's projection runs under its read
+// lock, into a new buffer, on rows as BenchmarkDecodeProjection's.
+func BenchmarkEncodeProjection(b *testing.B) {
+	p := benchProjection(benchEvents(b, 20_000, 1))
+	for b.Loop() {
+		p.encode(nil, "en", 1)
+	}
+}
+
 // benchProjection is a projection of n rows shaped like the seeded calendar: one venue per 50 events
 // (its position copied into their rows), up to three organizers out of one per 100 events, two or
 // three of 60 terms, nine in ten published and one in twenty a series' occurrence.
