@@ -60,11 +60,11 @@ func TestCheckRepairsDrift(t *testing.T) {
 
 	en := ix.langs["en"]
 	en.mu.Lock()
-	en.proj.event(a.ID).status = stateDraft                                  // a changed row
-	en.proj.setLinks(c.ID, eventLinks{terms: []uint64{12345}})               // changed links
-	en.proj.removeEvent(b.ID)                                                // a missing row
-	delete(en.proj.venues, venue.ID)                                         // a missing venue
-	en.proj.putEvent(eventRow{id: 9999, status: statePublish}, eventLinks{}) // a row without a record
+	en.proj.event(a.ID).status = stateDraft                                                  // a changed row
+	en.proj.setRef(c.ID, en.proj.event(c.ID).startLocal, eventLinks{terms: []uint64{12345}}) // changed links
+	en.proj.removeEvent(b.ID)                                                                // a missing row
+	delete(en.proj.venues, venue.ID)                                                         // a missing venue
+	en.proj.putEvent(eventRow{id: 9999, status: statePublish}, eventLinks{})                 // a row without a record
 	en.mu.Unlock()
 
 	n, err := ix.Check(ctx)

@@ -588,10 +588,10 @@ type scan struct {
 	include, venues, orgs, cats, tags, series *idSet
 	text                                      *idSet
 	box                                       *box
-	// links are the projection's, for the series of a row (Collapse) and its modified stamp
+	// refs are the projection's, for the series of a row (Collapse) and its modified stamp
 	// (OrderModified), and seen the series listed.
-	links map[uint64]linkSpan
-	seen  *idSet
+	refs *eventRefs
+	seen *idSet
 	// tally counts the facets of the rows matched, when f asks for them.
 	tally *tally
 	// rel ranks the rows under OrderRelevance.
@@ -608,13 +608,13 @@ func compile(f *EventFilter, text *idSet, p *projection, sets bool) *scan {
 		c.series = linked(p.seriesEvents, nonZero(f.Parent))
 	}
 	if f.Collapse {
-		c.links, c.seen = p.links, &idSet{}
+		c.refs, c.seen = &p.refs, &idSet{}
 	}
 	if f.Facets != nil {
 		c.tally = newTally(f.Facets, p, f.Collapse)
 	}
 	if f.Order == OrderModified {
-		c.links = p.links
+		c.refs = &p.refs
 	}
 	if f.Geo != nil && f.Geo.Point {
 		c.box = boxAround(f.Geo.Lat, f.Geo.Lng, f.Geo.RadiusKm)
@@ -674,8 +674,8 @@ func (c *scan) repeats(r *eventRow) bool {
 		return false
 	}
 	series := r.id
-	if p := c.links[r.id].parent; p != 0 {
-		series = p
+	if ref, _ := c.refs.get(r.id); ref.parent != 0 {
+		series = ref.parent
 	}
 	if c.seen.Contains(series) {
 		return true

@@ -280,8 +280,8 @@ func (t *tally) seriesOf(id uint64) uint64 {
 	if !t.collapse {
 		return 0
 	}
-	if parent := t.p.links[id].parent; parent != 0 {
-		return parent
+	if ref, _ := t.p.refs.get(id); ref.parent != 0 {
+		return ref.parent
 	}
 	if len(t.p.seriesEvents[id]) > 0 {
 		return id

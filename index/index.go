@@ -167,9 +167,10 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 	// The indexes open one after another: opening them side by side saved nothing measurable, and
 	// Bleve's shared registry is not known to be safe for it.
 	start := time.Now()
+	check := &replayCheck{store: store, head: head}
 	var rebuild []*lang
 	for _, code := range storage.Langs {
-		l, fresh, err := openLang(ctx, dir, code, store, head, log)
+		l, fresh, err := openLang(ctx, dir, code, check, log)
 		if err != nil {
 			ix.Close()
 			return nil, err
@@ -180,7 +181,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 			rebuild = append(rebuild, l)
 		}
 	}
-	if err := ix.load(ctx, rebuild, head, opts.Loading); err != nil {
+	if err := ix.load(ctx, rebuild, check, opts.Loading); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func Open(ctx context.Context, dir string, store Store, opts Options) (*Index, e
 // existing one cannot be used: of another mapping, without a checkpoint, or one the change log cannot
 // bring up to the store (unreplayable). A fresh index takes its saved projection with it: a projection
 // is never trusted beyond the index it was checkpointed with.
-func openLang(ctx context.Context, dir string, code storage.Lang, store Store, head uint64, log *zap.Logger) (l *lang, fresh bool, err error) {
+func openLang(ctx context.Context, dir string, code storage.Lang, check *replayCheck, log *zap.Logger) (l *lang, fresh bool, err error) {
 	m, err := newMapping(code)
 	if err != nil {
 		return nil, false, err
@@ -209,7 +210,7 @@ func openLang(ctx context.Context, dir string, code storage.Lang, store Store, h
 			log.Info("index has no checkpoint: rebuilding", zap.String("lang", string(code)))
 		default:
 			checkpoint := binary.BigEndian.Uint64(cp)
-			why, err := unreplayable(ctx, store, checkpoint, head)
+			why, err := check.unreplayable(ctx, checkpoint)
 			if err != nil {
 				closeBleve(idx)
 				return nil, false, err
@@ -240,10 +241,10 @@ func bleveDir(dir string, code storage.Lang) string { return filepath.Join(dir, 
 // Bleve index holds; progress follows both phases. When no Bleve index is fresh and every language
 // has a saved projection it can trust, the projections are read from their files (loadSaved);
 // otherwise a full scan of the store builds them and feeds the fresh indexes (scan).
-func (ix *Index) load(ctx context.Context, fresh []*lang, head uint64, progress *Loading) error {
+func (ix *Index) load(ctx context.Context, fresh []*lang, check *replayCheck, progress *Loading) error {
 	from, saved := uint64(0), false
 	if len(fresh) == 0 {
-		from, saved = ix.loadSaved(ctx, head)
+		from, saved = ix.loadSaved(ctx, check)
 	}
 	if !saved {
 		var err error
@@ -272,7 +273,7 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 		return 0, err
 	}
 	if progress != nil {
-		total, err := ix.count(ctx)
+		total, err := countRecords(ctx, ix.store)
 		if err != nil {
 			return 0, err
 		}
@@ -358,11 +359,11 @@ func (ix *Index) scan(ctx context.Context, fresh []*lang, progress *Loading) (ui
 	return from, nil
 }
 
-// count is the number of records a full scan reads.
-func (ix *Index) count(ctx context.Context) (uint64, error) {
+// countRecords is the number of records of store a full scan reads.
+func countRecords(ctx context.Context, store Store) (uint64, error) {
 	var total uint64
 	for _, t := range []storage.PostType{storage.TypeVenue, storage.TypeOrganizer, storage.TypeEvent} {
-		n, err := ix.store.Count(ctx, t)
+		n, err := store.Count(ctx, t)
 		if err != nil {
 			return 0, err
 		}

@@ -116,7 +116,8 @@ func (c *scan) key(r *eventRow) float64 {
 	case OrderDistance:
 		return Distance(c.Geo.Lat, c.Geo.Lng, r.lat, r.lng)
 	case OrderModified:
-		return float64(c.links[r.id].modified)
+		ref, _ := c.refs.get(r.id)
+		return float64(ref.modified)
 	}
 	if !c.bounded {
 		return float64(r.date)

@@ -23,7 +23,7 @@ import (
 // placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
 // not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
 // fields change and the pinned layout is not updated with it.
-const projectionFormat = 5
+const projectionFormat = 6
 
 // projectionMagic opens every saved projection, so that no other file is mistaken for one.
 var projectionMagic = []byte("calendard projection\n")
@@ -74,7 +74,7 @@ func (ix *Index) save(at uint64) error {
 // empty, as soon as one language has none it can trust: missing, unreadable (decodeProjection), or
 // saved at a position the change log cannot bring up to the store (unreplayable). The store is then
 // scanned, which costs what a start cost before projections were saved, and is always right.
-func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
+func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, bool) {
 	type saved struct {
 		proj *projection
 		at   uint64
@@ -84,23 +84,22 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 	for code := range ix.langs {
 		got[code] = &saved{}
 	}
-	// The languages decode side by side: decoding and linking the rows is the whole cost.
+	// The languages decode side by side: decoding is the whole cost.
 	var wg sync.WaitGroup
 	for code, s := range got {
 		wg.Go(func() {
-			b, err := os.ReadFile(projectionPath(ix.dir, code))
-			if err == nil {
+			s.err = readMapped(projectionPath(ix.dir, code), func(b []byte) (err error) {
 				s.proj, s.at, err = decodeProjection(b, code)
-			}
-			s.err = err
+				return err
+			})
 		})
 	}
 	wg.Wait()
-	from, same := head, true
+	from, same := check.head, true
 	for code, s := range got {
 		why := ""
 		if s.err == nil {
-			why, s.err = unreplayable(ctx, ix.store, s.at, head)
+			why, s.err = check.unreplayable(ctx, s.at)
 		}
 		switch {
 		case errors.Is(s.err, fs.ErrNotExist):
@@ -126,33 +125,29 @@ func (ix *Index) loadSaved(ctx context.Context, head uint64) (uint64, bool) {
 }
 
 // encode appends p, the projection of code as of change-log position at, to buf: a header (magic,
-// format, mapping version, language, position), the event rows in their order with their links, the
-// venues and organizers by ID, and a CRC-32C of all that. The position is the one the file is
-// replayed from; p may already hold later changes, which replaying applies again harmlessly.
+// format, mapping version, language, position), the event rows in their order, their refs and links
+// (appendRefs), the lists of keys (appendKeys), the venues and organizers by ID, and a CRC-32C of all
+// that. The position is the one the file is replayed from; p may already hold later changes, which
+// replaying applies again harmlessly. The rows and refs are fixed-width little-endian numbers, which
+// decoding reads in tight loops, where a row of varints took as many calls as fields.
 func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
 	buf = append(buf, projectionMagic...)
 	buf = binary.AppendUvarint(buf, projectionFormat)
 	buf = appendString(buf, mappingVersion)
 	buf = appendString(buf, string(code))
 	buf = binary.AppendUvarint(buf, at)
+	// Room for the rows, refs and links at once: grown by appends, the buffer was copied over and over.
+	buf = slices.Grow(buf, len(p.events)*(eventRowSize+refSize)+3*len(p.linkIDs))
 	buf = binary.AppendUvarint(buf, uint64(len(p.events)))
 	for i := range p.events {
 		r := &p.events[i]
-		buf = binary.AppendUvarint(buf, r.id)
-		buf = binary.AppendUvarint(buf, r.author)
-		buf = binary.AppendUvarint(buf, r.venue)
-		buf = binary.AppendVarint(buf, r.date)
-		buf = binary.AppendVarint(buf, r.startUTC)
-		buf = binary.AppendVarint(buf, r.startLocal)
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lat))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(r.lng))
+		for _, v := range [...]uint64{r.id, r.author, r.venue, uint64(r.date), uint64(r.startUTC), uint64(r.startLocal),
+			math.Float64bits(r.lat), math.Float64bits(r.lng)} {
+			buf = binary.LittleEndian.AppendUint64(buf, v)
+		}
 		buf = append(buf, byte(r.status), byte(r.trashed), flagsOf(r))
-		l := p.linksOf(r.id)
-		buf = appendIDs(buf, l.orgs)
-		buf = appendIDs(buf, l.terms)
-		buf = binary.AppendUvarint(buf, l.parent)
-		buf = binary.AppendVarint(buf, l.modified)
 	}
+	buf = p.appendRefs(buf)
 	buf = p.appendKeys(buf)
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
 		buf = binary.AppendUvarint(buf, uint64(len(places)))
@@ -198,10 +193,34 @@ func appendString(buf []byte, s string) []byte {
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
 }
 
-func appendIDs(buf []byte, ids []uint64) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(ids)))
-	for _, id := range ids {
-		buf = binary.AppendUvarint(buf, id)
+// eventRowSize is the size of a saved event row: eight numbers of 8 bytes, its status, the status it
+// was trashed from, and its flags.
+const eventRowSize = 8*8 + 3
+
+// refSize is the size of a saved ref: its event's ID and local start, its links' parent and modified
+// stamp, and how many organizers and terms they hold.
+const refSize = 8 + 8 + 8 + 4 + 4 + 4
+
+// appendRefs appends p's refs in the order of their IDs' hashes, which is their order in the table
+// (eventRefs), so that decoding places them in one pass; then their links' IDs in the same order, as
+// varints: the IDs of terms and organizers are small numbers.
+func (p *projection) appendRefs(buf []byte) []byte {
+	buf = binary.AppendUvarint(buf, uint64(p.refs.len()))
+	links := 0
+	for r := range p.refs.all() {
+		buf = binary.LittleEndian.AppendUint64(buf, r.id)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(r.startLocal))
+		buf = binary.LittleEndian.AppendUint64(buf, r.parent)
+		buf = binary.LittleEndian.AppendUint32(buf, r.modified)
+		buf = binary.LittleEndian.AppendUint32(buf, r.orgs)
+		buf = binary.LittleEndian.AppendUint32(buf, r.terms)
+		links += int(r.orgs + r.terms)
+	}
+	buf = binary.AppendUvarint(buf, uint64(links))
+	for r := range p.refs.all() {
+		for _, id := range p.linkIDs[r.off : r.off+r.orgs+r.terms] {
+			buf = binary.AppendUvarint(buf, id)
+		}
 	}
 	return buf
 }
@@ -230,27 +249,11 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	}
 	at := d.uvarint()
 	p := newProjection()
-	p.events = make([]eventRow, 0, d.count())
-	links := make([]eventLinks, 0, cap(p.events))
-	for n := cap(p.events); len(p.events) < n && d.err == nil; {
-		r := eventRow{id: d.uvarint(), author: d.uvarint(), venue: d.uvarint(), date: d.varint(), startUTC: d.varint(),
-			startLocal: d.varint(), lat: math.Float64frombits(d.u64()), lng: math.Float64frombits(d.u64()),
-			status: d.state(), trashed: d.state()}
-		flags := d.byte()
-		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
-		r.sharesText = flags&flagSharesText != 0
-		l := eventLinks{orgs: d.list(), terms: d.list(), parent: d.uvarint(), modified: d.varint()}
-		switch {
-		case flags&^flagsKnown != 0:
-			d.fail("unknown flags")
-		case len(p.events) > 0 && compareRows(&p.events[len(p.events)-1], &r) >= 0:
-			d.fail("event rows out of order")
-		}
-		p.events = append(p.events, r)
-		links = append(links, l)
+	rows := p.readRows(&d)
+	if d.err == nil {
+		p.readRefs(&d, rows)
 	}
 	if d.err == nil {
-		p.linkAll(links, &d)
 		p.readKeys(&d)
 	}
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
@@ -272,9 +275,9 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	return p, at, nil
 }
 
-// appendKeys appends what rebuildKeys derives from the rows and their links: each term's, venue's and
-// position's listed keys, and the sets of linked events. Rebuilding them took 2.9 s of a restart's
-// 5 s of CPU at 1M events (many lists grown by append, through as many map lookups per row), where
+// appendKeys appends what rebuildKeys derives from the rows and their links: each term's, venue's,
+// position's and cell's listed keys, and the sets of linked events. Rebuilding them took 2.9 s of a
+// restart's 5 s of CPU at 1M events (many lists grown by append, through as many map lookups per row), where
 // reading them back is a sequential pass. A projection whose keys are not built (keysReady) has none
 // to save: a byte says whether they follow.
 func (p *projection) appendKeys(buf []byte) []byte {
@@ -292,6 +295,11 @@ func (p *projection) appendKeys(buf []byte) []byte {
 	buf = appendLists(buf, p.termListed, binary.AppendUvarint, at)
 	buf = appendLists(buf, p.venueListed, binary.AppendUvarint, at)
 	buf = appendLists(buf, p.placeListed, appendPoint, at)
+	cells := make(map[cell][]rowKey, len(p.placeCells))
+	for c, in := range p.placeCells {
+		cells[c] = in.keys
+	}
+	buf = appendLists(buf, cells, appendCell, at)
 	id := func(id uint64) uint64 { return id }
 	for _, sets := range p.linkedSets() {
 		buf = appendLists(buf, *sets, binary.AppendUvarint, id)
@@ -315,12 +323,37 @@ func (p *projection) readKeys(d *decoder) {
 	p.termListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, listed)
 	p.venueListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, listed)
 	p.placeListed = readLists[point, []rowKey](d, (*decoder).point, listed)
+	cells := readLists[cell, []rowKey](d, (*decoder).cell, listed)
 	id := func(id uint64) (uint64, bool) { return id, true }
 	for _, sets := range p.linkedSets() {
 		*sets = readLists[uint64, eventIDs](d, (*decoder).uvarint, id)
 	}
 	if d.err == nil {
-		p.buildCells()
+		p.groupCells(cells, d)
+	}
+}
+
+// groupCells fills placeCells from the saved keys of each cell and the positions of placeListed, with
+// a map lookup per position, where buildCells derives them from the rows with one per row. It fails d
+// for a cell without positions, or a position without its cell.
+func (p *projection) groupCells(keys map[cell][]rowKey, d *decoder) {
+	p.placeCells = make(map[cell]*placeCell, len(keys))
+	for c, in := range keys {
+		p.placeCells[c] = &placeCell{keys: in}
+	}
+	for at := range p.placeListed {
+		c := p.placeCells[cellOf(at)]
+		if c == nil {
+			d.fail("a position outside the cells")
+			return
+		}
+		c.points = append(c.points, at)
+	}
+	for _, c := range p.placeCells {
+		if len(c.points) == 0 {
+			d.fail("a cell without positions")
+			return
+		}
 	}
 }
 
@@ -354,7 +387,7 @@ func appendLists[K comparable, S ~[]E, E any](buf []byte, m map[K]S, appendKey f
 func readLists[K comparable, S ~[]E, E any](d *decoder, readKey func(*decoder) K, entry func(uint64) (E, bool)) map[K]S {
 	n, total := d.count(), d.count()
 	m := make(map[K]S, n)
-	all := make(S, total)
+	all := prefault(make(S, total))
 	for range n {
 		key := readKey(d)
 		size := d.count()
@@ -388,6 +421,19 @@ func appendPoint(buf []byte, at point) []byte {
 	return binary.LittleEndian.AppendUint64(buf, math.Float64bits(at.lng))
 }
 
+func appendCell(buf []byte, c cell) []byte {
+	return binary.AppendVarint(binary.AppendVarint(buf, int64(c.lat)), int64(c.lng))
+}
+
+// cell reads a cell appendCell wrote.
+func (d *decoder) cell() cell {
+	lat, lng := d.varint(), d.varint()
+	if lat != int64(int32(lat)) || lng != int64(int32(lng)) {
+		d.fail("cell out of range")
+	}
+	return cell{int32(lat), int32(lng)}
+}
+
 // point reads a position appendPoint wrote. NaN is no position (venues refuse it) and, as a map key,
 // would never be found again.
 func (d *decoder) point() point {
@@ -398,24 +444,85 @@ func (d *decoder) point() point {
 	return at
 }
 
-// linkAll records the decoded rows' position keys and links, links[i] being the links of
-// p.events[i], and fails d for an ID listed twice; rebuildKeys derives the rest from them.
-func (p *projection) linkAll(links []eventLinks, d *decoder) {
-	p.eventAt = make(map[uint64]int64, len(p.events))
-	p.links = make(map[uint64]linkSpan, len(p.events))
-	n := 0
-	for _, l := range links {
-		n += len(l.orgs) + len(l.terms)
-	}
-	p.linkIDs = make([]uint64, 0, n)
+// readRows reads the event rows encode wrote, and fails d for rows out of order, of an unknown
+// status or flag, or at a position that is not a number (venues refuse one). It returns the sum of their pairs' hashes (pairHash).
+func (p *projection) readRows(d *decoder) (sum uint64) {
+	b := d.take(d.count() * eventRowSize)
+	p.events = prefault(make([]eventRow, len(b)/eventRowSize))
 	for i := range p.events {
+		e := b[i*eventRowSize : (i+1)*eventRowSize]
 		r := &p.events[i]
-		if _, twice := p.eventAt[r.id]; twice {
-			d.fail("event listed twice")
+		r.id, r.author, r.venue = binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint64(e[8:]), binary.LittleEndian.Uint64(e[16:])
+		r.date, r.startUTC = int64(binary.LittleEndian.Uint64(e[24:])), int64(binary.LittleEndian.Uint64(e[32:]))
+		r.startLocal = int64(binary.LittleEndian.Uint64(e[40:]))
+		r.lat, r.lng = math.Float64frombits(binary.LittleEndian.Uint64(e[48:])), math.Float64frombits(binary.LittleEndian.Uint64(e[56:]))
+		r.status, r.trashed = state(e[64]), state(e[65])
+		flags := e[66]
+		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
+		r.sharesText = flags&flagSharesText != 0
+		switch {
+		case int(r.status) >= len(statuses) || int(r.trashed) >= len(statuses):
+			d.fail("unknown status")
+			return
+		case flags&^flagsKnown != 0:
+			d.fail("unknown flags")
+			return
+		case math.IsNaN(r.lat) || math.IsNaN(r.lng):
+			d.fail("position not a number")
+			return
+		case i > 0 && compareRows(&p.events[i-1], r) >= 0:
+			d.fail("event rows out of order")
 			return
 		}
-		p.eventAt[r.id] = r.startLocal
-		p.setLinks(r.id, links[i])
+		sum += pairHash(r.id, r.startLocal)
+	}
+	return sum
+}
+
+// readRefs reads what appendRefs wrote, and fails d unless the refs are in order (so no ID comes
+// twice), their links lie within the IDs that follow, and they name the rows' events at the rows'
+// starts: the sum of their pairs' hashes is rows, the rows' (readRows). A ref holds its event's ID and
+// start rather than its row's position, whose row would be read at random, as slowly as a map
+// insertion. The sums of two lists that differ are equal by a chance of 2^-64, where a file changed
+// on the disk passes its checksum by one of 2^-32.
+func (p *projection) readRefs(d *decoder, rows uint64) {
+	n := len(p.events)
+	if d.count() != n {
+		d.fail("refs do not match the rows")
+		return
+	}
+	b := d.take(n * refSize)
+	p.refs = newEventRefs(n)
+	var last, links, sum uint64
+	for i := 0; i < len(b); i += refSize {
+		e := b[i : i+refSize]
+		r := eventRef{id: binary.LittleEndian.Uint64(e), startLocal: int64(binary.LittleEndian.Uint64(e[8:])),
+			linkSpan: linkSpan{parent: binary.LittleEndian.Uint64(e[16:]), off: uint32(links), modified: binary.LittleEndian.Uint32(e[24:]),
+				orgs: binary.LittleEndian.Uint32(e[28:]), terms: binary.LittleEndian.Uint32(e[32:])}}
+		h := refHash(r.id)
+		if i > 0 && h <= last {
+			d.fail("refs out of order, or an event listed twice")
+			return
+		}
+		last = h
+		if links += uint64(r.orgs) + uint64(r.terms); links > math.MaxUint32 {
+			d.fail("links past the end")
+			return
+		}
+		sum += pairHash(r.id, r.startLocal)
+		p.refs.place(r)
+	}
+	if sum != rows {
+		d.fail("refs do not match the rows")
+		return
+	}
+	if uint64(d.count()) != links {
+		d.fail("links past the end")
+		return
+	}
+	p.linkIDs = prefault(make([]uint64, links))
+	for i := range p.linkIDs {
+		p.linkIDs[i] = d.uvarint()
 	}
 }
 
@@ -423,9 +530,6 @@ func (p *projection) linkAll(links []eventLinks, d *decoder) {
 type decoder struct {
 	b   []byte
 	err error
-	// ids holds the lists list returned, so that a file's millions of short lists take a few
-	// allocations rather than one each.
-	ids []uint64
 }
 
 func (d *decoder) fail(why string) {
@@ -435,7 +539,16 @@ func (d *decoder) fail(why string) {
 	d.b = nil
 }
 
-func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
+// uvarint reads an unsigned varint. Most in a file (the distances between the entries of a list of
+// keys) take one byte, read without a call.
+func (d *decoder) uvarint() uint64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		v := uint64(d.b[0])
+		d.b = d.b[1:]
+		return v
+	}
+	return readVarint(d, binary.Uvarint)
+}
 
 func (d *decoder) varint() int64 { return readVarint(d, binary.Varint) }
 
@@ -448,6 +561,28 @@ func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 	}
 	d.b = d.b[n:]
 	return v
+}
+
+// pairHash mixes an event's ID and start into 64 bits (SplitMix64's finalizer, twice), so that sums
+// of them over two lists of events differ when the lists do.
+func pairHash(id uint64, start int64) uint64 {
+	mix := func(x uint64) uint64 {
+		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+		return x ^ x>>31
+	}
+	return mix(id ^ mix(uint64(start)+0x9e3779b97f4a7c15))
+}
+
+// take returns the next n bytes.
+func (d *decoder) take(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.fail("truncated")
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *decoder) u64() uint64 {
@@ -470,15 +605,6 @@ func (d *decoder) byte() byte {
 	return v
 }
 
-func (d *decoder) state() state {
-	s := state(d.byte())
-	if int(s) >= len(statuses) {
-		d.fail("unknown status")
-		return stateNone
-	}
-	return s
-}
-
 // count reads a number of items that follow; every item takes at least a byte, so a count larger than
 // what is left is corrupt, and refusing it keeps a corrupt file from asking for a huge allocation.
 func (d *decoder) count() int {
@@ -495,24 +621,6 @@ func (d *decoder) string() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
-}
-
-// list reads a list appendIDs wrote; an empty one is nil, as eventRowOf makes it. Lists share
-// arrays, each capped at its length, so that an append to one copies it rather than overwrite the
-// next.
-func (d *decoder) list() []uint64 {
-	n := d.count()
-	if n == 0 {
-		return nil
-	}
-	if len(d.ids)+n > cap(d.ids) {
-		d.ids = make([]uint64, 0, max(n, 1<<14))
-	}
-	start := len(d.ids)
-	for range n {
-		d.ids = append(d.ids, d.uvarint())
-	}
-	return d.ids[start:len(d.ids):len(d.ids)]
 }
 
 // writeFileAtomic replaces path with data: written to a temporary file beside it, synced, renamed

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,14 +33,15 @@ func openLogged(t *testing.T, dir string, store Store) (*Index, *observer.Observ
 	return ix, logs
 }
 
-// scanningStore counts the pages of a full scan, which a start from saved projections never reads.
+// scanningStore counts the pages of venues and organizers a full scan reads, which a start from saved
+// projections never reads (weighing a replay, it may read a page of events).
 type scanningStore struct {
 	Store
 	pages *int
 }
 
 func (s scanningStore) Scan(ctx context.Context, t storage.PostType, after uint64, limit int) (*storage.Records, error) {
-	if limit > 0 {
+	if limit > 0 && t != storage.TypeEvent {
 		*s.pages++
 	}
 	return s.Store.Scan(ctx, t, after, limit)
@@ -332,6 +335,10 @@ var projectionLayouts = map[int]string{
 	4: layout3,
 	// Format 5 keeps each event's modified stamp with its links (orderby=modified).
 	5: layout5,
+	// Format 6 saves the rows as fixed-width numbers, and the events' refs in the order of their
+	// table (appendRefs), with their spans: from it the refs' fields are pinned too.
+	6: layout5 + " eventRef{id uint64, startLocal int64, linkSpan index.linkSpan}" +
+		" linkSpan{parent uint64, off uint32, orgs uint32, terms uint32, modified uint32}",
 }
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
@@ -353,7 +360,7 @@ const layout3 = "eventRow{id uint64, author uint64, venue uint64, date int64, st
 
 func TestProjectionFormatPinned(t *testing.T) {
 	var layout []string
-	for _, v := range []any{eventRow{}, eventLinks{}, placeRow{}} {
+	for _, v := range []any{eventRow{}, eventLinks{}, placeRow{}, eventRef{}, linkSpan{}} {
 		rt := reflect.TypeOf(v)
 		var fields []string
 		for i := range rt.NumField() {
@@ -368,21 +375,25 @@ func TestProjectionFormatPinned(t *testing.T) {
 }
 
 // FuzzDecodeProjection: no file, however damaged, makes decodeProjection panic or return a projection
-// that differs from what its bytes say when encoded again.
+// that differs from what its bytes say when encoded again. The fuzzer's bytes are a file without its
+// checksum, which the target appends, so that its changes reach the checks after the checksum's.
 func FuzzDecodeProjection(f *testing.F) {
 	p := newProjection()
 	for i, start := range []int64{10, 20, 20, 35} {
 		r := row(uint64(i+1), start, uint64(100+i%2))
+		r.hasGeo, r.lat, r.lng = i%2 == 0, 52.37, 4.89
 		p.events = append(p.events, r)
 		p.link(&r, eventLinks{orgs: []uint64{200}, terms: []uint64{300, uint64(301 + i)}, parent: uint64(i % 2 * 7)})
 	}
 	p.venues[100] = &placeRow{id: 100, author: 1, status: storage.StatusPublish, date: 1700000000}
 	p.orgs[200] = &placeRow{id: 200, author: 2, status: storage.StatusTrash, trashed: storage.StatusDraft}
 	good := p.encode(nil, "en", 42)
-	f.Add(good)
-	f.Add(good[:len(good)/2])
-	f.Add(newProjection().encode(nil, "en", 0))
-	f.Fuzz(func(t *testing.T, b []byte) {
+	p.keysReady = false
+	for _, b := range [][]byte{good, good[:len(good)/2], p.encode(nil, "en", 42), newProjection().encode(nil, "en", 0)} {
+		f.Add(b[:len(b)-4])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := binary.LittleEndian.AppendUint32(slices.Clip(body), crc32.Checksum(body, crcTable))
 		got, at, err := decodeProjection(b, "en")
 		if err != nil {
 			return
@@ -393,18 +404,69 @@ func FuzzDecodeProjection(f *testing.F) {
 	})
 }
 
-// TestDecodeRejectsAnEventTwice: rows in order by start may still name one event twice, at two
-// starts; such a file is corrupt, and linking it would leave one of the rows unreachable.
-func TestDecodeRejectsAnEventTwice(t *testing.T) {
+// TestDecodeRejectsForgedFiles: a file whose checksum holds but whose rows or refs contradict each
+// other is rejected, whatever part says what: each case changes a saved projection of rows 1, 2, 3
+// and seals it again.
+func TestDecodeRejectsForgedFiles(t *testing.T) {
 	p := newProjection()
-	p.events = []eventRow{row(1, 10, 100), row(2, 20, 100), row(1, 30, 100)}
-	if _, _, err := decodeProjection(p.encode(nil, "en", 7), "en"); !errors.Is(err, errProjection) {
-		t.Errorf("decoding an event listed twice: %v, want errProjection", err)
+	for i, start := range []int64{10, 20, 30} {
+		r := row(uint64(i+1), start, 100)
+		p.events = append(p.events, r)
+		p.link(&r, eventLinks{orgs: []uint64{200}, terms: []uint64{300 + uint64(i)}})
 	}
-	p.events = p.events[:2]
-	if _, _, err := decodeProjection(p.encode(nil, "en", 7), "en"); err != nil {
-		t.Errorf("decoding the same rows without the repeat: %v", err)
+	tests := []struct {
+		name string
+		// forge changes the rows' and refs' bytes; nil leaves the file as saved.
+		forge func(rows, refs [][]byte)
+	}{
+		{"as saved", nil},
+		{"an event twice, at two starts", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[2], 1) }},
+		{"rows out of order", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[2][40:], 0) }},
+		{"an unknown status", func(rows, _ [][]byte) { rows[1][64] = 200 }},
+		{"unknown flags", func(rows, _ [][]byte) { rows[1][66] = 0x80 }},
+		{"a position that is not a number", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[1][56:], math.Float64bits(math.NaN())) }},
+		{"a ref of another event", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1], 4) }},
+		{"a ref at another start", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1][8:], 1) }},
+		{"refs out of order", func(_, refs [][]byte) {
+			a, b := slices.Clone(refs[0]), slices.Clone(refs[1])
+			copy(refs[0], b)
+			copy(refs[1], a)
+		}},
+		{"links past the end", func(_, refs [][]byte) { binary.LittleEndian.PutUint32(refs[2][28:], 2) }},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := p.encode(nil, "en", 7)
+			if tc.forge != nil {
+				tc.forge(savedRowsAndRefs(t, b))
+				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+			}
+			_, _, err := decodeProjection(b, "en")
+			if tc.forge == nil && err != nil {
+				t.Errorf("decoding the file as saved: %v", err)
+			}
+			if tc.forge != nil && !errors.Is(err, errProjection) {
+				t.Errorf("decoding the forged file: %v, want errProjection", err)
+			}
+		})
+	}
+}
+
+// savedRowsAndRefs returns the bytes of each event row and each ref of the saved projection b.
+func savedRowsAndRefs(t *testing.T, b []byte) (rows, refs [][]byte) {
+	t.Helper()
+	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
+	_, _, _, _ = d.uvarint(), d.string(), d.string(), d.uvarint()
+	for n := d.count(); len(rows) < n; {
+		rows = append(rows, d.take(eventRowSize))
+	}
+	for n := d.count(); len(refs) < n; {
+		refs = append(refs, d.take(refSize))
+	}
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	return rows, refs
 }
 
 // TestCheckpointSavesOnlyChanges: a checkpoint with nothing applied since the projections were saved,

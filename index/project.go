@@ -106,11 +106,10 @@ func effective(status storage.Status, date int64, now time.Time) storage.Status 
 
 // projection is one language's in-memory view of its records.
 type projection struct {
-	events  []eventRow // ordered by (startLocal, id)
-	eventAt map[uint64]int64
-	// links are the events' links (linksOf), their IDs in linkIDs, of which linkGarbage are no
-	// longer any event's (setLinks).
-	links       map[uint64]linkSpan
+	events []eventRow // ordered by (startLocal, id)
+	// refs finds each event's row and its links (linksOf), whose IDs lie in linkIDs, of which
+	// linkGarbage are no longer any event's (setRef).
+	refs        eventRefs
 	linkIDs     []uint64
 	linkGarbage int
 	venues      map[uint64]*placeRow
@@ -180,8 +179,7 @@ func compareKeys(a, b rowKey) int {
 
 func newProjection() *projection {
 	return &projection{
-		eventAt:     map[uint64]int64{},
-		links:       map[uint64]linkSpan{},
+		refs:        newEventRefs(0),
 		venues:      map[uint64]*placeRow{},
 		orgs:        map[uint64]*placeRow{},
 		venueEvents: map[uint64]eventIDs{},
@@ -226,11 +224,11 @@ func compareRows(a, b *eventRow) int { return compareKeys(keyOf(a), keyOf(b)) }
 
 // find returns the position of the row for id, or -1.
 func (p *projection) find(id uint64) int {
-	start, ok := p.eventAt[id]
+	ref, ok := p.refs.get(id)
 	if !ok {
 		return -1
 	}
-	key := eventRow{id: id, startLocal: start}
+	key := eventRow{id: id, startLocal: ref.startLocal}
 	i, found := slices.BinarySearchFunc(p.events, &key, func(r eventRow, k *eventRow) int { return compareRows(&r, k) })
 	if !found {
 		return -1
@@ -471,7 +469,7 @@ func (p *projection) rebuildKeys() {
 // listRows fills listed, featuredListed, featured, scheduled, dueFrom and the offsets from the
 // ordered rows: one pass over the rows alone derives them, so a saved projection does not hold them.
 func (p *projection) listRows() {
-	p.listed, p.featuredListed, p.featured = make([]rowKey, 0, len(p.events)), nil, &idSet{}
+	p.listed, p.featuredListed, p.featured = prefault(make([]rowKey, 0, len(p.events))), nil, &idSet{}
 	p.scheduled, p.dueFrom = map[uint64]int64{}, math.MaxInt64
 	p.minOffset, p.maxOffset = 0, 0
 	for i := range p.events {
@@ -551,12 +549,11 @@ func merge(rows, add []eventRow) []eventRow {
 	return rows
 }
 
-// link records an event row's position key and its links.
+// link records an event row's ref, with its links l, and its keys.
 func (p *projection) link(r *eventRow, l eventLinks) {
 	p.gen = generations.Add(1)
-	p.eventAt[r.id] = r.startLocal
 	p.widenOffsets(r)
-	p.setLinks(r.id, l)
+	p.setRef(r.id, r.startLocal, l)
 	if p.keysReady {
 		p.putKeys(r, l)
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { sets[key] = insertSorted(sets[key], r.id, cmp.Compare) })
@@ -571,36 +568,41 @@ func (p *projection) unlink(r *eventRow) {
 		p.dropKeys(r, l)
 		p.eachSet(r, l, func(sets map[uint64]eventIDs, key uint64) { removeFrom(sets, key, r.id, cmp.Compare) })
 	}
-	delete(p.eventAt, r.id)
-	p.dropLinks(r.id)
+	p.dropRef(r.id)
 }
 
 // linksOf returns the links of event id, none when p has no such event. Their lists are p's, to read
 // only; a later change to p's links leaves them as they are.
 func (p *projection) linksOf(id uint64) eventLinks {
-	s := p.links[id]
+	s, _ := p.refs.get(id)
 	mid, end := s.off+s.orgs, s.off+s.orgs+s.terms
 	return eventLinks{orgs: p.linkIDs[s.off:mid:mid], terms: p.linkIDs[mid:end:end], parent: s.parent, modified: int64(s.modified)}
 }
 
-// setLinks records l as event id's links. The lists are copied to the end of linkIDs, and those they
-// replace left where they are, until they are half of it (compactLinks).
-func (p *projection) setLinks(id uint64, l eventLinks) {
-	p.dropLinks(id)
+// setRef records the ref of event id: its row's local start, and l as its links. The lists are
+// copied to the end of linkIDs, and those they replace left where they are, until they are half of it
+// (compactLinks).
+func (p *projection) setRef(id uint64, startLocal int64, l eventLinks) {
+	if old, ok := p.refs.get(id); ok {
+		p.linkGarbage += int(old.orgs + old.terms)
+	}
 	off := len(p.linkIDs)
 	p.linkIDs = append(append(p.linkIDs, l.orgs...), l.terms...)
-	p.links[id] = linkSpan{parent: l.parent, off: uint32(off), orgs: uint32(len(l.orgs)), terms: uint32(len(l.terms)),
-		modified: spanStamp(l.modified)}
+	p.refs.put(eventRef{id: id, startLocal: startLocal, linkSpan: spanOf(uint32(off), l)})
 	if p.linkGarbage > len(p.linkIDs)/2 {
 		p.compactLinks()
 	}
 }
 
-// dropLinks forgets event id's links, if any.
-func (p *projection) dropLinks(id uint64) {
-	if s, ok := p.links[id]; ok {
+// spanOf is the span of links l whose IDs lie in linkIDs from off.
+func spanOf(off uint32, l eventLinks) linkSpan {
+	return linkSpan{parent: l.parent, off: off, orgs: uint32(len(l.orgs)), terms: uint32(len(l.terms)), modified: spanStamp(l.modified)}
+}
+
+// dropRef forgets event id's ref and links, if any.
+func (p *projection) dropRef(id uint64) {
+	if s, ok := p.refs.delete(id); ok {
 		p.linkGarbage += int(s.orgs + s.terms)
-		delete(p.links, id)
 	}
 }
 
@@ -608,11 +610,10 @@ func (p *projection) dropLinks(id uint64) {
 // one, not the old one rewritten: lists linksOf returned before stay as they were.
 func (p *projection) compactLinks() {
 	ids := make([]uint64, 0, len(p.linkIDs)-p.linkGarbage)
-	for id, s := range p.links {
+	for s := range p.refs.all() {
 		n := s.orgs + s.terms
 		ids = append(ids, p.linkIDs[s.off:s.off+n]...)
 		s.off = uint32(len(ids)) - n
-		p.links[id] = s
 	}
 	p.linkIDs, p.linkGarbage = ids, 0
 }

@@ -48,9 +48,10 @@ func built(puts map[uint64]eventPut) *projection {
 // linked events. Equal ones are told apart first without cmp, which is slow enough to dominate the
 // property test.
 func diffProjections(got, want *projection) string {
-	// Two histories lay the links out differently in linkIDs: what they hold is compared.
-	sameLinks := len(got.links) == len(want.links)
-	for id := range want.links {
+	// Two histories lay the links out differently in linkIDs, and may size their tables of refs
+	// differently: what they hold is compared.
+	sameLinks := got.refs.len() == want.refs.len()
+	for id := range allLinks(want) {
 		a, b := got.linksOf(id), want.linksOf(id)
 		sameLinks = sameLinks && slices.Equal(a.orgs, b.orgs) && slices.Equal(a.terms, b.terms) && a.parent == b.parent &&
 			a.modified == b.modified
@@ -63,7 +64,7 @@ func diffProjections(got, want *projection) string {
 	samePlaces := func(a, b map[uint64]*placeRow) bool {
 		return maps.EqualFunc(a, b, func(x, y *placeRow) bool { return *x == *y })
 	}
-	if slices.Equal(got.events, want.events) && maps.Equal(got.eventAt, want.eventAt) &&
+	if slices.Equal(got.events, want.events) && maps.Equal(startsOf(got), startsOf(want)) &&
 		linksDiff == "" && sameSets(got.venueEvents, want.venueEvents) &&
 		sameSets(got.orgEvents, want.orgEvents) && sameSets(got.termEvents, want.termEvents) &&
 		sameSets(got.seriesEvents, want.seriesEvents) && samePlaces(got.venues, want.venues) && samePlaces(got.orgs, want.orgs) &&
@@ -76,16 +77,26 @@ func diffProjections(got, want *projection) string {
 	}
 	// The offsets are bounds, which only widen until the rows are listed again (listRows): no two
 	// histories need to agree on them, and checkOffsets checks that they bound the rows.
-	return linksDiff + cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, placeRow{}, rowKey{}, point{}, placeCell{}, cell{}),
+	return linksDiff + cmp.Diff(want, got, cmp.AllowUnexported(projection{}, eventRow{}, placeRow{}, rowKey{}, point{}, placeCell{}, cell{}, idSet{}),
 		cmpopts.EquateEmpty(), cmpopts.SortSlices(lessPoint),
-		cmpopts.IgnoreFields(projection{}, "minOffset", "maxOffset", "links", "linkIDs", "linkGarbage"))
+		cmpopts.IgnoreFields(projection{}, "minOffset", "maxOffset", "refs", "linkIDs", "linkGarbage")) +
+		cmp.Diff(startsOf(want), startsOf(got))
 }
 
 // allLinks is every event's links in p, by event ID.
 func allLinks(p *projection) map[uint64]eventLinks {
-	out := make(map[uint64]eventLinks, len(p.links))
-	for id := range p.links {
-		out[id] = p.linksOf(id)
+	out := make(map[uint64]eventLinks, p.refs.len())
+	for r := range p.refs.all() {
+		out[r.id] = p.linksOf(r.id)
+	}
+	return out
+}
+
+// startsOf is the local start p's refs hold for each event, by event ID.
+func startsOf(p *projection) map[uint64]int64 {
+	out := make(map[uint64]int64, p.refs.len())
+	for r := range p.refs.all() {
+		out[r.id] = r.startLocal
 	}
 	return out
 }
@@ -112,7 +123,7 @@ func TestLinksStayCompact(t *testing.T) {
 	}
 	for round := range 50 {
 		for id := uint64(1); id <= 100; id++ {
-			p.setLinks(id, linksAt(id, round))
+			p.setRef(id, 0, linksAt(id, round))
 		}
 		if live := 100 * (2 + round%2); len(p.linkIDs) > 2*live {
 			t.Fatalf("round %d: linkIDs holds %d IDs for %d live", round, len(p.linkIDs), live)
@@ -126,7 +137,7 @@ func TestLinksStayCompact(t *testing.T) {
 	}
 	// A compaction moves the lists that lay after the links dropped: those read before must not change.
 	before := allLinks(p)
-	p.dropLinks(1)
+	p.dropRef(1)
 	p.compactLinks()
 	for id, l := range before {
 		if want := linksAt(id, 49); !slices.Equal(l.orgs, want.orgs) || !slices.Equal(l.terms, want.terms) {

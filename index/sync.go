@@ -191,18 +191,32 @@ func (l *lang) applyAll(docs []document) {
 	l.proj.putEvents(events)
 }
 
+// replayCheck tells, for one start at change-log position head, which checkpoints the log can bring
+// up to the store (unreplayable). A start asks for each language twice, its Bleve index's checkpoint
+// and its saved projection's, and one check reads what it needs of the store for all of them, once.
+type replayCheck struct {
+	store Store
+	head  uint64
+	// events is how many events the store is known to hold at least, from a page of them read.
+	events uint64
+	// records is the store's record count once counted, and countErr why it could not be.
+	counted  bool
+	records  uint64
+	countErr error
+}
+
 // unreplayable tells why the change log cannot bring a structure checkpointed at checkpoint up to the
 // store at head, or "" when it can: the checkpoint is ahead of the store (a restored backup), further
 // behind than a rebuild costs, or behind what is left of the log (the entries after it were trimmed).
 // A failure to read the log is returned as an error.
-func unreplayable(ctx context.Context, store Store, checkpoint, head uint64) (string, error) {
+func (c *replayCheck) unreplayable(ctx context.Context, checkpoint uint64) (string, error) {
 	switch {
-	case checkpoint > head:
+	case checkpoint > c.head:
 		return "ahead of the store", nil
-	case replayCostsMore(ctx, store, checkpoint, head):
+	case c.replayCostsMore(ctx, checkpoint):
 		return "further behind than a rebuild costs", nil
 	}
-	_, err := store.Changes(ctx, checkpoint, 1)
+	_, err := c.store.Changes(ctx, checkpoint, 1)
 	if errors.Is(err, storage.ErrCompacted) {
 		return "behind the trimmed change log", nil
 	}
@@ -217,24 +231,33 @@ func unreplayable(ctx context.Context, store Store, checkpoint, head uint64) (st
 // and a start-up never takes longer than a rebuild would. The records are counted, not read as the
 // highest ID handed out: a store that mirrors a site takes its own records' IDs from 2^40. It reports
 // false when the entries cannot be read at all (trimmed, or a store error), which unreplayable's next
-// read of the change log tells apart. An index at the head has nothing to replay, and its records are
-// not counted: bbolt counts by walking every page of a bucket, 0.64 s of a 1M restart's 1.3 s.
-func replayCostsMore(ctx context.Context, store Store, checkpoint, head uint64) bool {
-	if checkpoint == head {
+// read of the change log tells apart, or the records cannot be counted. bbolt counts by walking every
+// page of a bucket, which on a store not in the page cache reads it all from the disk: the records are
+// counted once, and not at all when every checkpoint is at the head, which has nothing to replay, or
+// behind by so few entries that a page of the store's events outnumbers them by half.
+func (c *replayCheck) replayCostsMore(ctx context.Context, checkpoint uint64) bool {
+	if checkpoint == c.head {
 		return false
 	}
-	if _, err := store.Changes(ctx, checkpoint, 1); err != nil {
+	if _, err := c.store.Changes(ctx, checkpoint, 1); err != nil {
 		return false
 	}
-	records := 0
-	for _, t := range []storage.PostType{storage.TypeEvent, storage.TypeVenue, storage.TypeOrganizer} {
-		n, err := store.Count(ctx, t)
-		if err != nil {
+	behind := c.head - checkpoint
+	if enough := behind + behind/2 + 1; enough <= scanPage {
+		if c.events < enough {
+			if page, err := c.store.Scan(ctx, storage.TypeEvent, 0, int(enough)); err == nil {
+				c.events = max(c.events, uint64(len(page.Events)))
+			}
+		}
+		if c.events >= enough {
 			return false
 		}
-		records += n
 	}
-	return 3*(head-checkpoint) > 2*uint64(records)
+	if !c.counted {
+		c.counted = true
+		c.records, c.countErr = countRecords(ctx, c.store)
+	}
+	return c.countErr == nil && 3*behind > 2*c.records
 }
 
 // catchUp applies the change log until a read finds fewer entries than a full batch: the index has

@@ -1,0 +1,170 @@
+package index
+
+import (
+	"iter"
+	"math/bits"
+)
+
+// eventRef is what a projection keeps of an event beside its row, found by the event's ID: the row's
+// local start, which finds the row among the ordered rows (find), and the span of its links.
+type eventRef struct {
+	id         uint64
+	startLocal int64
+	linkSpan
+}
+
+// eventRefs holds the refs of a projection's events by ID: an open-addressing table, probed linearly,
+// whose entries stay ordered by the hash of their ID (refHash, a bijection, so no two IDs share one).
+// An entry therefore lies at its home slot, or right after the entry before it, whatever the order of
+// the puts: the saved entries, in that order, are placed again in one sequential pass (place), where
+// filling a map inserted each at a random place. A probe stops at the first entry ordered after the
+// ID sought, and a deletion shifts the entries after it back towards their homes, so no slot is
+// marked deleted. The table does not wrap: its entries may spill past the last home, into slots added
+// at its end as needed.
+type eventRefs struct {
+	// slots[0] holds the ref of ID 0 when hasZero, an ID 0 marking the other slots empty; slots[1:]
+	// are the table, homes slots and spill room after them.
+	slots   []eventRef
+	hasZero bool
+	n       int
+	homes   int
+}
+
+// refsSpill is how many slots a table adds past its last home at a time, for entries pushed out of it.
+const refsSpill = 64
+
+// refHash orders and places the entries: Fibonacci hashing, a multiplication by an odd number, which
+// spreads the dense IDs of one sequence evenly and maps no two IDs to one hash.
+func refHash(id uint64) uint64 { return id * 0x9e3779b97f4a7c15 }
+
+// newEventRefs is an empty table for n refs, two thirds full with them. It grows past seven eighths
+// (put), at the cost of shifting longer runs of entries.
+func newEventRefs(n int) eventRefs { return refsWithHomes(max(16, n+n/2)) }
+
+func refsWithHomes(homes int) eventRefs {
+	return eventRefs{slots: prefault(make([]eventRef, 1+homes+refsSpill)), homes: homes}
+}
+
+// home is the slot of hash h when no entry lies before it: h scaled to the number of homes, which
+// keeps the hashes' order, and lets a table of any size do (a power of two would leave one loaded
+// anywhere from three eighths to three quarters full).
+func (t *eventRefs) home(h uint64) int {
+	hi, _ := bits.Mul64(h, uint64(t.homes))
+	return 1 + int(hi)
+}
+
+// len is how many refs t holds.
+func (t *eventRefs) len() int { return t.n }
+
+// seek returns the slot of id, or where it belongs when it is not there.
+func (t *eventRefs) seek(id uint64) (int, bool) {
+	if id == 0 {
+		return 0, t.hasZero
+	}
+	h := refHash(id)
+	i := t.home(h)
+	for ; i < len(t.slots) && t.slots[i].id != 0; i++ {
+		if eh := refHash(t.slots[i].id); eh >= h {
+			return i, eh == h
+		}
+	}
+	return i, false
+}
+
+// get returns the ref of id, if t holds it.
+func (t *eventRefs) get(id uint64) (eventRef, bool) {
+	if i, ok := t.seek(id); ok {
+		return t.slots[i], true
+	}
+	return eventRef{}, false
+}
+
+// put records r, replacing the ref of its ID.
+func (t *eventRefs) put(r eventRef) {
+	i, ok := t.seek(r.id)
+	switch {
+	case ok:
+		t.slots[i] = r
+		return
+	case i == 0:
+		t.slots[0], t.hasZero = r, true
+		t.n++
+		return
+	}
+	if 8*(t.n+1) > 7*t.homes {
+		t.grow()
+		t.put(r)
+		return
+	}
+	free := t.free(i)
+	copy(t.slots[i+1:free+1], t.slots[i:free])
+	t.slots[i] = r
+	t.n++
+}
+
+// delete forgets the ref of id, if any, and returns it.
+func (t *eventRefs) delete(id uint64) (eventRef, bool) {
+	i, ok := t.seek(id)
+	if !ok {
+		return eventRef{}, false
+	}
+	r := t.slots[i]
+	t.n--
+	if i == 0 {
+		t.slots[0], t.hasZero = eventRef{}, false
+		return r, true
+	}
+	// The entries after it that lie past their homes move back one slot each, up to the first empty
+	// slot or entry at its home.
+	for ; i+1 < len(t.slots) && t.slots[i+1].id != 0 && t.home(refHash(t.slots[i+1].id)) <= i; i++ {
+		t.slots[i] = t.slots[i+1]
+	}
+	t.slots[i] = eventRef{}
+	return r, true
+}
+
+// all yields every ref, in the order of their hashes; the caller may change a ref but its ID.
+func (t *eventRefs) all() iter.Seq[*eventRef] {
+	return func(yield func(*eventRef) bool) {
+		if t.hasZero && !yield(&t.slots[0]) {
+			return
+		}
+		for i := 1; i < len(t.slots); i++ {
+			if t.slots[i].id != 0 && !yield(&t.slots[i]) {
+				return
+			}
+		}
+	}
+}
+
+// grow doubles the table, placing the entries again in their order.
+func (t *eventRefs) grow() {
+	old := *t
+	*t = refsWithHomes(2 * old.homes)
+	for r := range old.all() {
+		t.place(*r)
+	}
+}
+
+// place adds r, whose ID's hash orders after those of every ID t holds (or is 0, the first), as the
+// last entry: right after the entry before it, or at its home. Decoding a saved projection places its
+// refs in the order they were saved.
+func (t *eventRefs) place(r eventRef) {
+	if r.id == 0 {
+		t.slots[0], t.hasZero = r, true
+		t.n++
+		return
+	}
+	t.slots[t.free(t.home(refHash(r.id)))] = r
+	t.n++
+}
+
+// free returns the first empty slot from slot i, adding slots past the end when there is none.
+func (t *eventRefs) free(i int) int {
+	for ; i < len(t.slots) && t.slots[i].id != 0; i++ {
+	}
+	if i == len(t.slots) {
+		t.slots = append(t.slots, make([]eventRef, refsSpill)...)
+	}
+	return i
+}
