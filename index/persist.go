@@ -201,11 +201,12 @@ const eventRowSize = 8*8 + 3
 // stamp, and how many organizers and terms they hold.
 const refSize = 8 + 8 + 8 + 4 + 4 + 4
 
-// appendRefs appends p's refs in the order of their IDs' hashes, which is their order in the table
-// (eventRefs), so that decoding places them in one pass; then their links' IDs in the same order, as
-// varints: the IDs of terms and organizers are small numbers.
+// appendRefs appends p's refs, after the table's hash multiplier, in the order of their IDs' hashes,
+// which is their order in the table (eventRefs), so that decoding places them in one pass; then
+// their links' IDs in the same order, as varints: the IDs of terms and organizers are small numbers.
 func (p *projection) appendRefs(buf []byte) []byte {
 	buf = binary.AppendUvarint(buf, uint64(p.refs.len()))
+	buf = binary.LittleEndian.AppendUint64(buf, p.refs.mult)
 	links := 0
 	for r := range p.refs.all() {
 		buf = binary.LittleEndian.AppendUint64(buf, r.id)
@@ -491,15 +492,20 @@ func (p *projection) readRefs(d *decoder, rows uint64) {
 		d.fail("refs do not match the rows")
 		return
 	}
+	mult := d.u64()
+	if mult%2 == 0 {
+		d.fail("refs hashed by an even multiplier")
+		return
+	}
 	b := d.take(n * refSize)
-	p.refs = newEventRefs(n)
+	p.refs = refsHashed(n, mult)
 	var last, links, sum uint64
 	for i := 0; i < len(b); i += refSize {
 		e := b[i : i+refSize]
 		r := eventRef{id: binary.LittleEndian.Uint64(e), startLocal: int64(binary.LittleEndian.Uint64(e[8:])),
 			linkSpan: linkSpan{parent: binary.LittleEndian.Uint64(e[16:]), off: uint32(links), modified: binary.LittleEndian.Uint32(e[24:]),
 				orgs: binary.LittleEndian.Uint32(e[28:]), terms: binary.LittleEndian.Uint32(e[32:])}}
-		h := refHash(r.id)
+		h := p.refs.hash(r.id)
 		if i > 0 && h <= last {
 			d.fail("refs out of order, or an event listed twice")
 			return

@@ -417,22 +417,25 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 	tests := []struct {
 		name string
 		// forge changes the rows' and refs' bytes; nil leaves the file as saved.
-		forge func(rows, refs [][]byte)
+		forge func(rows, refs [][]byte, mult []byte)
 	}{
 		{"as saved", nil},
-		{"an event twice, at two starts", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[2], 1) }},
-		{"rows out of order", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[2][40:], 0) }},
-		{"an unknown status", func(rows, _ [][]byte) { rows[1][64] = 200 }},
-		{"unknown flags", func(rows, _ [][]byte) { rows[1][66] = 0x80 }},
-		{"a position that is not a number", func(rows, _ [][]byte) { binary.LittleEndian.PutUint64(rows[1][56:], math.Float64bits(math.NaN())) }},
-		{"a ref of another event", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1], 4) }},
-		{"a ref at another start", func(_, refs [][]byte) { binary.LittleEndian.PutUint64(refs[1][8:], 1) }},
-		{"refs out of order", func(_, refs [][]byte) {
+		{"an event twice, at two starts", func(rows, _ [][]byte, _ []byte) { binary.LittleEndian.PutUint64(rows[2], 1) }},
+		{"rows out of order", func(rows, _ [][]byte, _ []byte) { binary.LittleEndian.PutUint64(rows[2][40:], 0) }},
+		{"an unknown status", func(rows, _ [][]byte, _ []byte) { rows[1][64] = 200 }},
+		{"unknown flags", func(rows, _ [][]byte, _ []byte) { rows[1][66] = 0x80 }},
+		{"a position that is not a number", func(rows, _ [][]byte, _ []byte) {
+			binary.LittleEndian.PutUint64(rows[1][56:], math.Float64bits(math.NaN()))
+		}},
+		{"a ref of another event", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint64(refs[1], 4) }},
+		{"a ref at another start", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint64(refs[1][8:], 1) }},
+		{"refs out of order", func(_, refs [][]byte, _ []byte) {
 			a, b := slices.Clone(refs[0]), slices.Clone(refs[1])
 			copy(refs[0], b)
 			copy(refs[1], a)
 		}},
-		{"links past the end", func(_, refs [][]byte) { binary.LittleEndian.PutUint32(refs[2][28:], 2) }},
+		{"links past the end", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint32(refs[2][28:], 2) }},
+		{"an even multiplier", func(_, _ [][]byte, mult []byte) { mult[0] &^= 1 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -452,21 +455,24 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 	}
 }
 
-// savedRowsAndRefs returns the bytes of each event row and each ref of the saved projection b.
-func savedRowsAndRefs(t *testing.T, b []byte) (rows, refs [][]byte) {
+// savedRowsAndRefs returns the bytes of each event row and each ref of the saved projection b, and
+// of the refs' hash multiplier.
+func savedRowsAndRefs(t *testing.T, b []byte) (rows, refs [][]byte, mult []byte) {
 	t.Helper()
 	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
 	_, _, _, _ = d.uvarint(), d.string(), d.string(), d.uvarint()
 	for n := d.count(); len(rows) < n; {
 		rows = append(rows, d.take(eventRowSize))
 	}
-	for n := d.count(); len(refs) < n; {
+	n := d.count()
+	mult = d.take(8)
+	for len(refs) < n {
 		refs = append(refs, d.take(refSize))
 	}
 	if d.err != nil {
 		t.Fatal(d.err)
 	}
-	return rows, refs
+	return rows, refs, mult
 }
 
 // TestCheckpointSavesOnlyChanges: a checkpoint with nothing applied since the projections were saved,

@@ -3,6 +3,7 @@ package index
 import (
 	"iter"
 	"math/bits"
+	"math/rand/v2"
 )
 
 // eventRef is what a projection keeps of an event beside its row, found by the event's ID: the row's
@@ -14,7 +15,7 @@ type eventRef struct {
 }
 
 // eventRefs holds the refs of a projection's events by ID: an open-addressing table, probed linearly,
-// whose entries stay ordered by the hash of their ID (refHash, a bijection, so no two IDs share one).
+// whose entries stay ordered by the hash of their ID (hash, a bijection, so no two IDs share one).
 // An entry therefore lies at its home slot, or right after the entry before it, whatever the order of
 // the puts: the saved entries, in that order, are placed again in one sequential pass (place), where
 // filling a map inserted each at a random place. A probe stops at the first entry ordered after the
@@ -28,21 +29,29 @@ type eventRefs struct {
 	hasZero bool
 	n       int
 	homes   int
+	// mult is the table's hash multiplier, odd and drawn at random (newEventRefs) and saved with the
+	// refs: the IDs of a mirrored site are the site's to choose, and with a known multiplier a hostile
+	// one could choose thousands whose hashes share one home, each put then shifting them all.
+	mult uint64
 }
 
 // refsSpill is how many slots a table adds past its last home at a time, for entries pushed out of it.
 const refsSpill = 64
 
-// refHash orders and places the entries: Fibonacci hashing, a multiplication by an odd number, which
-// spreads the dense IDs of one sequence evenly and maps no two IDs to one hash.
-func refHash(id uint64) uint64 { return id * 0x9e3779b97f4a7c15 }
+// hash orders and places the entries: multiplicative hashing by the table's odd multiplier, which
+// maps no two IDs to one hash, and spreads IDs evenly over the homes whatever their pattern, the
+// multiplier being unknown to whoever chose them.
+func (t *eventRefs) hash(id uint64) uint64 { return id * t.mult }
 
-// newEventRefs is an empty table for n refs, two thirds full with them. It grows past seven eighths
-// (put), at the cost of shifting longer runs of entries.
-func newEventRefs(n int) eventRefs { return refsWithHomes(max(16, n+n/2)) }
+// newEventRefs is an empty table for n refs, two thirds full with them, hashed by a multiplier drawn
+// at random. It grows past seven eighths (put), at the cost of shifting longer runs of entries.
+func newEventRefs(n int) eventRefs { return refsHashed(n, rand.Uint64()|1) }
 
-func refsWithHomes(homes int) eventRefs {
-	return eventRefs{slots: prefault(make([]eventRef, 1+homes+refsSpill)), homes: homes}
+// refsHashed is newEventRefs hashed by mult, an odd number: a saved table's.
+func refsHashed(n int, mult uint64) eventRefs { return refsWithHomes(max(16, n+n/2), mult) }
+
+func refsWithHomes(homes int, mult uint64) eventRefs {
+	return eventRefs{slots: prefault(make([]eventRef, 1+homes+refsSpill)), homes: homes, mult: mult}
 }
 
 // home is the slot of hash h when no entry lies before it: h scaled to the number of homes, which
@@ -61,10 +70,10 @@ func (t *eventRefs) seek(id uint64) (int, bool) {
 	if id == 0 {
 		return 0, t.hasZero
 	}
-	h := refHash(id)
+	h := t.hash(id)
 	i := t.home(h)
 	for ; i < len(t.slots) && t.slots[i].id != 0; i++ {
-		if eh := refHash(t.slots[i].id); eh >= h {
+		if eh := t.hash(t.slots[i].id); eh >= h {
 			return i, eh == h
 		}
 	}
@@ -116,7 +125,7 @@ func (t *eventRefs) delete(id uint64) (eventRef, bool) {
 	}
 	// The entries after it that lie past their homes move back one slot each, up to the first empty
 	// slot or entry at its home.
-	for ; i+1 < len(t.slots) && t.slots[i+1].id != 0 && t.home(refHash(t.slots[i+1].id)) <= i; i++ {
+	for ; i+1 < len(t.slots) && t.slots[i+1].id != 0 && t.home(t.hash(t.slots[i+1].id)) <= i; i++ {
 		t.slots[i] = t.slots[i+1]
 	}
 	t.slots[i] = eventRef{}
@@ -140,7 +149,7 @@ func (t *eventRefs) all() iter.Seq[*eventRef] {
 // grow doubles the table, placing the entries again in their order.
 func (t *eventRefs) grow() {
 	old := *t
-	*t = refsWithHomes(2 * old.homes)
+	*t = refsWithHomes(2*old.homes, old.mult)
 	for r := range old.all() {
 		t.place(*r)
 	}
@@ -155,7 +164,7 @@ func (t *eventRefs) place(r eventRef) {
 		t.n++
 		return
 	}
-	t.slots[t.free(t.home(refHash(r.id)))] = r
+	t.slots[t.free(t.home(t.hash(r.id)))] = r
 	t.n++
 }
 

@@ -33,7 +33,7 @@ func TestEventRefsAgainstMap(t *testing.T) {
 		for seed := range uint64(*seeds) {
 			t.Run(fmt.Sprint(tc.name, "/seed", seed), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 11))
-				got, want := newEventRefs(rng.IntN(100)), map[uint64]eventRef{}
+				got, want := refsHashed(rng.IntN(100), crowdedMult), map[uint64]eventRef{}
 				for op := range tc.ops {
 					id := tc.ids(rng)
 					switch rng.IntN(3) {
@@ -54,7 +54,7 @@ func TestEventRefsAgainstMap(t *testing.T) {
 					}
 				}
 				checkRefs(t, &got, want)
-				placed := newEventRefs(got.len())
+				placed := refsHashed(got.len(), got.mult)
 				for r := range got.all() {
 					placed.place(*r)
 				}
@@ -85,19 +85,54 @@ func checkRefs(t *testing.T, refs *eventRefs, want map[uint64]eventRef) {
 		if refs.slots[i].id == 0 {
 			continue
 		}
-		h := refHash(refs.slots[i].id)
-		if home := refs.home(h); i != max(home, last+1) || (last > 0 && refHash(refs.slots[last].id) >= h) {
+		h := refs.hash(refs.slots[i].id)
+		if home := refs.home(h); i != max(home, last+1) || (last > 0 && refs.hash(refs.slots[last].id) >= h) {
 			t.Fatalf("slot %d holds ID %d, of home %d, after slot %d", i, refs.slots[i].id, home, last)
 		}
 		last = i
 	}
 }
 
-// crowdingID is the ID whose hash is the k-th largest: refHash's multiplier times its inverse is 1.
+// crowdedMult is the multiplier the tables of TestEventRefsAgainstMap hash by, known to the test
+// so that it can choose IDs whose hashes crowd one home, as a hostile site could if it knew a table's.
+const crowdedMult = 0x9e3779b97f4a7c15
+
+// crowdingID is the ID whose hash by crowdedMult is the k-th largest: the multiplier times its
+// inverse is 1.
 func crowdingID(k uint64) uint64 {
-	inverse := uint64(0x9e3779b97f4a7c15)
+	inverse := uint64(crowdedMult)
 	for range 5 { // Newton's iteration doubles the bits that are right, from 3
-		inverse *= 2 - 0x9e3779b97f4a7c15*inverse
+		inverse *= 2 - crowdedMult*inverse
 	}
 	return (math.MaxUint64 - k) * inverse
+}
+
+// TestEventRefsResistChosenIDs: IDs chosen so that their hashes by a known multiplier crowd one
+// home, as a hostile mirrored site could choose them, spread over a table hashed by its own random
+// multiplier: no run of occupied slots grows anywhere near their number, so a put stays cheap.
+func TestEventRefsResistChosenIDs(t *testing.T) {
+	const n = 3000
+	if a, b := newEventRefs(0), newEventRefs(0); a.mult%2 == 0 || a.mult == b.mult {
+		t.Fatalf("multipliers %#x and %#x: want odd ones drawn at random", a.mult, b.mult)
+	}
+	longestRun := func(refs eventRefs) int {
+		for k := range uint64(n) {
+			refs.put(eventRef{id: crowdingID(k)})
+		}
+		run, longest := 0, 0
+		for _, s := range refs.slots[1:] {
+			if run++; s.id == 0 {
+				run = 0
+			}
+			longest = max(longest, run)
+		}
+		return longest
+	}
+	// The IDs do crowd the multiplier they were chosen for: one run holds them all.
+	if got := longestRun(refsHashed(n, crowdedMult)); got != n {
+		t.Fatalf("the chosen IDs under their multiplier: longest run %d, want %d", got, n)
+	}
+	if got := longestRun(newEventRefs(n)); got >= 200 {
+		t.Errorf("the chosen IDs under a random multiplier: longest run %d of %d", got, n)
+	}
 }
