@@ -52,10 +52,10 @@ func (t *hotLines) slot(uri string) *atomic.Pointer[hotLine] {
 }
 
 // find returns the line remembered for rq's request line if it was understood for the same origin
-// and caller, in rq's second, at head; otherwise nil.
-func (t *hotLines) find(rq *request, head uint64) *hotLine {
+// and caller, in rq's second; otherwise nil. The caller compares its head.
+func (t *hotLines) find(rq *request) *hotLine {
 	l := t.slot(rq.r.RequestURI).Load()
-	if l == nil || l.uri != rq.r.RequestURI || l.second != rq.now.Unix() || l.head != head ||
+	if l == nil || l.uri != rq.r.RequestURI || l.second != rq.now.Unix() ||
 		l.origin != rq.origin || l.actor != rq.actor {
 		return nil
 	}
@@ -81,12 +81,14 @@ func (h *Handler) answerHot(w http.ResponseWriter, rq *request) bool {
 	if rq.method != http.MethodGet || rq.r.ContentLength != 0 || len(rq.r.TransferEncoding) > 0 {
 		return false
 	}
-	head, err := h.db.ChangeHead(rq.r.Context())
-	if err != nil {
+	// The line first: a request never remembered (a single record, a search) then reads no head,
+	// which on a cluster node is a read transaction.
+	l := h.hot.find(rq)
+	if l == nil {
 		return false
 	}
-	l := h.hot.find(rq, head)
-	if l == nil {
+	head, err := h.db.ChangeHead(rq.r.Context())
+	if err != nil || head != l.head {
 		return false
 	}
 	c, hits := h.lists.Get(l.key, head, h.index.Version(), rq.now)
