@@ -151,10 +151,9 @@ func newServeLogger(c Config, out io.Writer) (log *zap.Logger, stderr io.Writer,
 
 // newLoggerOn builds the logger newLogger describes on sink, which must be safe for concurrent use.
 func newLoggerOn(c Config, sink zapcore.WriteSyncer) *zap.Logger {
-	enc := zap.NewProductionEncoderConfig()
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	encoder := zapcore.NewJSONEncoder(enc)
+	var encoder zapcore.Encoder = newLineEncoder()
 	if c.LogFormat == "console" {
+		enc := logEncoderConfig()
 		enc.EncodeLevel = zapcore.CapitalLevelEncoder
 		encoder = zapcore.NewConsoleEncoder(enc)
 	}
