@@ -59,7 +59,8 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, revision: h.revisions} // nil while loading: no revision is applied yet
-		rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), method: r.Method, now: h.db.Now(), site: h.db.SiteZone(), sw: sw}
+		rq := &request{r: r, db: h.db, id: newRequestID(), origin: h.origin(r), remote: h.clientAddr(r), method: r.Method,
+			now: h.db.Now(), site: h.db.SiteZone(), sw: sw}
 		defer func() {
 			if p := recover(); p != nil {
 				h.log.Error("panic", zap.String("request_id", rq.id), zap.Any("panic", p), zap.Stack("stack"))
@@ -73,7 +74,7 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 				ce.Caller = caller
 				ce.Write(zap.String("method", r.Method), zap.String("path", r.URL.Path),
 					zap.String("query", r.URL.RawQuery), zap.Int("status", sw.status), zap.Int("bytes", sw.bytes),
-					zap.Duration("duration", time.Since(start)), zap.String("remote", h.clientAddr(r)),
+					zap.Duration("duration", time.Since(start)), zap.String("remote", rq.remote),
 					zap.Uint64("user_id", rq.actor.UserID), zap.String("user_agent", r.UserAgent()),
 					zap.String("request_id", rq.id))
 			}

@@ -198,6 +198,8 @@ type request struct {
 	prefix storage.Lang
 	lang   storage.Lang
 	origin string
+	// remote is the client's address (clientAddr), read once for the rate limit and the log line.
+	remote string
 	method string
 	// slug is the decoded {slug} path segment, id the {id} one: path parameters are not mixed with the
 	// body's (an event's body `slug` renames it, docs/API.md "Events").

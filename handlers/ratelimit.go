@@ -157,7 +157,7 @@ func (h *Handler) rateKey(rq *request) string {
 	if !rq.actor.Anonymous() {
 		return "user:" + utoa(rq.actor.UserID)
 	}
-	return "ip:" + h.clientAddr(rq.r)
+	return "ip:" + rq.remote
 }
 
 // rateHeaders adds X-RateLimit-Limit and X-RateLimit-Remaining as the response starts.
