@@ -592,3 +592,76 @@ func TestCheckpointSavesOnlyChanges(t *testing.T) {
 		t.Error("a checkpoint after changes left the projection as it was")
 	}
 }
+
+// TestLoadedProjectionLeavesItsFile: a start holds its projections where their files are mapped, and
+// the changes it applies afterwards, to rows, refs, links and lists alike, reach its projections and
+// answers but never the files, which read back as they were saved.
+func TestLoadedProjectionLeavesItsFile(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, 3, 60)
+	dir := filepath.Join(t.TempDir(), "index")
+	w.reopenWithin(t, dir)
+	if _, err := w.ix.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	saved := map[storage.Lang][]byte{}
+	for _, code := range storage.Langs {
+		b, err := os.ReadFile(projectionPath(dir, code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[code] = b
+	}
+	w.reopenWithin(t, dir)
+	w.changeEverything(t)
+	syncAll(t, w.ix)
+	for code, want := range saved {
+		if got, err := os.ReadFile(projectionPath(dir, code)); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: the saved projection changed with the live one (%v)", code, err)
+		}
+	}
+	scanned := openIndex(t, filepath.Join(t.TempDir(), "index"), w.db)
+	sameProjections(t, w.ix, scanned)
+	scanned.Close()
+	sameAnswers(t, w)
+}
+
+// TestMappedProjectionsAreCopies: two projections decoded from one file, each from its own mapping,
+// are as many copies: changing one, in place or by moving its rows, changes neither the other, which
+// may still be read, nor the file.
+func TestMappedProjectionsAreCopies(t *testing.T) {
+	p := benchProjection(500)
+	path := filepath.Join(t.TempDir(), "en.projection")
+	saved := p.encode(nil, "en", 1)
+	if err := os.WriteFile(path, saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *projection {
+		b, _, err := mapFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := decodeProjection(b, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first, second := load(), load()
+	for i := range 10 {
+		r, l := first.events[i*7], first.linksOf(first.events[i*7].id)
+		r.featured = !r.featured
+		l.terms = append(slices.Clip(l.terms), 1000+uint64(i))
+		first.putEvent(r, l)
+	}
+	first.removeEvent(first.events[3].id)
+	if diffProjections(first, p) == "" {
+		t.Fatal("the changes left the first projection as it was")
+	}
+	if diff := diffProjections(second, p); diff != "" {
+		t.Errorf("changing one projection changed another from the same file (-saved +second):\n%s", diff)
+	}
+	if got, err := os.ReadFile(path); err != nil || !slices.Equal(got, saved) {
+		t.Errorf("changing a mapped projection changed its file (%v)", err)
+	}
+}
