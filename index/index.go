@@ -120,6 +120,8 @@ type Index struct {
 	// saved is the version the files hold, when they all hold the same.
 	saving sync.Mutex
 	saved  Version
+	// mapped is how many bytes of saved projections the start read in place (loadSaved).
+	mapped int64
 
 	// writing serializes the two writers of the projections and Bleve, the syncer and the consistency
 	// check's repairs, each from its read of the store to its last apply: otherwise a repair could
@@ -519,6 +521,10 @@ type Version struct {
 func (v Version) Less(w Version) bool {
 	return v.Applied < w.Applied || (v.Applied == w.Applied && v.Repairs < w.Repairs)
 }
+
+// MappedBytes returns how many bytes of the projections' saved files the index holds where the files
+// are mapped, which the start read in place: part of what the calendar holds, outside the Go heap.
+func (ix *Index) MappedBytes() int64 { return ix.mapped }
 
 // Version returns the index's current version: a cached answer computed at another one may differ.
 func (ix *Index) Version() Version {

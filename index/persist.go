@@ -85,6 +85,7 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 		proj  *projection
 		at    uint64
 		err   error
+		size  int
 		unmap func()
 	}
 	got := make(map[storage.Lang]*saved, len(ix.langs))
@@ -97,6 +98,7 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 		wg.Go(func() {
 			var b []byte
 			if b, s.unmap, s.err = mapFile(projectionPath(ix.dir, code)); s.err == nil {
+				s.size = len(b)
 				s.proj, s.at, s.err = decodeProjection(b, code)
 			}
 		})
@@ -134,6 +136,7 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 	}
 	for code, s := range got {
 		ix.langs[code].proj = s.proj
+		ix.mapped += int64(s.size)
 	}
 	if same {
 		ix.saved = Version{Applied: got[storage.Langs[0]].at}
