@@ -586,7 +586,8 @@ func (p *projection) readRows(d *decoder, want *keySums) (sums rowSums) {
 // readRefs reads what appendRefs wrote, where it lies, and fails d unless the refs name the rows'
 // events at the rows' starts, each at its place in the table (eventRefs: in the order of their
 // hashes, so no ID comes twice, each at its home or right after the entry before it), with flags
-// that say what their rows say, and links that follow one another through the links' IDs. A ref
+// that say what their rows say, and links that follow one another through the links' IDs (any past
+// the last are garbage, as setRef leaves). A ref
 // holds its event's ID and start rather than its row's position, whose row would be read at random:
 // the sums of their pairs' hashes over the rows and the refs must agree (rowSums), and those over
 // the listed rows and the rows sharing their text with the refs flagged so. It adds to want what the
@@ -679,11 +680,7 @@ func (p *projection) readRefs(d *decoder, rows rowSums, want *keySums) {
 		d.fail("refs do not match the rows")
 		return
 	}
-	if links != uint64(len(p.linkIDs)) {
-		d.fail("links that no ref names")
-		return
-	}
-	p.refs = t
+	p.refs, p.linkGarbage = t, len(p.linkIDs)-int(links)
 }
 
 // distinct returns the IDs of ids, each once, in to's room: an event's links may name a term twice,

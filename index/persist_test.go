@@ -412,15 +412,30 @@ func FuzzDecodeProjection(f *testing.F) {
 }
 
 // TestDecodeRejectsForgedFiles: a file whose checksum holds but whose parts contradict each other is
-// rejected, whatever part says what: each case changes a saved projection of rows 1, 2, 3 and seals
-// it again.
+// rejected, whatever part says what: each case changes a saved projection of rows 1, 2, 3, 4 and
+// seals it again. Rows 3 and 4 have no terms and no parent: what their refs' flags say, and which of
+// their equal links they name, changes no list of keys.
 func TestDecodeRejectsForgedFiles(t *testing.T) {
 	p := newProjection()
-	for i, start := range []int64{10, 20, 30} {
+	for i, start := range []int64{10, 20, 30, 40} {
 		r := row(uint64(i+1), start, 100)
 		r.hasGeo, r.lat, r.lng = true, 52.37, 4.89
 		p.events = append(p.events, r)
-		p.link(&r, eventLinks{orgs: []uint64{200}, terms: []uint64{300 + uint64(i)}, parent: 7})
+		l := eventLinks{orgs: []uint64{200}}
+		if i < 2 {
+			l.terms, l.parent = []uint64{300 + uint64(i)}, 7
+		}
+		p.link(&r, l)
+	}
+	// refOf is the bytes of event id's ref, and its flags.
+	refOf := func(f *savedParts, id uint64) ([]byte, *byte) {
+		for i, r := range f.refs {
+			if binary.LittleEndian.Uint64(r) == id {
+				return r, f.flags[i]
+			}
+		}
+		t.Fatalf("no ref of event %d", id)
+		return nil, nil
 	}
 	tests := []struct {
 		name string
@@ -436,7 +451,7 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 			binary.LittleEndian.PutUint64(f.rows[1][56:], math.Float64bits(math.NaN()))
 		}},
 		{"padding not zero", func(f *savedParts) { f.pad[0] = 1 }},
-		{"a ref of another event", func(f *savedParts) { binary.LittleEndian.PutUint64(f.refs[1], 4) }},
+		{"a ref of an event without a row", func(f *savedParts) { binary.LittleEndian.PutUint64(f.refs[1], 5) }},
 		{"a ref at another start", func(f *savedParts) { binary.LittleEndian.PutUint64(f.refs[1][8:], 1) }},
 		{"refs out of order", func(f *savedParts) {
 			a, b := slices.Clone(f.refs[0]), slices.Clone(f.refs[1])
@@ -447,13 +462,34 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 			i := f.used[len(f.used)-1]
 			copy(f.slots[i+1], f.slots[i])
 			clear(f.slots[i])
+			f.slotFlags[i+1], f.slotFlags[i] = f.slotFlags[i], 0
 		}},
 		{"a ref for ID 0 without the table holding it", func(f *savedParts) { binary.LittleEndian.PutUint64(f.slots[0], 9) }},
 		{"links past the end", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[2][refOffAt+4:], 2) }},
-		{"links out of order", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[1][refOffAt:], 0) }},
+		{"links out of order", func(f *savedParts) {
+			three, _ := refOf(f, 3)
+			four, _ := refOf(f, 4)
+			copy(four[refOffAt:refOffAt+4], three[refOffAt:])
+		}},
+		{"links beyond the end", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[len(f.refs)-1][refOffAt:], 1<<20) }},
 		{"an even multiplier", func(f *savedParts) { f.mult[0] &^= 1 }},
-		{"a row listed, its ref not", func(f *savedParts) { *f.flags[1] &^= refListed }},
-		{"a ref sharing its parent's text, its row not", func(f *savedParts) { *f.flags[1] |= refSharesText }},
+		{"a table of refs without homes", func(f *savedParts) { f.oneHome(0) }},
+		{"refs out of order in one run", func(f *savedParts) {
+			f.oneHome(1)
+			a, b := slices.Clone(f.slots[1]), slices.Clone(f.slots[2])
+			copy(f.slots[1], b)
+			copy(f.slots[2], a)
+			f.slotFlags[1], f.slotFlags[2] = f.slotFlags[2], f.slotFlags[1]
+			f.relink()
+		}},
+		{"a row listed, its ref not", func(f *savedParts) {
+			_, flags := refOf(f, 3)
+			*flags &^= refListed
+		}},
+		{"a ref sharing its parent's text, its row not", func(f *savedParts) {
+			_, flags := refOf(f, 3)
+			*flags |= refSharesText
+		}},
 		{"unknown flags", func(f *savedParts) { *f.flags[1] |= 0x80 }},
 		{"a term listing a row it does not link", func(f *savedParts) {
 			binary.LittleEndian.PutUint64(f.termListed[0][8:], binary.LittleEndian.Uint64(f.termListed[0][8:])%3+1)
@@ -496,10 +532,48 @@ type savedParts struct {
 	used  []int    // the slots that hold a ref, in order
 	refs  [][]byte // the slots of used
 	flags []*byte  // the flags of each ref of refs
-	mult  []byte
-	pad   []byte // the first padding that is not empty
+	// slotFlags are the flags of each slot.
+	slotFlags []byte
+	mult      []byte
+	homes     []byte // how many homes the table has, as a one-byte varint
+	links     []byte // the IDs the refs link to
+	pad       []byte // the first padding that is not empty
 	// The entries of the lists of the terms' listed keys, and of the organizers' sets.
 	termListed, orgEvents [][]byte
+}
+
+// oneHome lays the refs out as a table of homes homes, 0 or 1, holds them: one after the other from
+// its first slot, in their order.
+func (f *savedParts) oneHome(homes byte) {
+	refs, flags := make([][]byte, len(f.refs)), make([]byte, len(f.refs))
+	for i, r := range f.refs {
+		refs[i], flags[i] = slices.Clone(r), *f.flags[i]
+	}
+	for i := range f.slots {
+		clear(f.slots[i])
+		f.slotFlags[i] = 0
+	}
+	for i, r := range refs {
+		copy(f.slots[1+i], r)
+		f.slotFlags[1+i] = flags[i]
+	}
+	f.homes[0] = homes
+}
+
+// relink lays the links out again in the order of the slots that hold their refs.
+func (f *savedParts) relink() {
+	old := slices.Clone(f.links)
+	at := uint32(0)
+	for i, s := range f.slots {
+		if i == 0 || binary.LittleEndian.Uint64(s) == 0 {
+			continue
+		}
+		off := binary.LittleEndian.Uint32(s[refOffAt:])
+		n := binary.LittleEndian.Uint32(s[refOffAt+4:]) + binary.LittleEndian.Uint32(s[refOffAt+8:])
+		copy(f.links[8*at:], old[8*off:8*(off+n)])
+		binary.LittleEndian.PutUint32(s[refOffAt:], at)
+		at += n
+	}
 }
 
 // partsOf finds the parts of the saved projection b, at an address that is a multiple of 8.
@@ -530,12 +604,17 @@ func partsOf(t *testing.T, b []byte) *savedParts {
 	uvarint := func() { d.uvarint() }
 	_, _, _, _ = d.uvarint(), d.string(), d.string(), d.u64()
 	f.rows = split(aligned(d.count(), eventRowSize), eventRowSize)
-	aligned(d.count(), 8)
-	size, _ := d.count(), d.count()
+	f.links = aligned(d.count(), 8)
+	size := d.count()
+	f.homes = d.b[:1]
+	if d.count() >= 0x80 {
+		t.Fatal("a table of refs with more homes than a byte says")
+	}
 	hasZero := d.byte()
 	f.mult = d.take(8)
 	f.slots = split(aligned(size, refSize), refSize)
 	flags := d.take(size)
+	f.slotFlags = flags
 	for i, s := range f.slots {
 		if i == 0 && hasZero == 1 || i > 0 && binary.LittleEndian.Uint64(s) != 0 {
 			f.used = append(f.used, i)
