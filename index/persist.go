@@ -366,8 +366,8 @@ func cellHash(c cell) uint64 { return pairHash(uint64(uint32(c.lat)), int64(c.ln
 // appendKeys appends what rebuildKeys derives from the rows and their links: each term's, venue's,
 // position's and cell's listed keys, and the sets of linked events. Rebuilding them took 2.9 s of a
 // restart's 5 s of CPU at 1M events (many lists grown by append, through as many map lookups per row), where
-// reading them back is a sequential pass. A projection whose keys are not built (keysReady) has none
-// to save: a byte says whether they follow.
+// a restart holds them where the file lies (readLists). A projection whose keys are not built
+// (keysReady) has none to save: a byte says whether they follow.
 func (p *projection) appendKeys(buf []byte, start int) []byte {
 	if !p.keysReady {
 		return append(buf, 0)
