@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -342,18 +343,21 @@ func alignedCopy(b []byte) []byte {
 // keySums are, for each kind of list of keys and set of linked events, the sum of a hash of each
 // (list, entry) pair it holds (listHash): decoding sums what the lists hold, and what they ought to
 // hold from the rows and refs (readRows, readRefs), and rejects a file where they differ (readKeys).
-// Lists that differ have equal sums by a chance of 2^-64, where a file changed on the disk passes
-// its checksum by one of 2^-32; no list's entry is looked up in the rows, which would read them at
-// random.
+// Lists that a random change made differ have equal sums by a chance of about 2^-64, where a file
+// changed on the disk passes its checksum by one of 2^-32; no list's entry is looked up in the rows,
+// which would read them at random.
 type keySums struct {
 	termListed, venueListed, placeListed, cells uint64
 	// sets are those of linkedSets, in its order.
 	sets [5]uint64
 }
 
-// listHash is the hash of an entry, its hash member, in the list of set. A key's member is its row's
-// pairHash, an event ID's the ID itself.
-func listHash(member, set uint64) uint64 { return pairHash(member, int64(set)) }
+// listHash is the hash of an entry, its number member (keyMember, or an event's ID), in the list of
+// set: one round of mixing, which a list's every entry costs.
+func listHash(member, set uint64) uint64 { return mix64(member + set*0x9e3779b97f4a7c15) }
+
+// keyMember is the number of a row's key in a list: its ID and start in one, which listHash mixes.
+func keyMember(id uint64, start int64) uint64 { return id ^ bits.RotateLeft64(uint64(start), 32) }
 
 // pointHash is the hash of a position as the key of a list, the same for 0 and -0, which are one key
 // of a map.
@@ -397,7 +401,7 @@ func (p *projection) readKeys(d *decoder, want *keySums) {
 	p.listRows()
 	id := func(id uint64) uint64 { return id }
 	var got keySums
-	key := func(k rowKey) uint64 { return pairHash(k.id, k.startLocal) }
+	key := func(k rowKey) uint64 { return keyMember(k.id, k.startLocal) }
 	keyBefore := func(a, b rowKey) bool { return compareKeys(a, b) < 0 }
 	idBefore := func(a, b uint64) bool { return a < b }
 	p.termListed, got.termListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, id, key, keyBefore)
@@ -571,13 +575,14 @@ func (p *projection) readRows(d *decoder, want *keySums) (sums rowSums) {
 			continue
 		}
 		sums.listed += h
+		k := keyMember(r.id, r.startLocal)
 		if r.venue != 0 {
-			want.venueListed += listHash(h, r.venue)
+			want.venueListed += listHash(k, r.venue)
 		}
 		if r.hasGeo {
 			at := point{r.lat, r.lng}
-			want.placeListed += listHash(h, pointHash(at))
-			want.cells += listHash(h, cellHash(cellOf(at)))
+			want.placeListed += listHash(k, pointHash(at))
+			want.cells += listHash(k, cellHash(cellOf(at)))
 		}
 	}
 	return sums
@@ -662,8 +667,9 @@ func (p *projection) readRefs(d *decoder, rows rowSums, want *keySums) {
 		}
 		if f&refListed != 0 {
 			got.listed += h
+			k := keyMember(r.id, r.startLocal)
 			for _, term := range terms {
-				want.termListed += listHash(h, term)
+				want.termListed += listHash(k, term)
 			}
 		}
 		if r.parent != 0 {
@@ -788,12 +794,14 @@ func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 // pairHash mixes an event's ID and start into 64 bits (SplitMix64's finalizer, twice), so that sums
 // of them over two lists of events differ when the lists do.
 func pairHash(id uint64, start int64) uint64 {
-	mix := func(x uint64) uint64 {
-		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-		x = (x ^ x>>27) * 0x94d049bb133111eb
-		return x ^ x>>31
-	}
-	return mix(id ^ mix(uint64(start)+0x9e3779b97f4a7c15))
+	return mix64(id ^ mix64(uint64(start)+0x9e3779b97f4a7c15))
+}
+
+// mix64 is SplitMix64's finalizer: every bit of x moves about half of the result's.
+func mix64(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // take returns the next n bytes.
