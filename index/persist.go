@@ -638,6 +638,10 @@ func (p *projection) readRefs(d *decoder, rows rowSums, want *keySums) {
 				d.fail("a ref out of its place")
 				return
 			}
+			if i-t.home(h) > refsMaxRun {
+				d.fail("a ref too far from its home")
+				return
+			}
 			last, prev = h, i
 		}
 		if uint64(r.off) != links {
@@ -688,6 +692,12 @@ func (p *projection) readRefs(d *decoder, rows rowSums, want *keySums) {
 	}
 	p.refs, p.linkGarbage = t, len(p.linkIDs)-int(links)
 }
+
+// refsMaxRun bounds how far past its home a saved ref may lie: every lookup of the refs after it walks
+// that far. Hashed by a random multiplier, seven eighths full at most, a table of a million refs puts
+// one that far by a chance far below one in a billion; a file whose multiplier crowds its refs into
+// one run, which would slow every lookup to a walk through them, is not read.
+const refsMaxRun = 4096
 
 // distinct returns the IDs of ids, each once, in to's room: an event's links may name a term twice,
 // and its sets hold it once. Short lists, as links are, are compared pairwise; a long one is sorted.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -473,9 +474,10 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 		}},
 		{"links beyond the end", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[len(f.refs)-1][refOffAt:], 1<<20) }},
 		{"an even multiplier", func(f *savedParts) { f.mult[0] &^= 1 }},
-		{"a table of refs without homes", func(f *savedParts) { f.oneHome(0) }},
+		{"a table of refs without homes", func(f *savedParts) { f.layOut(binary.LittleEndian.Uint64(f.mult), 0) }},
 		{"refs out of order in one run", func(f *savedParts) {
-			f.oneHome(1)
+			// Hashed by 1, IDs 1 to 4 share the first home.
+			f.layOut(1, f.homesN)
 			a, b := slices.Clone(f.slots[1]), slices.Clone(f.slots[2])
 			copy(f.slots[1], b)
 			copy(f.slots[2], a)
@@ -525,8 +527,31 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 	}
 }
 
+// TestDecodeRejectsCrowdedRefs: a table of refs whose multiplier crowds the refs into one long run,
+// which every lookup would walk, is rejected, as one hashed by its own multiplier is read.
+func TestDecodeRejectsCrowdedRefs(t *testing.T) {
+	saved := benchProjection(2*refsMaxRun).encode(nil, "en", 7)
+	for _, tc := range []struct {
+		name string
+		mult uint64 // 0 leaves the table as saved
+	}{{"as saved", 0}, {"hashed by 1", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := alignedCopy(saved)
+			if tc.mult != 0 {
+				f := partsOf(t, b)
+				f.layOut(tc.mult, f.homesN)
+				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+			}
+			if _, _, err := decodeProjection(b, "en"); (err != nil) != (tc.mult != 0) || err != nil && !errors.Is(err, errProjection) {
+				t.Errorf("decode: %v", err)
+			}
+		})
+	}
+}
+
 // savedParts are the bytes of the parts of a saved projection that forged files change.
 type savedParts struct {
+	t     *testing.T
 	rows  [][]byte // each row
 	slots [][]byte // each slot of the table of refs, used or not
 	used  []int    // the slots that hold a ref, in order
@@ -535,29 +560,46 @@ type savedParts struct {
 	// slotFlags are the flags of each slot.
 	slotFlags []byte
 	mult      []byte
-	homes     []byte // how many homes the table has, as a one-byte varint
+	homes     []byte // how many homes the table has, as a varint (homesN)
+	homesN    int
 	links     []byte // the IDs the refs link to
 	pad       []byte // the first padding that is not empty
 	// The entries of the lists of the terms' listed keys, and of the organizers' sets.
 	termListed, orgEvents [][]byte
 }
 
-// oneHome lays the refs out as a table of homes homes, 0 or 1, holds them: one after the other from
-// its first slot, in their order.
-func (f *savedParts) oneHome(homes byte) {
-	refs, flags := make([][]byte, len(f.refs)), make([]byte, len(f.refs))
-	for i, r := range f.refs {
-		refs[i], flags[i] = slices.Clone(r), *f.flags[i]
+// layOut lays the refs out again where a table of homes homes hashed by mult holds them: in the
+// order of their hashes, each at its home or right after the one before; and their links in that order.
+func (f *savedParts) layOut(mult uint64, homes int) {
+	type ref struct {
+		b     []byte
+		flags byte
 	}
+	refs := make([]ref, len(f.refs))
+	for i, r := range f.refs {
+		refs[i] = ref{slices.Clone(r), *f.flags[i]}
+	}
+	table := eventRefs{homes: homes, mult: mult}
+	hash := func(r ref) uint64 { return table.hash(binary.LittleEndian.Uint64(r.b)) }
+	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(hash(a), hash(b)) })
 	for i := range f.slots {
 		clear(f.slots[i])
 		f.slotFlags[i] = 0
 	}
-	for i, r := range refs {
-		copy(f.slots[1+i], r)
-		f.slotFlags[1+i] = flags[i]
+	prev := 0
+	for _, r := range refs {
+		i := max(table.home(hash(r)), prev+1)
+		copy(f.slots[i], r.b)
+		f.slotFlags[i], prev = r.flags, i
 	}
-	f.homes[0] = homes
+	binary.LittleEndian.PutUint64(f.mult, mult)
+	if homes != f.homesN {
+		if homes >= 0x80 || f.homesN >= 0x80 {
+			f.t.Fatal("a table of refs with more homes than a byte says")
+		}
+		f.homes[0] = byte(homes)
+	}
+	f.relink()
 }
 
 // relink lays the links out again in the order of the slots that hold their refs.
@@ -579,7 +621,7 @@ func (f *savedParts) relink() {
 // partsOf finds the parts of the saved projection b, at an address that is a multiple of 8.
 func partsOf(t *testing.T, b []byte) *savedParts {
 	t.Helper()
-	f := &savedParts{}
+	f := &savedParts{t: t}
 	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
 	split := func(b []byte, size int) (out [][]byte) {
 		for i := 0; i+size <= len(b); i += size {
@@ -607,9 +649,7 @@ func partsOf(t *testing.T, b []byte) *savedParts {
 	f.links = aligned(d.count(), 8)
 	size := d.count()
 	f.homes = d.b[:1]
-	if d.count() >= 0x80 {
-		t.Fatal("a table of refs with more homes than a byte says")
-	}
+	f.homesN = d.count()
 	hasZero := d.byte()
 	f.mult = d.take(8)
 	f.slots = split(aligned(size, refSize), refSize)
