@@ -30,13 +30,18 @@
 // point for both. The file carries its format (projectionFormat), the mapping version, its language
 // and a CRC-32C; a file that is missing, corrupt, of another version or language, or saved at a
 // position the log cannot replay from, is never trusted: the start scans the store, as it would
-// without the file. A Bleve index rebuilt at start-up deletes its projection file.
+// without the file. A Bleve index rebuilt at start-up deletes its projection file. The file holds the
+// projection's rows, refs, links and lists of keys as they lie in memory, and a start holds them where
+// the file is mapped (copy-on-write: the file never changes); such a file is read only on a
+// little-endian host, as every host calendard runs on is.
 //
 // # Caveats
 //
 // Bleve runs with unsafe_batch: a batch is visible at once and persisted in the background. A crash can
 // lose the last batches, but with them their checkpoint, so the next start replays those entries.
 // Deleting the index directory, or any file in it, is always safe: it is rebuilt at the next start.
+// Truncating a projection file in place while the process runs is not: its mapping would read past the
+// file's end (SIGBUS), as bbolt's would of the store's file. calendard replaces the file by a rename.
 package index
 
 import (
@@ -120,6 +125,8 @@ type Index struct {
 	// saved is the version the files hold, when they all hold the same.
 	saving sync.Mutex
 	saved  Version
+	// mapped is how many bytes of saved projections the start read in place (loadSaved).
+	mapped int64
 
 	// writing serializes the two writers of the projections and Bleve, the syncer and the consistency
 	// check's repairs, each from its read of the store to its last apply: otherwise a repair could
@@ -519,6 +526,10 @@ type Version struct {
 func (v Version) Less(w Version) bool {
 	return v.Applied < w.Applied || (v.Applied == w.Applied && v.Repairs < w.Repairs)
 }
+
+// MappedBytes returns how many bytes of the projections' saved files the index holds where the files
+// are mapped, which the start read in place: part of what the calendar holds, outside the Go heap.
+func (ix *Index) MappedBytes() int64 { return ix.mapped }
 
 // Version returns the index's current version: a cached answer computed at another one may differ.
 func (ix *Index) Version() Version {

@@ -7,29 +7,33 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readMapped calls f with the content of the file at path, mapped into memory rather than read: the
-// pages of the kernel's cache are mapped at once (MAP_POPULATE), where reading copied them into as
-// many fresh pages of the heap, each faulted in on its first write. The bytes are valid only while f
-// runs: f keeps none of them.
-func readMapped(path string, f func([]byte) error) error {
+// mapFile maps the file at path into memory, copy-on-write, and returns its bytes with a func that
+// unmaps them. The pages of the kernel's cache are mapped at once (MAP_POPULATE), read-only so that
+// populating copies none of them, then made writable: a decoded projection holds its arrays in these
+// bytes (decodeProjection), and a live update that writes to one gets a private copy of that page
+// alone; the file never changes. The caller unmaps only what nothing can read any more.
+func mapFile(path string) ([]byte, func(), error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if info.Size() == 0 {
-		return f(nil)
+		return nil, func() {}, nil
 	}
 	b, err := unix.Mmap(int(file.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
-		return &os.PathError{Op: "mmap", Path: path, Err: err}
+		return nil, nil, &os.PathError{Op: "mmap", Path: path, Err: err}
 	}
-	defer unix.Munmap(b)
-	return f(b)
+	if err := unix.Mprotect(b, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		_ = unix.Munmap(b)
+		return nil, nil, &os.PathError{Op: "mprotect", Path: path, Err: err}
+	}
+	return b, func() { _ = unix.Munmap(b) }, nil
 }
 
 // prefault has the kernel back the pages of s, newly made, with memory in one call

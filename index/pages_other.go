@@ -4,13 +4,15 @@ package index
 
 import "os"
 
-// readMapped calls f with the content of the file at path. Only Linux maps it (pages_linux.go).
-func readMapped(path string, f func([]byte) error) error {
+// mapFile returns the content of the file at path, read into the heap, and a func that does nothing:
+// only Linux maps it (pages_linux.go). A decoded projection holds its arrays in these bytes all the
+// same (decodeProjection).
+func mapFile(path string) ([]byte, func(), error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return f(b)
+	return b, func() {}, nil
 }
 
 // prefault returns s: only Linux is asked to back its pages at once (pages_linux.go).

@@ -9,10 +9,12 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -23,7 +25,7 @@ import (
 // placeRowOf derive it from a record. Bump it on any change to either; a file of another version is
 // not read, and the next start scans the store instead. TestProjectionFormatPinned fails when a row's
 // fields change and the pinned layout is not updated with it.
-const projectionFormat = 6
+const projectionFormat = 7
 
 // projectionMagic opens every saved projection, so that no other file is mistaken for one.
 var projectionMagic = []byte("calendard projection\n")
@@ -74,11 +76,18 @@ func (ix *Index) save(at uint64) error {
 // empty, as soon as one language has none it can trust: missing, unreadable (decodeProjection), or
 // saved at a position the change log cannot bring up to the store (unreplayable). The store is then
 // scanned, which costs what a start cost before projections were saved, and is always right.
+//
+// A projection read holds its arrays in its file's mapping (mapFile), which stays mapped for the life
+// of the process: a reader may hold a slice of a projection past its lock, and past the projection's
+// replacement by a rebuild, and nothing tells when the last one is gone. That is one mapping per
+// language per start; the mappings of projections not used are unmapped here.
 func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, bool) {
 	type saved struct {
-		proj *projection
-		at   uint64
-		err  error
+		proj  *projection
+		at    uint64
+		err   error
+		size  int
+		unmap func()
 	}
 	got := make(map[storage.Lang]*saved, len(ix.langs))
 	for code := range ix.langs {
@@ -88,13 +97,21 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 	var wg sync.WaitGroup
 	for code, s := range got {
 		wg.Go(func() {
-			s.err = readMapped(projectionPath(ix.dir, code), func(b []byte) (err error) {
-				s.proj, s.at, err = decodeProjection(b, code)
-				return err
-			})
+			var b []byte
+			if b, s.unmap, s.err = mapFile(projectionPath(ix.dir, code)); s.err == nil {
+				s.size = len(b)
+				s.proj, s.at, s.err = decodeProjection(b, code)
+			}
 		})
 	}
 	wg.Wait()
+	unused := func() {
+		for _, s := range got {
+			if s.unmap != nil {
+				s.unmap()
+			}
+		}
+	}
 	from, same := check.head, true
 	for code, s := range got {
 		why := ""
@@ -104,12 +121,15 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 		switch {
 		case errors.Is(s.err, fs.ErrNotExist):
 			ix.log.Info("no saved projection: scanning the store", zap.String("lang", string(code)))
+			unused()
 			return 0, false
 		case s.err != nil:
 			ix.log.Warn("saved projection unusable: scanning the store", zap.String("lang", string(code)), zap.Error(s.err))
+			unused()
 			return 0, false
 		case why != "":
 			ix.log.Info("saved projection is "+why+": scanning the store", zap.String("lang", string(code)))
+			unused()
 			return 0, false
 		}
 		from = min(from, s.at, ix.langs[code].checkpoint)
@@ -117,6 +137,7 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 	}
 	for code, s := range got {
 		ix.langs[code].proj = s.proj
+		ix.mapped += int64(s.size)
 	}
 	if same {
 		ix.saved = Version{Applied: got[storage.Langs[0]].at}
@@ -125,30 +146,29 @@ func (ix *Index) loadSaved(ctx context.Context, check *replayCheck) (uint64, boo
 }
 
 // encode appends p, the projection of code as of change-log position at, to buf: a header (magic,
-// format, mapping version, language, position), the event rows in their order, their refs and links
-// (appendRefs), the lists of keys (appendKeys), the venues and organizers by ID, and a CRC-32C of all
-// that. The position is the one the file is replayed from; p may already hold later changes, which
-// replaying applies again harmlessly. The rows and refs are fixed-width little-endian numbers, which
-// decoding reads in tight loops, where a row of varints took as many calls as fields.
+// format, mapping version, language, position), the event rows in their order, their links and refs
+// (appendRefs), the lists of keys and sets of linked events (appendKeys), the venues and organizers
+// by ID, and a CRC-32C of all that. The position is the one the file is replayed from; p may already
+// hold later changes, which replaying applies again harmlessly.
+//
+// The rows, the table of refs, the links and the lists are saved as they lie in memory (appendArray),
+// each at an offset from the file's start that is a multiple of 8, so that decoding holds them where
+// they lie in the file rather than build them again (decodeProjection). A file is therefore read
+// only on a host of the byte order that wrote it: little-endian (decodeProjection).
 func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
+	start := len(buf)
 	buf = append(buf, projectionMagic...)
 	buf = binary.AppendUvarint(buf, projectionFormat)
 	buf = appendString(buf, mappingVersion)
 	buf = appendString(buf, string(code))
-	buf = binary.AppendUvarint(buf, at)
+	// The position is fixed-width so that a file's arrays keep their offsets whatever it says.
+	buf = binary.LittleEndian.AppendUint64(buf, at)
 	// Room for the rows, refs and links at once: grown by appends, the buffer was copied over and over.
-	buf = slices.Grow(buf, len(p.events)*(eventRowSize+refSize)+3*len(p.linkIDs))
+	buf = slices.Grow(buf, len(p.events)*eventRowSize+len(p.refs.slots)*(refSize+1)+8*len(p.linkIDs)+64)
 	buf = binary.AppendUvarint(buf, uint64(len(p.events)))
-	for i := range p.events {
-		r := &p.events[i]
-		for _, v := range [...]uint64{r.id, r.author, r.venue, uint64(r.date), uint64(r.startUTC), uint64(r.startLocal),
-			math.Float64bits(r.lat), math.Float64bits(r.lng)} {
-			buf = binary.LittleEndian.AppendUint64(buf, v)
-		}
-		buf = append(buf, byte(r.status), byte(r.trashed), flagsOf(r))
-	}
-	buf = p.appendRefs(buf)
-	buf = p.appendKeys(buf)
+	buf = appendArray(buf, start, p.events)
+	buf = p.appendRefs(buf, start)
+	buf = p.appendKeys(buf, start)
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
 		buf = binary.AppendUvarint(buf, uint64(len(places)))
 		for _, id := range slices.Sorted(maps.Keys(places)) {
@@ -160,67 +180,85 @@ func (p *projection) encode(buf []byte, code storage.Lang, at uint64) []byte {
 			buf = appendString(buf, string(r.trashed))
 		}
 	}
-	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
-}
-
-// An event row's booleans, in one byte.
-const (
-	flagHidden = 1 << iota
-	flagFeatured
-	flagHasGeo
-	flagSharesText
-	flagsKnown = flagHidden | flagFeatured | flagHasGeo | flagSharesText
-)
-
-func flagsOf(r *eventRow) byte {
-	var f byte
-	if r.hidden {
-		f |= flagHidden
-	}
-	if r.featured {
-		f |= flagFeatured
-	}
-	if r.hasGeo {
-		f |= flagHasGeo
-	}
-	if r.sharesText {
-		f |= flagSharesText
-	}
-	return f
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[start:], crcTable))
 }
 
 func appendString(buf []byte, s string) []byte {
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
 }
 
-// eventRowSize is the size of a saved event row: eight numbers of 8 bytes, its status, the status it
-// was trashed from, and its flags.
-const eventRowSize = 8*8 + 3
+// The sizes of an event row and a ref, which a file holds as they lie in memory.
+const (
+	eventRowSize = int(unsafe.Sizeof(eventRow{}))
+	refSize      = int(unsafe.Sizeof(eventRef{}))
+)
 
-// refSize is the size of a saved ref: its event's ID and local start, its links' parent and modified
-// stamp, and how many organizers and terms they hold.
-const refSize = 8 + 8 + 8 + 4 + 4 + 4
+// The offsets in a row of its one-byte fields, which decoding checks before reading the row: a state
+// must name a status, and a bool must be 0 or 1, or Go's code would read it as neither true nor false.
+var rowBoolsAt = [...]uintptr{unsafe.Offsetof(eventRow{}.hidden), unsafe.Offsetof(eventRow{}.featured),
+	unsafe.Offsetof(eventRow{}.hasGeo), unsafe.Offsetof(eventRow{}.sharesText)}
 
-// appendRefs appends p's refs, after the table's hash multiplier, in the order of their IDs' hashes,
-// which is their order in the table (eventRefs), so that decoding places them in one pass; then
-// their links' IDs in the same order, as varints: the IDs of terms and organizers are small numbers.
-func (p *projection) appendRefs(buf []byte) []byte {
-	buf = binary.AppendUvarint(buf, uint64(p.refs.len()))
-	buf = binary.LittleEndian.AppendUint64(buf, p.refs.mult)
+const (
+	rowStatusAt  = unsafe.Offsetof(eventRow{}.status)
+	rowTrashedAt = unsafe.Offsetof(eventRow{}.trashed)
+	refOffAt     = unsafe.Offsetof(eventRef{}.off)
+)
+
+// A ref's flags in a file: what its event's row says that its keys depend on (readRefs).
+const (
+	refListed = 1 << iota
+	refSharesText
+	refFlagsKnown = refListed | refSharesText
+)
+
+// appendRefs appends p's links, in the order of the refs, then the table of refs as it lies in memory
+// (eventRefs: its size, homes, whether it holds ID 0, and hash multiplier first), each span naming its
+// links in that order, then a byte of flags per slot of the table: what the row of its event says that
+// its keys depend on, so that decoding checks the keys in one pass over the refs (readRefs).
+func (p *projection) appendRefs(buf []byte, start int) []byte {
+	t := &p.refs
 	links := 0
-	for r := range p.refs.all() {
-		buf = binary.LittleEndian.AppendUint64(buf, r.id)
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(r.startLocal))
-		buf = binary.LittleEndian.AppendUint64(buf, r.parent)
-		buf = binary.LittleEndian.AppendUint32(buf, r.modified)
-		buf = binary.LittleEndian.AppendUint32(buf, r.orgs)
-		buf = binary.LittleEndian.AppendUint32(buf, r.terms)
+	for r := range t.all() {
 		links += int(r.orgs + r.terms)
 	}
 	buf = binary.AppendUvarint(buf, uint64(links))
-	for r := range p.refs.all() {
+	buf = pad(buf, start)
+	for r := range t.all() {
 		for _, id := range p.linkIDs[r.off : r.off+r.orgs+r.terms] {
-			buf = binary.AppendUvarint(buf, id)
+			buf = binary.LittleEndian.AppendUint64(buf, id)
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(t.slots)))
+	buf = binary.AppendUvarint(buf, uint64(t.homes))
+	hasZero := byte(0)
+	if t.hasZero {
+		hasZero = 1
+	}
+	buf = append(buf, hasZero)
+	buf = binary.LittleEndian.AppendUint64(buf, t.mult)
+	buf = pad(buf, start)
+	at := len(buf)
+	buf = appendArray(buf, start, t.slots)
+	var off uint32
+	for i := range t.slots {
+		if t.used(i) {
+			binary.LittleEndian.PutUint32(buf[at+i*refSize+int(refOffAt):], off)
+			off += t.slots[i].orgs + t.slots[i].terms
+		}
+	}
+	flags := len(buf)
+	buf = append(buf, make([]byte, len(t.slots))...)
+	for i := range p.events {
+		r := &p.events[i]
+		var f byte
+		if rowListed(r) {
+			f |= refListed
+		}
+		if r.sharesText {
+			f |= refSharesText
+		}
+		if slot, ok := t.seek(r.id); ok && f != 0 {
+			buf[flags+slot] = f
 		}
 	}
 	return buf
@@ -228,15 +266,28 @@ func (p *projection) appendRefs(buf []byte) []byte {
 
 // decodeProjection reads a projection encode wrote for code, and returns it with the position it is
 // to be replayed from. It returns errProjection for a file that is truncated, corrupt (its checksum,
-// or rows out of order), of another format or mapping version, or of another language: such a file is
-// never trusted, whatever part of it reads well.
+// or parts that contradict each other), of another format or mapping version, or of another language:
+// such a file is never trusted, whatever part of it reads well.
+//
+// The rows, the refs, the links and the lists of keys are not copied: the projection holds them in b,
+// which must stay readable for as long as the projection is read, and be writable (mapFile): a live
+// update writes where they lie. Every one of them is checked in a pass that only reads: the rows'
+// order and fields, the refs' places in their table, and what each list holds against the rows and
+// refs, through sums of hashes (keySums).
 func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) {
 	if len(b) < len(projectionMagic)+4 || string(b[:len(projectionMagic)]) != string(projectionMagic) {
 		return nil, 0, fmt.Errorf("%w: not a projection", errProjection)
 	}
+	if !littleEndian {
+		return nil, 0, fmt.Errorf("%w: saved in memory's order, read on little-endian hosts only", errProjection)
+	}
 	body := b[:len(b)-4]
 	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(b[len(body):]) {
 		return nil, 0, fmt.Errorf("%w: checksum mismatch", errProjection)
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(body)))%8 != 0 {
+		// The arrays lie at offsets that are multiples of 8 from the file's start (appendArray).
+		body = alignedCopy(body)
 	}
 	d := decoder{b: body[len(projectionMagic):]}
 	if v := d.uvarint(); v != projectionFormat {
@@ -248,14 +299,15 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	if v := d.string(); v != string(code) {
 		return nil, 0, fmt.Errorf("%w: language %q, want %q", errProjection, v, code)
 	}
-	at := d.uvarint()
+	at := d.u64()
 	p := newProjection()
-	rows := p.readRows(&d)
+	var want keySums
+	rows := p.readRows(&d, &want)
 	if d.err == nil {
-		p.readRefs(&d, rows)
+		p.readRefs(&d, rows, &want)
 	}
 	if d.err == nil {
-		p.readKeys(&d)
+		p.readKeys(&d, &want)
 	}
 	for _, places := range []map[uint64]*placeRow{p.venues, p.orgs} {
 		for n := d.count(); len(places) < n && d.err == nil; {
@@ -276,58 +328,92 @@ func decodeProjection(b []byte, code storage.Lang) (*projection, uint64, error) 
 	return p, at, nil
 }
 
+// littleEndian reports whether this host keeps numbers least significant byte first, as the hosts
+// that write the files do (encode).
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// alignedCopy copies b to memory whose address is a multiple of 8.
+func alignedCopy(b []byte) []byte {
+	words := make([]uint64, (len(b)+7)/8)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(b))
+	copy(out, b)
+	return out
+}
+
+// keySums are, for each kind of list of keys and set of linked events, the sum of a hash of each
+// (list, entry) pair it holds (listHash): decoding sums what the lists hold, and what they ought to
+// hold from the rows and refs (readRows, readRefs), and rejects a file where they differ (readKeys).
+// Lists that a random change made differ have equal sums by a chance of about 2^-64, where a file
+// changed on the disk passes its checksum by one of 2^-32; no list's entry is looked up in the rows,
+// which would read them at random.
+type keySums struct {
+	termListed, venueListed, placeListed, cells uint64
+	// sets are those of linkedSets, in its order.
+	sets [5]uint64
+}
+
+// listHash is the hash of an entry, its number member (keyMember, or an event's ID), in the list of
+// set: one round of mixing, which a list's every entry costs.
+func listHash(member, set uint64) uint64 { return mix64(member + set*0x9e3779b97f4a7c15) }
+
+// keyMember is the number of a row's key in a list: its ID and start in one, which listHash mixes.
+func keyMember(id uint64, start int64) uint64 { return id ^ bits.RotateLeft64(uint64(start), 32) }
+
+// pointHash is the hash of a position as the key of a list, the same for 0 and -0, which are one key
+// of a map.
+func pointHash(at point) uint64 {
+	return pairHash(math.Float64bits(at.lat+0), int64(math.Float64bits(at.lng+0)))
+}
+
+func cellHash(c cell) uint64 { return pairHash(uint64(uint32(c.lat)), int64(c.lng)) }
+
 // appendKeys appends what rebuildKeys derives from the rows and their links: each term's, venue's,
 // position's and cell's listed keys, and the sets of linked events. Rebuilding them took 2.9 s of a
 // restart's 5 s of CPU at 1M events (many lists grown by append, through as many map lookups per row), where
-// reading them back is a sequential pass. A projection whose keys are not built (keysReady) has none
-// to save: a byte says whether they follow.
-func (p *projection) appendKeys(buf []byte) []byte {
+// a restart holds them where the file lies (readLists). A projection whose keys are not built
+// (keysReady) has none to save: a byte says whether they follow.
+func (p *projection) appendKeys(buf []byte, start int) []byte {
 	if !p.keysReady {
 		return append(buf, 0)
 	}
 	buf = append(buf, 1)
-	// A listed key is saved as its position in listed, which the rows give again. The positions are
-	// found by ID: bisecting listed for each key took 0.3 s for 260k events, under the read lock.
-	positions := make(map[uint64]uint64, len(p.listed))
-	for i, k := range p.listed {
-		positions[k.id] = uint64(i)
-	}
-	at := func(k rowKey) uint64 { return positions[k.id] }
-	buf = appendLists(buf, p.termListed, binary.AppendUvarint, at)
-	buf = appendLists(buf, p.venueListed, binary.AppendUvarint, at)
-	buf = appendLists(buf, p.placeListed, appendPoint, at)
+	buf = appendLists(buf, start, p.termListed, binary.AppendUvarint)
+	buf = appendLists(buf, start, p.venueListed, binary.AppendUvarint)
+	buf = appendLists(buf, start, p.placeListed, appendPoint)
 	cells := make(map[cell][]rowKey, len(p.placeCells))
 	for c, in := range p.placeCells {
 		cells[c] = in.keys
 	}
-	buf = appendLists(buf, cells, appendCell, at)
-	id := func(id uint64) uint64 { return id }
+	buf = appendLists(buf, start, cells, appendCell)
 	for _, sets := range p.linkedSets() {
-		buf = appendLists(buf, *sets, binary.AppendUvarint, id)
+		buf = appendLists(buf, start, *sets, binary.AppendUvarint)
 	}
 	return buf
 }
 
-// readKeys reads what appendKeys wrote, or builds the keys when none were saved.
-func (p *projection) readKeys(d *decoder) {
+// readKeys reads what appendKeys wrote, or builds the keys when none were saved, and fails d unless
+// the lists hold what the rows and refs say, want (keySums).
+func (p *projection) readKeys(d *decoder, want *keySums) {
 	if d.byte() == 0 {
 		p.rebuildKeys()
 		return
 	}
 	p.listRows()
-	listed := func(i uint64) (rowKey, bool) {
-		if i >= uint64(len(p.listed)) {
-			return rowKey{}, false
-		}
-		return p.listed[i], true
+	id := func(id uint64) uint64 { return id }
+	var got keySums
+	key := func(k rowKey) uint64 { return keyMember(k.id, k.startLocal) }
+	keyBefore := func(a, b rowKey) bool { return compareKeys(a, b) < 0 }
+	idBefore := func(a, b uint64) bool { return a < b }
+	p.termListed, got.termListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, id, key, keyBefore)
+	p.venueListed, got.venueListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, id, key, keyBefore)
+	p.placeListed, got.placeListed = readLists[point, []rowKey](d, (*decoder).point, pointHash, key, keyBefore)
+	cells, sum := readLists[cell, []rowKey](d, (*decoder).cell, cellHash, key, keyBefore)
+	got.cells = sum
+	for i, sets := range p.linkedSets() {
+		*sets, got.sets[i] = readLists[uint64, eventIDs](d, (*decoder).uvarint, id, id, idBefore)
 	}
-	p.termListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, listed)
-	p.venueListed = readLists[uint64, []rowKey](d, (*decoder).uvarint, listed)
-	p.placeListed = readLists[point, []rowKey](d, (*decoder).point, listed)
-	cells := readLists[cell, []rowKey](d, (*decoder).cell, listed)
-	id := func(id uint64) (uint64, bool) { return id, true }
-	for _, sets := range p.linkedSets() {
-		*sets = readLists[uint64, eventIDs](d, (*decoder).uvarint, id)
+	if d.err == nil && got != *want {
+		d.fail("lists of keys do not match the rows")
 	}
 	if d.err == nil {
 		p.groupCells(cells, d)
@@ -358,63 +444,64 @@ func (p *projection) groupCells(keys map[cell][]rowKey, d *decoder) {
 	}
 }
 
-// appendLists appends the ordered lists of m: how many lists and entries in all, then each list's
-// key, length, and entries as numbers that number gives them (a position, an ID), ascending: the
-// first as it is, each next as its distance from the one past the one before. The lists come in the
-// map's order: a file's bytes may differ from one save to the next, and read back the same.
-func appendLists[K comparable, S ~[]E, E any](buf []byte, m map[K]S, appendKey func([]byte, K) []byte, number func(E) uint64) []byte {
+// appendLists appends the ordered lists of m: how many entries in all, then every list's entries as
+// they lie in memory (appendArray), then how many lists, and each list's key and length. The lists
+// come in the map's order: a file's bytes may differ from one save to the next, and read back the
+// same.
+func appendLists[K comparable, S ~[]E, E any](buf []byte, start int, m map[K]S, appendKey func([]byte, K) []byte) []byte {
+	keys := make([]K, 0, len(m))
 	total := 0
-	for _, s := range m {
+	for key, s := range m {
+		keys = append(keys, key)
 		total += len(s)
 	}
-	buf = binary.AppendUvarint(buf, uint64(len(m)))
 	buf = binary.AppendUvarint(buf, uint64(total))
-	for key, s := range m {
+	buf = pad(buf, start)
+	for _, key := range keys {
+		buf = append(buf, bytesOf(m[key])...)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(keys)))
+	for _, key := range keys {
 		buf = appendKey(buf, key)
-		buf = binary.AppendUvarint(buf, uint64(len(s)))
-		var from uint64
-		for _, e := range s {
-			n := number(e)
-			buf = binary.AppendUvarint(buf, n-from)
-			from = n + 1
-		}
+		buf = binary.AppendUvarint(buf, uint64(len(m[key])))
 	}
 	return buf
 }
 
-// readLists reads lists appendLists wrote, each key once, none empty; entry gives the entry of a
-// number, or false for one that names none. The lists are cut from one array, each capped at its
+// readLists reads lists appendLists wrote, each key once, none empty, each strictly ascending by
+// before, and returns them with the sum of listHash over their entries: member gives an entry's
+// member, setHash a key's set. The lists are held where they lie in d (array), each capped at its
 // length, so that a later insert into one copies it rather than overwrite the next.
-func readLists[K comparable, S ~[]E, E any](d *decoder, readKey func(*decoder) K, entry func(uint64) (E, bool)) map[K]S {
-	n, total := d.count(), d.count()
+func readLists[K comparable, S ~[]E, E any](d *decoder, readKey func(*decoder) K, setHash func(K) uint64,
+	member func(E) uint64, before func(a, b E) bool) (map[K]S, uint64) {
+	all := array[E](d, d.count())
+	n := d.count()
 	m := make(map[K]S, n)
-	all := prefault(make(S, total))
+	var sum uint64
 	for range n {
 		key := readKey(d)
 		size := d.count()
 		if _, twice := m[key]; twice || size == 0 || size > len(all) {
 			d.fail("lists of keys malformed")
-			return nil
+			return nil, 0
 		}
 		list := all[:size:size]
 		all = all[size:]
-		var from uint64
-		for i := range list {
-			number := from + d.uvarint()
-			var ok bool
-			if list[i], ok = entry(number); !ok || number < from {
-				d.fail("list of keys past the rows")
-				return nil
+		set := setHash(key)
+		for i, e := range list {
+			if i > 0 && !before(list[i-1], e) {
+				d.fail("list of keys out of order")
+				return nil, 0
 			}
-			from = number + 1
+			sum += listHash(member(e), set)
 		}
-		m[key] = list
+		m[key] = S(list)
 	}
 	if len(all) > 0 {
 		d.fail("lists of keys shorter than said")
-		return nil
+		return nil, 0
 	}
-	return m
+	return m, sum
 }
 
 func appendPoint(buf []byte, at point) []byte {
@@ -445,29 +532,30 @@ func (d *decoder) point() point {
 	return at
 }
 
-// readRows reads the event rows encode wrote, and fails d for rows out of order, of an unknown
-// status or flag, or at a position that is not a number (venues refuse one). It returns the sum of their pairs' hashes (pairHash).
-func (p *projection) readRows(d *decoder) (sum uint64) {
-	b := d.take(d.count() * eventRowSize)
-	p.events = prefault(make([]eventRow, len(b)/eventRowSize))
+// rowSums are the sums of the pairs' hashes (pairHash) of all rows, of the listed rows and of those
+// sharing their parent's text, which the refs must agree with (readRefs).
+type rowSums struct{ all, listed, sharesText uint64 }
+
+// readRows reads the event rows encode wrote, where they lie, and fails d for rows out of order, of
+// an unknown status, with a bool neither true nor false, or at a position that is not a number
+// (venues refuse one). It returns their rowSums, and adds to want what their keys ought to sum to.
+func (p *projection) readRows(d *decoder, want *keySums) (sums rowSums) {
+	b := d.aligned(d.count(), eventRowSize)
+	p.events = view[eventRow](b)
 	for i := range p.events {
 		e := b[i*eventRowSize : (i+1)*eventRowSize]
-		r := &p.events[i]
-		r.id, r.author, r.venue = binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint64(e[8:]), binary.LittleEndian.Uint64(e[16:])
-		r.date, r.startUTC = int64(binary.LittleEndian.Uint64(e[24:])), int64(binary.LittleEndian.Uint64(e[32:]))
-		r.startLocal = int64(binary.LittleEndian.Uint64(e[40:]))
-		r.lat, r.lng = math.Float64frombits(binary.LittleEndian.Uint64(e[48:])), math.Float64frombits(binary.LittleEndian.Uint64(e[56:]))
-		r.status, r.trashed = state(e[64]), state(e[65])
-		flags := e[66]
-		r.hidden, r.featured, r.hasGeo = flags&flagHidden != 0, flags&flagFeatured != 0, flags&flagHasGeo != 0
-		r.sharesText = flags&flagSharesText != 0
-		switch {
-		case int(r.status) >= len(statuses) || int(r.trashed) >= len(statuses):
+		if int(e[rowStatusAt]) >= len(statuses) || int(e[rowTrashedAt]) >= len(statuses) {
 			d.fail("unknown status")
 			return
-		case flags&^flagsKnown != 0:
-			d.fail("unknown flags")
-			return
+		}
+		for _, at := range rowBoolsAt {
+			if e[at] > 1 {
+				d.fail("a bool neither true nor false")
+				return
+			}
+		}
+		r := &p.events[i]
+		switch {
 		case math.IsNaN(r.lat) || math.IsNaN(r.lng):
 			d.fail("position not a number")
 			return
@@ -475,61 +563,205 @@ func (p *projection) readRows(d *decoder) (sum uint64) {
 			d.fail("event rows out of order")
 			return
 		}
-		sum += pairHash(r.id, r.startLocal)
+		h := pairHash(r.id, r.startLocal)
+		sums.all += h
+		if r.venue != 0 {
+			want.sets[0] += listHash(r.id, r.venue)
+		}
+		if r.sharesText {
+			sums.sharesText += h
+		}
+		if !rowListed(r) {
+			continue
+		}
+		sums.listed += h
+		k := keyMember(r.id, r.startLocal)
+		if r.venue != 0 {
+			want.venueListed += listHash(k, r.venue)
+		}
+		if r.hasGeo {
+			at := point{r.lat, r.lng}
+			want.placeListed += listHash(k, pointHash(at))
+			want.cells += listHash(k, cellHash(cellOf(at)))
+		}
 	}
-	return sum
+	return sums
 }
 
-// readRefs reads what appendRefs wrote, and fails d unless the refs are in order (so no ID comes
-// twice), their links lie within the IDs that follow, and they name the rows' events at the rows'
-// starts: the sum of their pairs' hashes is rows, the rows' (readRows). A ref holds its event's ID and
-// start rather than its row's position, whose row would be read at random, as slowly as a map
-// insertion. The sums of two lists that differ are equal by a chance of 2^-64, where a file changed
-// on the disk passes its checksum by one of 2^-32.
-func (p *projection) readRefs(d *decoder, rows uint64) {
-	n := len(p.events)
-	if d.count() != n {
-		d.fail("refs do not match the rows")
+// readRefs reads what appendRefs wrote, where it lies, and fails d unless the refs name the rows'
+// events at the rows' starts, each at its place in the table (eventRefs: in the order of their
+// hashes, so no ID comes twice, each at its home or right after the entry before it), with flags
+// that say what their rows say, and links that follow one another through the links' IDs (any past
+// the last are garbage, as setRef leaves). A ref
+// holds its event's ID and start rather than its row's position, whose row would be read at random:
+// the sums of their pairs' hashes over the rows and the refs must agree (rowSums), and those over
+// the listed rows and the rows sharing their text with the refs flagged so. It adds to want what the
+// keys that depend on the links ought to sum to.
+func (p *projection) readRefs(d *decoder, rows rowSums, want *keySums) {
+	p.linkIDs = array[uint64](d, d.count())
+	size, homes := d.count(), d.count()
+	hasZero, mult := d.byte(), d.u64()
+	switch {
+	case d.err != nil:
 		return
-	}
-	mult := d.u64()
-	if mult%2 == 0 {
+	case mult%2 == 0:
 		d.fail("refs hashed by an even multiplier")
 		return
+	case hasZero > 1 || homes < 1 || size <= homes:
+		d.fail("table of refs malformed")
+		return
 	}
-	b := d.take(n * refSize)
-	p.refs = refsHashed(n, mult)
-	var last, links, sum uint64
-	for i := 0; i < len(b); i += refSize {
-		e := b[i : i+refSize]
-		r := eventRef{id: binary.LittleEndian.Uint64(e), startLocal: int64(binary.LittleEndian.Uint64(e[8:])),
-			linkSpan: linkSpan{parent: binary.LittleEndian.Uint64(e[16:]), off: uint32(links), modified: binary.LittleEndian.Uint32(e[24:]),
-				orgs: binary.LittleEndian.Uint32(e[28:]), terms: binary.LittleEndian.Uint32(e[32:])}}
-		h := p.refs.hash(r.id)
-		if i > 0 && h <= last {
-			d.fail("refs out of order, or an event listed twice")
+	t := eventRefs{slots: array[eventRef](d, size), hasZero: hasZero == 1, homes: homes, mult: mult}
+	flags := d.take(size)
+	if d.err != nil {
+		return
+	}
+	var got rowSums
+	var links, last uint64
+	var terms, orgs []uint64
+	prev := 0
+	for i := range t.slots {
+		r := &t.slots[i]
+		switch {
+		case i == 0 && r.id != 0:
+			d.fail("table of refs malformed")
+			return
+		case !t.used(i):
+			continue
+		case i > 0:
+			h := t.hash(r.id)
+			if prev > 0 && h <= last {
+				d.fail("refs out of order, or an event listed twice")
+				return
+			}
+			if i != max(t.home(h), prev+1) {
+				d.fail("a ref out of its place")
+				return
+			}
+			if i-t.home(h) > refsMaxRun {
+				d.fail("a ref too far from its home")
+				return
+			}
+			last, prev = h, i
+		}
+		if uint64(r.off) != links {
+			d.fail("links out of order")
 			return
 		}
-		last = h
-		if links += uint64(r.orgs) + uint64(r.terms); links > math.MaxUint32 {
+		if links += uint64(r.orgs) + uint64(r.terms); links > uint64(len(p.linkIDs)) || links > math.MaxUint32 {
 			d.fail("links past the end")
 			return
 		}
-		sum += pairHash(r.id, r.startLocal)
-		p.refs.place(r)
+		f := flags[i]
+		if f&^refFlagsKnown != 0 {
+			d.fail("unknown flags")
+			return
+		}
+		t.n++
+		h := pairHash(r.id, r.startLocal)
+		got.all += h
+		mid := r.off + r.orgs
+		orgs = distinct(p.linkIDs[r.off:mid], orgs)
+		for _, o := range orgs {
+			want.sets[1] += listHash(r.id, o)
+		}
+		terms = distinct(p.linkIDs[mid:mid+r.terms], terms)
+		for _, term := range terms {
+			want.sets[2] += listHash(r.id, term)
+		}
+		if f&refListed != 0 {
+			got.listed += h
+			k := keyMember(r.id, r.startLocal)
+			for _, term := range terms {
+				want.termListed += listHash(k, term)
+			}
+		}
+		if r.parent != 0 {
+			want.sets[3] += listHash(r.id, r.parent)
+		}
+		if f&refSharesText != 0 {
+			got.sharesText += h
+			if r.parent != 0 {
+				want.sets[4] += listHash(r.id, r.parent)
+			}
+		}
 	}
-	if sum != rows {
+	if t.n != len(p.events) || got != rows {
 		d.fail("refs do not match the rows")
 		return
 	}
-	if uint64(d.count()) != links {
-		d.fail("links past the end")
-		return
+	p.refs, p.linkGarbage = t, len(p.linkIDs)-int(links)
+}
+
+// refsMaxRun bounds how far past its home a saved ref may lie: every lookup of the refs after it walks
+// that far. Hashed by a random multiplier, seven eighths full at most, a table of a million refs puts
+// one that far by a chance far below one in a billion; a file whose multiplier crowds its refs into
+// one run, which would slow every lookup to a walk through them, is not read.
+const refsMaxRun = 4096
+
+// distinct returns the IDs of ids, each once, in to's room: an event's links may name a term twice,
+// and its sets hold it once. Short lists, as links are, are compared pairwise; a long one is sorted.
+func distinct(ids, to []uint64) []uint64 {
+	to = to[:0]
+	if len(ids) > 8 {
+		to = append(to, ids...)
+		slices.Sort(to)
+		return slices.Compact(to)
 	}
-	p.linkIDs = prefault(make([]uint64, links))
-	for i := range p.linkIDs {
-		p.linkIDs[i] = d.uvarint()
+	for i, id := range ids {
+		if !slices.Contains(ids[:i], id) {
+			to = append(to, id)
+		}
 	}
+	return to
+}
+
+// pad appends zeros up to the next offset from start, a file's, that is a multiple of 8.
+func pad(buf []byte, start int) []byte {
+	for (len(buf)-start)%8 != 0 {
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+// appendArray appends the values of s as they lie in memory, at the next offset from start that is a
+// multiple of 8 (pad): after its length, which the caller appends. T holds no pointers.
+func appendArray[T any](buf []byte, start int, s []T) []byte {
+	return append(pad(buf, start), bytesOf(s)...)
+}
+
+// bytesOf is the memory of s, which holds no pointers.
+func bytesOf[T any](s []T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(*new(T))))
+}
+
+// array returns the n values of T that appendArray wrote, where they lie in d: padded to an address
+// that is a multiple of 8 (d's bytes start at such an address, decodeProjection), which Go's code
+// expects of T.
+func array[T any](d *decoder, n int) []T { return view[T](d.aligned(n, int(unsafe.Sizeof(*new(T))))) }
+
+// view is the values of T, which holds no pointers, whose memory b is, at an address that is a
+// multiple of 8.
+func view[T any](b []byte) []T {
+	size := int(unsafe.Sizeof(*new(T)))
+	if len(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+}
+
+// aligned skips the zeros appendArray padded with, and returns the next n values of size bytes.
+func (d *decoder) aligned(n, size int) []byte {
+	for _, c := range d.take(-int(uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))) & 7) {
+		if c != 0 {
+			d.fail("padding not zero")
+		}
+	}
+	if n < 0 || n > len(d.b)/size {
+		d.fail("truncated")
+		return nil
+	}
+	return d.take(n * size)
 }
 
 // decoder reads what encode wrote; its first failure sticks, and every read after it returns zero.
@@ -572,12 +804,14 @@ func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 // pairHash mixes an event's ID and start into 64 bits (SplitMix64's finalizer, twice), so that sums
 // of them over two lists of events differ when the lists do.
 func pairHash(id uint64, start int64) uint64 {
-	mix := func(x uint64) uint64 {
-		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-		x = (x ^ x>>27) * 0x94d049bb133111eb
-		return x ^ x>>31
-	}
-	return mix(id ^ mix(uint64(start)+0x9e3779b97f4a7c15))
+	return mix64(id ^ mix64(uint64(start)+0x9e3779b97f4a7c15))
+}
+
+// mix64 is SplitMix64's finalizer: every bit of x moves about half of the result's.
+func mix64(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // take returns the next n bytes.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -199,14 +201,14 @@ type header struct {
 func reseal(t *testing.T, b []byte, h func(*header)) []byte {
 	t.Helper()
 	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
-	old := header{d.uvarint(), d.string(), d.string(), d.uvarint()}
+	old := header{d.uvarint(), d.string(), d.string(), d.u64()}
 	if d.err != nil {
 		t.Fatal(d.err)
 	}
 	h(&old)
 	out := binary.AppendUvarint(append([]byte(nil), projectionMagic...), old.format)
 	out = appendString(appendString(out, old.mapping), old.lang)
-	out = append(binary.AppendUvarint(out, old.at), d.b...)
+	out = append(binary.LittleEndian.AppendUint64(out, old.at), d.b...)
 	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
 }
 
@@ -337,9 +339,15 @@ var projectionLayouts = map[int]string{
 	5: layout5,
 	// Format 6 saves the rows as fixed-width numbers, and the events' refs in the order of their
 	// table (appendRefs), with their spans: from it the refs' fields are pinned too.
-	6: layout5 + " eventRef{id uint64, startLocal int64, linkSpan index.linkSpan}" +
-		" linkSpan{parent uint64, off uint32, orgs uint32, terms uint32, modified uint32}",
+	6: layout6,
+	// Format 7 saves the rows, the table of refs, the links and the lists of keys as they lie in memory,
+	// which the pinned fields of a row and a ref lay out.
+	7: layout6,
 }
+
+// layout6 pins the refs' fields.
+const layout6 = layout5 + " eventRef{id uint64, startLocal int64, linkSpan index.linkSpan}" +
+	" linkSpan{parent uint64, off uint32, orgs uint32, terms uint32, modified uint32}"
 
 const layout1 = "eventRow{id uint64, author uint64, venue uint64, date int64, startUTC int64, startLocal int64, lat float64, lng float64, " +
 	"status index.state, trashed index.state, hidden bool, featured bool, hasGeo bool} " +
@@ -404,44 +412,108 @@ func FuzzDecodeProjection(f *testing.F) {
 	})
 }
 
-// TestDecodeRejectsForgedFiles: a file whose checksum holds but whose rows or refs contradict each
-// other is rejected, whatever part says what: each case changes a saved projection of rows 1, 2, 3
-// and seals it again.
+// TestDecodeRejectsForgedFiles: a file whose checksum holds but whose parts contradict each other is
+// rejected, whatever part says what: each case changes a saved projection of rows 1, 2, 3, 4 and
+// seals it again. Rows 3 and 4 have no terms and no parent: what their refs' flags say, and which of
+// their equal links they name, changes no list of keys.
 func TestDecodeRejectsForgedFiles(t *testing.T) {
 	p := newProjection()
-	for i, start := range []int64{10, 20, 30} {
+	for i, start := range []int64{10, 20, 30, 40} {
 		r := row(uint64(i+1), start, 100)
+		r.hasGeo, r.lat, r.lng = true, 52.37, 4.89
 		p.events = append(p.events, r)
-		p.link(&r, eventLinks{orgs: []uint64{200}, terms: []uint64{300 + uint64(i)}})
+		l := eventLinks{orgs: []uint64{200}}
+		if i < 2 {
+			l.terms, l.parent = []uint64{300 + uint64(i)}, 7
+		}
+		p.link(&r, l)
+	}
+	// refOf is the bytes of event id's ref, and its flags.
+	refOf := func(f *savedParts, id uint64) ([]byte, *byte) {
+		for i, r := range f.refs {
+			if binary.LittleEndian.Uint64(r) == id {
+				return r, f.flags[i]
+			}
+		}
+		t.Fatalf("no ref of event %d", id)
+		return nil, nil
 	}
 	tests := []struct {
 		name string
-		// forge changes the rows' and refs' bytes; nil leaves the file as saved.
-		forge func(rows, refs [][]byte, mult []byte)
+		// forge changes the parts of the file; nil leaves it as saved.
+		forge func(f *savedParts)
 	}{
 		{"as saved", nil},
-		{"an event twice, at two starts", func(rows, _ [][]byte, _ []byte) { binary.LittleEndian.PutUint64(rows[2], 1) }},
-		{"rows out of order", func(rows, _ [][]byte, _ []byte) { binary.LittleEndian.PutUint64(rows[2][40:], 0) }},
-		{"an unknown status", func(rows, _ [][]byte, _ []byte) { rows[1][64] = 200 }},
-		{"unknown flags", func(rows, _ [][]byte, _ []byte) { rows[1][66] = 0x80 }},
-		{"a position that is not a number", func(rows, _ [][]byte, _ []byte) {
-			binary.LittleEndian.PutUint64(rows[1][56:], math.Float64bits(math.NaN()))
+		{"an event twice, at two starts", func(f *savedParts) { binary.LittleEndian.PutUint64(f.rows[2], 1) }},
+		{"rows out of order", func(f *savedParts) { binary.LittleEndian.PutUint64(f.rows[2][40:], 0) }},
+		{"an unknown status", func(f *savedParts) { f.rows[1][rowStatusAt] = 200 }},
+		{"a bool neither true nor false", func(f *savedParts) { f.rows[1][rowBoolsAt[2]] = 2 }},
+		{"a position that is not a number", func(f *savedParts) {
+			binary.LittleEndian.PutUint64(f.rows[1][56:], math.Float64bits(math.NaN()))
 		}},
-		{"a ref of another event", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint64(refs[1], 4) }},
-		{"a ref at another start", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint64(refs[1][8:], 1) }},
-		{"refs out of order", func(_, refs [][]byte, _ []byte) {
-			a, b := slices.Clone(refs[0]), slices.Clone(refs[1])
-			copy(refs[0], b)
-			copy(refs[1], a)
+		{"padding not zero", func(f *savedParts) { f.pad[0] = 1 }},
+		{"a ref of an event without a row", func(f *savedParts) { binary.LittleEndian.PutUint64(f.refs[1], 5) }},
+		{"a ref at another start", func(f *savedParts) { binary.LittleEndian.PutUint64(f.refs[1][8:], 1) }},
+		{"refs out of order", func(f *savedParts) {
+			a, b := slices.Clone(f.refs[0]), slices.Clone(f.refs[1])
+			copy(f.refs[0], b)
+			copy(f.refs[1], a)
 		}},
-		{"links past the end", func(_, refs [][]byte, _ []byte) { binary.LittleEndian.PutUint32(refs[2][28:], 2) }},
-		{"an even multiplier", func(_, _ [][]byte, mult []byte) { mult[0] &^= 1 }},
+		{"a ref out of its place", func(f *savedParts) {
+			i := f.used[len(f.used)-1]
+			copy(f.slots[i+1], f.slots[i])
+			clear(f.slots[i])
+			f.slotFlags[i+1], f.slotFlags[i] = f.slotFlags[i], 0
+		}},
+		{"a ref for ID 0 without the table holding it", func(f *savedParts) { binary.LittleEndian.PutUint64(f.slots[0], 9) }},
+		{"links past the end", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[2][refOffAt+4:], 2) }},
+		{"links out of order", func(f *savedParts) {
+			three, _ := refOf(f, 3)
+			four, _ := refOf(f, 4)
+			copy(four[refOffAt:refOffAt+4], three[refOffAt:])
+		}},
+		{"links beyond the end", func(f *savedParts) { binary.LittleEndian.PutUint32(f.refs[len(f.refs)-1][refOffAt:], 1<<20) }},
+		{"an even multiplier", func(f *savedParts) { f.mult[0] &^= 1 }},
+		{"a table of refs without homes", func(f *savedParts) { f.layOut(binary.LittleEndian.Uint64(f.mult), 0) }},
+		{"refs out of order in one run", func(f *savedParts) {
+			// Hashed by 1, IDs 1 to 4 share the first home.
+			f.layOut(1, f.homesN)
+			a, b := slices.Clone(f.slots[1]), slices.Clone(f.slots[2])
+			copy(f.slots[1], b)
+			copy(f.slots[2], a)
+			f.slotFlags[1], f.slotFlags[2] = f.slotFlags[2], f.slotFlags[1]
+			f.relink()
+		}},
+		{"a row listed, its ref not", func(f *savedParts) {
+			_, flags := refOf(f, 3)
+			*flags &^= refListed
+		}},
+		{"a ref sharing its parent's text, its row not", func(f *savedParts) {
+			_, flags := refOf(f, 3)
+			*flags |= refSharesText
+		}},
+		{"unknown flags", func(f *savedParts) { *f.flags[1] |= 0x80 }},
+		{"a term listing a row it does not link", func(f *savedParts) {
+			binary.LittleEndian.PutUint64(f.termListed[0][8:], binary.LittleEndian.Uint64(f.termListed[0][8:])%3+1)
+		}},
+		{"a term listing a row at another start", func(f *savedParts) {
+			binary.LittleEndian.PutUint64(f.termListed[0], binary.LittleEndian.Uint64(f.termListed[0])+1)
+		}},
+		{"a set of linked events with another event", func(f *savedParts) {
+			last := f.orgEvents[len(f.orgEvents)-1]
+			binary.LittleEndian.PutUint64(last, binary.LittleEndian.Uint64(last)+6)
+		}},
+		{"a set of linked events out of order", func(f *savedParts) {
+			a, b := slices.Clone(f.orgEvents[0]), slices.Clone(f.orgEvents[1])
+			copy(f.orgEvents[0], b)
+			copy(f.orgEvents[1], a)
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := p.encode(nil, "en", 7)
+			b := alignedCopy(p.encode(nil, "en", 7))
 			if tc.forge != nil {
-				tc.forge(savedRowsAndRefs(t, b))
+				tc.forge(partsOf(t, b))
 				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
 			}
 			_, _, err := decodeProjection(b, "en")
@@ -455,24 +527,154 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 	}
 }
 
-// savedRowsAndRefs returns the bytes of each event row and each ref of the saved projection b, and
-// of the refs' hash multiplier.
-func savedRowsAndRefs(t *testing.T, b []byte) (rows, refs [][]byte, mult []byte) {
+// TestDecodeRejectsCrowdedRefs: a table of refs whose multiplier crowds the refs into one long run,
+// which every lookup would walk, is rejected, as one hashed by its own multiplier is read.
+func TestDecodeRejectsCrowdedRefs(t *testing.T) {
+	saved := benchProjection(2*refsMaxRun).encode(nil, "en", 7)
+	for _, tc := range []struct {
+		name string
+		mult uint64 // 0 leaves the table as saved
+	}{{"as saved", 0}, {"hashed by 1", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := alignedCopy(saved)
+			if tc.mult != 0 {
+				f := partsOf(t, b)
+				f.layOut(tc.mult, f.homesN)
+				binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+			}
+			if _, _, err := decodeProjection(b, "en"); (err != nil) != (tc.mult != 0) || err != nil && !errors.Is(err, errProjection) {
+				t.Errorf("decode: %v", err)
+			}
+		})
+	}
+}
+
+// savedParts are the bytes of the parts of a saved projection that forged files change.
+type savedParts struct {
+	t     *testing.T
+	rows  [][]byte // each row
+	slots [][]byte // each slot of the table of refs, used or not
+	used  []int    // the slots that hold a ref, in order
+	refs  [][]byte // the slots of used
+	flags []*byte  // the flags of each ref of refs
+	// slotFlags are the flags of each slot.
+	slotFlags []byte
+	mult      []byte
+	homes     []byte // how many homes the table has, as a varint (homesN)
+	homesN    int
+	links     []byte // the IDs the refs link to
+	pad       []byte // the first padding that is not empty
+	// The entries of the lists of the terms' listed keys, and of the organizers' sets.
+	termListed, orgEvents [][]byte
+}
+
+// layOut lays the refs out again where a table of homes homes hashed by mult holds them: in the
+// order of their hashes, each at its home or right after the one before; and their links in that order.
+func (f *savedParts) layOut(mult uint64, homes int) {
+	type ref struct {
+		b     []byte
+		flags byte
+	}
+	refs := make([]ref, len(f.refs))
+	for i, r := range f.refs {
+		refs[i] = ref{slices.Clone(r), *f.flags[i]}
+	}
+	table := eventRefs{homes: homes, mult: mult}
+	hash := func(r ref) uint64 { return table.hash(binary.LittleEndian.Uint64(r.b)) }
+	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(hash(a), hash(b)) })
+	for i := range f.slots {
+		clear(f.slots[i])
+		f.slotFlags[i] = 0
+	}
+	prev := 0
+	for _, r := range refs {
+		i := max(table.home(hash(r)), prev+1)
+		copy(f.slots[i], r.b)
+		f.slotFlags[i], prev = r.flags, i
+	}
+	binary.LittleEndian.PutUint64(f.mult, mult)
+	if homes != f.homesN {
+		if homes >= 0x80 || f.homesN >= 0x80 {
+			f.t.Fatal("a table of refs with more homes than a byte says")
+		}
+		f.homes[0] = byte(homes)
+	}
+	f.relink()
+}
+
+// relink lays the links out again in the order of the slots that hold their refs.
+func (f *savedParts) relink() {
+	old := slices.Clone(f.links)
+	at := uint32(0)
+	for i, s := range f.slots {
+		if i == 0 || binary.LittleEndian.Uint64(s) == 0 {
+			continue
+		}
+		off := binary.LittleEndian.Uint32(s[refOffAt:])
+		n := binary.LittleEndian.Uint32(s[refOffAt+4:]) + binary.LittleEndian.Uint32(s[refOffAt+8:])
+		copy(f.links[8*at:], old[8*off:8*(off+n)])
+		binary.LittleEndian.PutUint32(s[refOffAt:], at)
+		at += n
+	}
+}
+
+// partsOf finds the parts of the saved projection b, at an address that is a multiple of 8.
+func partsOf(t *testing.T, b []byte) *savedParts {
 	t.Helper()
+	f := &savedParts{t: t}
 	d := decoder{b: b[len(projectionMagic) : len(b)-4]}
-	_, _, _, _ = d.uvarint(), d.string(), d.string(), d.uvarint()
-	for n := d.count(); len(rows) < n; {
-		rows = append(rows, d.take(eventRowSize))
+	split := func(b []byte, size int) (out [][]byte) {
+		for i := 0; i+size <= len(b); i += size {
+			out = append(out, b[i:i+size:i+size])
+		}
+		return out
 	}
-	n := d.count()
-	mult = d.take(8)
-	for len(refs) < n {
-		refs = append(refs, d.take(refSize))
+	aligned := func(n, size int) []byte {
+		if pad := -int(uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))) & 7; f.pad == nil && pad > 0 {
+			f.pad = d.b[:pad]
+		}
+		return d.aligned(n, size)
 	}
-	if d.err != nil {
-		t.Fatal(d.err)
+	lists := func(size int, key func()) [][]byte {
+		entries := split(aligned(d.count(), size), size)
+		for range d.count() {
+			key()
+			d.count()
+		}
+		return entries
 	}
-	return rows, refs, mult
+	uvarint := func() { d.uvarint() }
+	_, _, _, _ = d.uvarint(), d.string(), d.string(), d.u64()
+	f.rows = split(aligned(d.count(), eventRowSize), eventRowSize)
+	f.links = aligned(d.count(), 8)
+	size := d.count()
+	f.homes = d.b[:1]
+	f.homesN = d.count()
+	hasZero := d.byte()
+	f.mult = d.take(8)
+	f.slots = split(aligned(size, refSize), refSize)
+	flags := d.take(size)
+	f.slotFlags = flags
+	for i, s := range f.slots {
+		if i == 0 && hasZero == 1 || i > 0 && binary.LittleEndian.Uint64(s) != 0 {
+			f.used = append(f.used, i)
+			f.refs = append(f.refs, s)
+			f.flags = append(f.flags, &flags[i])
+		}
+	}
+	if d.byte() != 1 {
+		t.Fatal("a saved projection without its keys")
+	}
+	f.termListed = lists(16, uvarint)
+	lists(16, uvarint)
+	lists(16, func() { d.point() })
+	lists(16, func() { d.cell() })
+	lists(8, uvarint)
+	f.orgEvents = lists(8, uvarint)
+	if d.err != nil || f.pad == nil || len(f.termListed) == 0 || len(f.orgEvents) < 2 {
+		t.Fatalf("parts of a saved projection: %v", d.err)
+	}
+	return f
 }
 
 // TestCheckpointSavesOnlyChanges: a checkpoint with nothing applied since the projections were saved,
@@ -507,5 +709,78 @@ func TestCheckpointSavesOnlyChanges(t *testing.T) {
 	syncAll(t, w.ix)
 	if os.SameFile(saved, stat()) {
 		t.Error("a checkpoint after changes left the projection as it was")
+	}
+}
+
+// TestLoadedProjectionLeavesItsFile: a start holds its projections where their files are mapped, and
+// the changes it applies afterwards, to rows, refs, links and lists alike, reach its projections and
+// answers but never the files, which read back as they were saved.
+func TestLoadedProjectionLeavesItsFile(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, 3, 60)
+	dir := filepath.Join(t.TempDir(), "index")
+	w.reopenWithin(t, dir)
+	if _, err := w.ix.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	saved := map[storage.Lang][]byte{}
+	for _, code := range storage.Langs {
+		b, err := os.ReadFile(projectionPath(dir, code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[code] = b
+	}
+	w.reopenWithin(t, dir)
+	w.changeEverything(t)
+	syncAll(t, w.ix)
+	for code, want := range saved {
+		if got, err := os.ReadFile(projectionPath(dir, code)); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: the saved projection changed with the live one (%v)", code, err)
+		}
+	}
+	scanned := openIndex(t, filepath.Join(t.TempDir(), "index"), w.db)
+	sameProjections(t, w.ix, scanned)
+	scanned.Close()
+	sameAnswers(t, w)
+}
+
+// TestMappedProjectionsAreCopies: two projections decoded from one file, each from its own mapping,
+// are as many copies: changing one, in place or by moving its rows, changes neither the other, which
+// may still be read, nor the file.
+func TestMappedProjectionsAreCopies(t *testing.T) {
+	p := benchProjection(500)
+	path := filepath.Join(t.TempDir(), "en.projection")
+	saved := p.encode(nil, "en", 1)
+	if err := os.WriteFile(path, saved, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *projection {
+		b, _, err := mapFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := decodeProjection(b, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first, second := load(), load()
+	for i := range 10 {
+		r, l := first.events[i*7], first.linksOf(first.events[i*7].id)
+		r.featured = !r.featured
+		l.terms = append(slices.Clip(l.terms), 1000+uint64(i))
+		first.putEvent(r, l)
+	}
+	first.removeEvent(first.events[3].id)
+	if diffProjections(first, p) == "" {
+		t.Fatal("the changes left the first projection as it was")
+	}
+	if diff := diffProjections(second, p); diff != "" {
+		t.Errorf("changing one projection changed another from the same file (-saved +second):\n%s", diff)
+	}
+	if got, err := os.ReadFile(path); err != nil || !slices.Equal(got, saved) {
+		t.Errorf("changing a mapped projection changed its file (%v)", err)
 	}
 }

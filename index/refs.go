@@ -135,16 +135,16 @@ func (t *eventRefs) delete(id uint64) (eventRef, bool) {
 // all yields every ref, in the order of their hashes; the caller may change a ref but its ID.
 func (t *eventRefs) all() iter.Seq[*eventRef] {
 	return func(yield func(*eventRef) bool) {
-		if t.hasZero && !yield(&t.slots[0]) {
-			return
-		}
-		for i := 1; i < len(t.slots); i++ {
-			if t.slots[i].id != 0 && !yield(&t.slots[i]) {
+		for i := range t.slots {
+			if t.used(i) && !yield(&t.slots[i]) {
 				return
 			}
 		}
 	}
 }
+
+// used reports whether slot i holds a ref.
+func (t *eventRefs) used(i int) bool { return i > 0 && t.slots[i].id != 0 || i == 0 && t.hasZero }
 
 // grow doubles the table, placing the entries again in their order.
 func (t *eventRefs) grow() {

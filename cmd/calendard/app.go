@@ -219,7 +219,7 @@ func (a *app) load(ctx context.Context) error {
 	a.index = ix
 	budget := a.cfg.budget()
 	if a.limitMemory {
-		budget = budget.fit(a.log)
+		budget = budget.fit(a.log, ix.MappedBytes())
 		a.db.GrowRecordCache(budget.records)
 		ix.GrowTextCache(budget.texts)
 	}

@@ -57,18 +57,19 @@ func splitBudget(mb int) memoryBudget {
 }
 
 // fit spends b on the loaded calendar, once the index has loaded: it measures what the calendar holds
-// (the projections of every event) by one collection, grows b for it (forCalendar), and sets the
+// (the projections of every event: on the heap, measured by one collection, and mapped, the bytes of
+// the saved projections a restart holds in place), grows b for it (forCalendar), and sets the
 // runtime's soft memory limit at fitLimit's. It returns the budget the caches get. Not before the
 // load: while the index loads, the projections are nearly all that grows, and under a limit below
 // them the collector ran without pause (docs/BENCHMARKS.md, section "Start-up and index load").
-func (b memoryBudget) fit(log *zap.Logger) memoryBudget {
+func (b memoryBudget) fit(log *zap.Logger, mapped int64) memoryBudget {
 	if b.limit == 0 {
 		return b // no budget
 	}
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	live := int64(m.HeapAlloc)
+	live := int64(m.HeapAlloc) + mapped
 	grown := b.forCalendar(live)
 	if grown.limit != b.limit {
 		log.Info("memory budget grown with the calendar", zap.Int64("calendar_mb", live>>20),

@@ -168,12 +168,12 @@ func TestForCalendar(t *testing.T) {
 
 // TestFitBudget: without a budget the runtime's soft limit is left alone; with one it becomes
 // fitLimit's for the heap the process holds (a budget far below it, so that it is raised), and a
-// default budget first grows to three times the heap.
+// default budget first grows to three times the heap and the projections mapped.
 func TestFitBudget(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
 	held := make([]byte, 4*minMemoryMB<<20) // live through the measure: twice it is above the budget
-	if got := splitBudget(0).fit(zaptest.NewLogger(t)); got != (memoryBudget{}) {
+	if got := splitBudget(0).fit(zaptest.NewLogger(t), 0); got != (memoryBudget{}) {
 		t.Errorf("no budget: %+v, want none", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {
@@ -195,7 +195,7 @@ func TestFitBudget(t *testing.T) {
 	}
 	b := splitBudget(minMemoryMB)
 	var kept memoryBudget
-	lo, hi := measured(func() { kept = b.fit(zaptest.NewLogger(t)) })
+	lo, hi := measured(func() { kept = b.fit(zaptest.NewLogger(t), 0) })
 	if kept != b {
 		t.Errorf("a budget set: %+v, want it kept: %+v", kept, b)
 	}
@@ -203,9 +203,12 @@ func TestFitBudget(t *testing.T) {
 	if got <= b.limit || got < fitLimit(b.limit, lo) || got > fitLimit(b.limit, hi) {
 		t.Errorf("budget of %d MiB: limit %d MiB, want twice the heap: %d to %d MiB", minMemoryMB, got>>20, fitLimit(b.limit, lo)>>20, fitLimit(b.limit, hi)>>20)
 	}
+	// The calendar also holds projections where their files are mapped, outside the heap.
 	b.grows = true
+	mapped := int64(minMemoryMB << 20)
 	var grown memoryBudget
-	lo, hi = measured(func() { grown = b.fit(zaptest.NewLogger(t)) })
+	lo, hi = measured(func() { grown = b.fit(zaptest.NewLogger(t), mapped) })
+	lo, hi = lo+mapped, hi+mapped
 	got = debug.SetMemoryLimit(-1)
 	runtime.KeepAlive(held)
 	if grown.limit < lo*calendarParts || grown.limit > hi*calendarParts || !grown.grows || grown.items <= b.items {
