@@ -479,9 +479,10 @@ func readLists[K comparable, S ~[]E, E any](d *decoder, readKey func(*decoder) K
 	m := make(map[K]S, n)
 	var sum uint64
 	for range n {
-		key := readKey(d)
-		size := d.count()
-		if _, twice := m[key]; twice || size == 0 || size > len(all) {
+		// A list's size counts entries of all, read before: not the bytes left, which the last lists of
+		// a file may have fewer of than entries.
+		key, size := readKey(d), d.uvarint()
+		if _, twice := m[key]; twice || size == 0 || size > uint64(len(all)) {
 			d.fail("lists of keys malformed")
 			return nil, 0
 		}

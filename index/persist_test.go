@@ -529,6 +529,25 @@ func TestDecodeRejectsForgedFiles(t *testing.T) {
 
 // TestDecodeRejectsCrowdedRefs: a table of refs whose multiplier crowds the refs into one long run,
 // which every lookup would walk, is rejected, as one hashed by its own multiplier is read.
+// A file whose last lists hold more entries than bytes follow them reads back: a list's size counts
+// entries saved before the lists' keys, and was once checked against the bytes left instead.
+func TestDecodeLastListsLongerThanTheirBytes(t *testing.T) {
+	p := newProjection()
+	for id := range uint64(40) {
+		r := row(id+2, int64(id), 0)
+		r.sharesText = true // every one in the series' last set: the parent's texts (textEvents)
+		p.appendLoaded(r, eventLinks{parent: 1})
+	}
+	p.sort()
+	got, _, err := decodeProjection(alignedCopy(p.encode(nil, "en", 7)), "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.events) != 40 || len(got.textEvents[1]) != 40 {
+		t.Errorf("read back %d events, %d sharing the parent's text; want 40 and 40", len(got.events), len(got.textEvents[1]))
+	}
+}
+
 func TestDecodeRejectsCrowdedRefs(t *testing.T) {
 	saved := benchProjection(2*refsMaxRun).encode(nil, "en", 7)
 	for _, tc := range []struct {
