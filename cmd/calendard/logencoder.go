@@ -57,15 +57,15 @@ func (e *lineEncoder) Clone() zapcore.Encoder {
 	return &lineEncoder{Encoder: e.Encoder.Clone(), derived: true}
 }
 
-// pool is where the lines' buffers come from and return to: zap's core frees the buffer EncodeEntry
+// linePool is where the lines' buffers come from and return to: zap's core frees the buffer EncodeEntry
 // returns once written.
-var pool = buffer.NewPool()
+var linePool = buffer.NewPool()
 
 func (e *lineEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*buffer.Buffer, error) {
 	if e.derived || ent.Stack != "" || !plainFields(fields) {
 		return e.Encoder.EncodeEntry(ent, fields)
 	}
-	b := pool.Get()
+	b := linePool.Get()
 	b.AppendString(`{"level":`)
 	appendQuoted(b, ent.Level.String())
 	if !ent.Time.IsZero() {
