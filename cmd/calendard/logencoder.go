@@ -62,7 +62,7 @@ func (e *lineEncoder) Clone() zapcore.Encoder {
 var linePool = buffer.NewPool()
 
 func (e *lineEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*buffer.Buffer, error) {
-	if e.derived || ent.Stack != "" || !plainFields(fields) {
+	if e.derived || ent.Stack != "" {
 		return e.Encoder.EncodeEntry(ent, fields)
 	}
 	b := linePool.Get()
@@ -98,24 +98,13 @@ func (e *lineEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*b
 			b.AppendBool(f.Integer == 1)
 		case zapcore.DurationType:
 			b.AppendFloat(float64(f.Integer)/float64(time.Second), 64)
+		default: // a type zap's encoder writes: the whole entry is its
+			b.Free()
+			return e.Encoder.EncodeEntry(ent, fields)
 		}
 	}
 	b.AppendString("}\n")
 	return b, nil
-}
-
-// plainFields reports whether every field is of a type EncodeEntry writes itself.
-func plainFields(fields []zapcore.Field) bool {
-	for _, f := range fields {
-		switch f.Type {
-		case zapcore.StringType, zapcore.Int64Type, zapcore.Int32Type, zapcore.Int16Type, zapcore.Int8Type,
-			zapcore.Uint64Type, zapcore.Uint32Type, zapcore.Uint16Type, zapcore.Uint8Type,
-			zapcore.BoolType, zapcore.DurationType:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func (e *lineEncoder) callerText(c zapcore.EntryCaller) string {

@@ -84,6 +84,9 @@ func TestLineEncoderWritesAsZap(t *testing.T) {
 			l.Error("failed", zap.Error(errors.New("disk full")), zap.Float64("f", 0.5), zap.Strings("s", []string{"x"}),
 				zap.Time("t", time.Unix(4, 0)), zap.Any("any", map[string]int{"k": 1}))
 		}},
+		{"a field zap's encoder writes after ours", []time.Time{time.Unix(4, 0)}, func(l *zap.Logger) {
+			l.Warn("slow", zap.String("path", "/x"), zap.Int("status", 200), zap.Float64("seconds", 2.5))
+		}},
 		{"a stack", []time.Time{time.Unix(5, 0)}, func(l *zap.Logger) {
 			l.WithOptions(zap.AddStacktrace(zap.ErrorLevel)).Error("panic", zap.String("request_id", "x"))
 		}},
